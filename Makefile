@@ -1,0 +1,102 @@
+# opscreen: the only entry point. `make deps` (once, as root or with sudo),
+# `make`, `make test`, `make run`.
+
+CC	?= cc
+PYTHON	?= $(shell [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo python3)
+PREFIX	?= /usr/local
+DESTDIR	?=
+SUDO	:= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+PKGS	 = libmicrohttpd jansson sqlite3 inih
+CFLAGS	?= -O2 -g
+CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE \
+	   -Idaemon -Iprobes $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
+CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
+
+DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
+	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
+	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c
+GEN_SRCS = build/gen_migrations.c build/gen_web.c
+DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
+HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h
+
+UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
+	build/check_store
+
+.PHONY: all deps test test-unit test-py test-gpu run clean install bench-api
+
+all: build/opscreend
+
+build/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+build/gen_migrations.c: db/001_init.sql tools/embed.sh
+	@mkdir -p build
+	sh tools/embed.sh migration_001 db/001_init.sql > $@
+
+build/gen_web.c: web/index.html tools/embed.sh
+	@mkdir -p build
+	sh tools/embed.sh web_index_html web/index.html > $@
+
+build/gen_%.o: build/gen_%.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+build/opscreend: $(DAEMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJS) $(LDLIBS)
+
+build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/check_sweep: tests/unit/check_sweep.c build/probes/catalog.o build/probes/sweep.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/check_store: tests/unit/check_store.c build/daemon/store.o build/daemon/log.o \
+		build/daemon/rollup.o build/gen_migrations.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+# Installs what the project needs on a fresh Debian machine (packages, then the
+# pinned Python packages into .venv).
+deps:
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	    --no-install-recommends build-essential pkg-config libmicrohttpd-dev \
+	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check \
+	    python3 python3-venv python3-dev curl wrk ca-certificates
+	[ -x .venv/bin/python3 ] || python3 -m venv .venv
+	.venv/bin/python3 -m pip install -q --upgrade pip
+	.venv/bin/python3 -m pip install -q -r requirements.txt
+
+test-unit: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do echo "== $$t"; CK_FORK=yes ./$$t || exit 1; done
+
+# Runner tests and end-to-end tests (real daemon + real runner on the CPU).
+test-py: build/opscreend
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e
+
+test: all test-unit test-py
+
+# Needs a GPU and flag_gems; skips with a message elsewhere.
+test-gpu: build/opscreend
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/gpu
+
+# The main job: screen with the shipped configuration and keep serving.
+run: build/opscreend
+	@mkdir -p var
+	@[ -s var/token ] || (head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > var/token; chmod 600 var/token)
+	PATH="$(CURDIR)/.venv/bin:$$PATH" ./build/opscreend -c conf/opscreen.conf
+
+bench-api: build/opscreend
+	sh tools/bench_api.sh
+
+install: build/opscreend
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/opscreen/probes
+	install -m 755 build/opscreend $(DESTDIR)$(PREFIX)/sbin/opscreend
+	cp -r probes/opscreen_runner $(DESTDIR)$(PREFIX)/share/opscreen/probes/
+
+clean:
+	rm -rf build

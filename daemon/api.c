@@ -1,0 +1,847 @@
+/*
+ * api.c: the HTTP API on libmicrohttpd's thread pool. Handlers only read the
+ * store (one connection per thread); starting and cancelling runs go through
+ * sched.c. Every error is a JSON body; nothing a client sends is trusted.
+ */
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "opscreend.h"
+#include "probes.h"
+
+#define CACHE_MAX	64
+
+struct req {
+	char	*body;
+	size_t	 len;
+	int	 too_big;
+};
+
+struct cached {
+	char		*key;
+	char		*body;
+	size_t		 len;
+	int		 status;
+	const char	*ctype;
+	unsigned long	 gen;
+};
+
+static struct MHD_Daemon	*httpd;
+static pthread_mutex_t		 cache_mtx = PTHREAD_MUTEX_INITIALIZER;
+static struct cached		 cache[CACHE_MAX];
+static int			 ncache;
+unsigned long			 api_generation;
+
+static const char	*CT_JSON = "application/json";
+static const char	*CT_TEXT = "text/plain; charset=utf-8";
+static const char	*CT_CSV = "text/csv; charset=utf-8";
+static const char	*CT_YAML = "application/yaml";
+static const char	*CT_HTML = "text/html; charset=utf-8";
+
+extern const char web_index_html[];
+
+static enum MHD_Result
+send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
+    size_t len)
+{
+	struct MHD_Response	*r;
+	enum MHD_Result		 rc;
+
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", ctype);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result
+send_json(struct MHD_Connection *c, int status, json_t *o)
+{
+	char	*s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	if (s == NULL)
+		return MHD_NO;
+	return send_buf(c, status, CT_JSON, s, strlen(s));
+}
+
+static enum MHD_Result
+send_error(struct MHD_Connection *c, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum MHD_Result
+send_error(struct MHD_Connection *c, int status, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return send_json(c, status, json_pack("{ss si}", "error", msg, "status",
+	    status));
+}
+
+/* ---- query strings -------------------------------------------------------- */
+
+struct qcheck {
+	const char	**allowed;
+	char		 bad[128];
+};
+
+static enum MHD_Result
+qcheck_it(void *arg, enum MHD_ValueKind kind, const char *key, const char *val)
+{
+	struct qcheck	*q = arg;
+	size_t		 i;
+
+	(void)kind;
+	(void)val;
+	for (i = 0; q->allowed[i]; i++)
+		if (!strcmp(key, q->allowed[i]))
+			return MHD_YES;
+	snprintf(q->bad, sizeof(q->bad), "%s", key);
+	return MHD_NO;
+}
+
+/* NULL when every parameter is known; else the first unknown one. */
+static const char *
+query_unknown(struct MHD_Connection *c, const char **allowed, char *buf,
+    size_t len)
+{
+	struct qcheck	 q;
+
+	q.allowed = allowed;
+	q.bad[0] = '\0';
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, qcheck_it, &q);
+	if (q.bad[0] == '\0')
+		return NULL;
+	snprintf(buf, len, "%s", q.bad);
+	return buf;
+}
+
+static const char *
+arg(struct MHD_Connection *c, const char *k)
+{
+	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, k);
+}
+
+static int
+parse_id(const char *s, int64_t *out)
+{
+	char		*end;
+	long long	 v;
+
+	if (s == NULL || *s == '\0' || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end != '\0' || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+valid_dtype_list(const char *s, char *bad, size_t len)
+{
+	char	 buf[256], *p, *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf) || *s == '\0') {
+		snprintf(bad, len, "%.64s", s);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL)
+		if (!dtype_valid(tok)) {
+			snprintf(bad, len, "%.64s", tok);
+			return 0;
+		}
+	return 1;
+}
+
+/* ---- cache for the hot, read-only lists ----------------------------------- */
+
+static int
+cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
+{
+	unsigned long	 gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
+	int		 i, status = 0;
+	char		*body = NULL;
+	size_t		 len = 0;
+	const char	*ct = NULL;
+
+	pthread_mutex_lock(&cache_mtx);
+	for (i = 0; i < ncache; i++)
+		if (cache[i].gen == gen && !strcmp(cache[i].key, key)) {
+			if ((body = malloc(cache[i].len + 1)) != NULL) {
+				memcpy(body, cache[i].body, cache[i].len);
+				len = cache[i].len;
+				status = cache[i].status;
+				ct = cache[i].ctype;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&cache_mtx);
+	if (body == NULL)
+		return 0;
+	*rc = send_buf(c, status, ct, body, len);
+	return 1;
+}
+
+static void
+cache_put(const char *key, unsigned long gen, int status, const char *ct,
+    const char *body, size_t len)
+{
+	int	 i;
+
+	pthread_mutex_lock(&cache_mtx);
+	if (ncache == CACHE_MAX) {
+		for (i = 0; i < ncache; i++) {
+			free(cache[i].key);
+			free(cache[i].body);
+		}
+		ncache = 0;
+	}
+	cache[ncache].key = strdup(key);
+	cache[ncache].body = malloc(len);
+	if (cache[ncache].key && cache[ncache].body) {
+		memcpy(cache[ncache].body, body, len);
+		cache[ncache].len = len;
+		cache[ncache].status = status;
+		cache[ncache].ctype = ct;
+		cache[ncache].gen = gen;
+		ncache++;
+	} else {
+		free(cache[ncache].key);
+		free(cache[ncache].body);
+	}
+	pthread_mutex_unlock(&cache_mtx);
+}
+
+/* ---- lists ------------------------------------------------------------------ */
+
+static void
+buf_add(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t	 n = strlen(s);
+	char	*nb;
+
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		if ((nb = realloc(*buf, *cap)) == NULL)
+			return;
+		*buf = nb;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+}
+
+static void
+csv_field(char **buf, size_t *len, size_t *cap, const char *s, int last)
+{
+	char	 one[2] = { 0, 0 };
+
+	buf_add(buf, len, cap, "\"");
+	for (; s && *s; s++) {
+		one[0] = *s;
+		buf_add(buf, len, cap, *s == '"' ? "\"\"" : one);
+	}
+	buf_add(buf, len, cap, last ? "\"\n" : "\",");
+}
+
+static enum MHD_Result
+serve_list(struct MHD_Connection *c, int deny)
+{
+	static const char	*allowed[] = { "format", "dtypes", "gpu", "stale",
+	    NULL };
+	struct rollup_query	 q;
+	const char		*fmt, *v, *ct;
+	char			 bad[128], ckey[512], *out = NULL, *s;
+	json_t			*allow, *dlist, *err, *fps, *names, *e;
+	int			 status;
+	size_t			 len = 0, cap = 0, i;
+	unsigned long		 gen;
+	enum MHD_Result		 rc;
+	sqlite3			*db;
+
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s' (known: "
+		    "format, dtypes, gpu, stale)", bad);
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fmt = arg(c, "format") ? arg(c, "format") : "json";
+	if (strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "csv") &&
+	    strcmp(fmt, "yaml"))
+		return send_error(c, 400, "format must be json, text, csv or yaml");
+	if ((v = arg(c, "dtypes")) != NULL) {
+		if (!valid_dtype_list(v, bad, sizeof(bad)))
+			return send_error(c, 400, "dtypes: unknown dtype '%s'", bad);
+		snprintf(q.dtypes, sizeof(q.dtypes), "%s", v);
+	}
+	if ((v = arg(c, "gpu")) != NULL) {
+		int64_t	 g;
+
+		if (!strcmp(v, "cpu"))
+			q.gpu = -1;
+		else if (!strcmp(v, "0"))
+			q.gpu = 0;
+		else if (parse_id(v, &g) == -1 || g >= MAX_DEVICES)
+			return send_error(c, 400, "gpu must be a GPU index");
+		else
+			q.gpu = (int)g;
+		if (!strcmp(v, "cpu") && !env->cpu)
+			return send_error(c, 400, "this daemon screens GPUs, not "
+			    "the cpu");
+	}
+	if ((v = arg(c, "stale")) != NULL) {
+		if (strcmp(v, "ok") && strcmp(v, "no"))
+			return send_error(c, 400, "stale must be ok or no");
+		q.stale_ok = !strcmp(v, "ok");
+	}
+	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d", deny, fmt, q.dtypes, q.gpu,
+	    q.stale_ok);
+	if (cache_get(ckey, c, &rc))
+		return rc;
+	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	fps = sched_current_fingerprints();
+	rollup_lists(db, &q, fps, &allow, &dlist, &status, &err);
+	json_decref(fps);
+	if (status != 200) {
+		json_object_set_new(err, "status", json_integer(status));
+		s = json_dumps(err, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		json_decref(err);
+		if (s == NULL)
+			return MHD_NO;
+		/* not cached: fingerprints change without a generation bump */
+		return send_buf(c, status, CT_JSON, s, strlen(s));
+	}
+	names = json_object_get(deny ? dlist : allow, "names");
+	ct = CT_JSON;
+	if (!strcmp(fmt, "json")) {
+		out = json_dumps(deny ? dlist : allow, JSON_INDENT(1) |
+		    JSON_PRESERVE_ORDER);
+		len = out ? strlen(out) : 0;
+	} else if (!strcmp(fmt, "text")) {
+		ct = CT_TEXT;
+		buf_add(&out, &len, &cap, "");
+		json_array_foreach(names, i, e) {
+			buf_add(&out, &len, &cap, deny ? json_string_value(
+			    json_object_get(e, "name")) : json_string_value(e));
+			buf_add(&out, &len, &cap, "\n");
+		}
+	} else if (!strcmp(fmt, "csv")) {
+		ct = CT_CSV;
+		buf_add(&out, &len, &cap, deny ?
+		    "name,verdict,reason,class,detail\n" : "name\n");
+		json_array_foreach(names, i, e) {
+			if (!deny) {
+				csv_field(&out, &len, &cap, json_string_value(e), 1);
+				continue;
+			}
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "name")), 0);
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "verdict")), 0);
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "reason")), 0);
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "class")), 0);
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "detail")), 1);
+		}
+	} else {
+		/* flag_gems loads `include:` / `exclude:` lists */
+		ct = CT_YAML;
+		buf_add(&out, &len, &cap, deny ? "exclude:" : "include:");
+		if (json_array_size(names) == 0)
+			buf_add(&out, &len, &cap, " []");
+		buf_add(&out, &len, &cap, "\n");
+		json_array_foreach(names, i, e) {
+			buf_add(&out, &len, &cap, "- \"");
+			buf_add(&out, &len, &cap, deny ? json_string_value(
+			    json_object_get(e, "name")) : json_string_value(e));
+			buf_add(&out, &len, &cap, "\"\n");
+		}
+	}
+	json_decref(allow);
+	json_decref(dlist);
+	if (out == NULL)
+		return send_error(c, 500, "out of memory");
+	cache_put(ckey, gen, 200, ct, out, len);
+	return send_buf(c, 200, ct, out, len);
+}
+
+/* ---- runs, ops -------------------------------------------------------------- */
+
+static json_t *
+row_object(sqlite3_stmt *st)
+{
+	json_t		*o = json_object();
+	int		 i, n = sqlite3_column_count(st);
+	const char	*name;
+	json_error_t	 jerr;
+
+	for (i = 0; i < n; i++) {
+		name = sqlite3_column_name(st, i);
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			json_object_set_new(o, name, json_integer(
+			    sqlite3_column_int64(st, i)));
+			break;
+		case SQLITE_FLOAT:
+			json_object_set_new(o, name, json_real(
+			    sqlite3_column_double(st, i)));
+			break;
+		case SQLITE_NULL:
+			json_object_set_new(o, name, json_null());
+			break;
+		default:
+			if (!strcmp(name, "request") || !strcmp(name, "figures") ||
+			    !strcmp(name, "spec") || !strcmp(name, "fingerprint")) {
+				json_t	*j = json_loads((const char *)
+				    sqlite3_column_text(st, i), 0, &jerr);
+
+				json_object_set_new(o, name, j ? j : json_null());
+			} else
+				json_object_set_new(o, name, json_string(
+				    (const char *)sqlite3_column_text(st, i)));
+		}
+	}
+	return o;
+}
+
+static json_t *
+query_rows(sqlite3 *db, const char *sql, int64_t a, const char *s, int limit)
+{
+	sqlite3_stmt	*st;
+	json_t		*arr;
+	int		 n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (a)
+		sqlite3_bind_int64(st, 1, a);
+	if (s)
+		sqlite3_bind_text(st, a ? 2 : 1, s, -1, SQLITE_TRANSIENT);
+	arr = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW && n++ < limit)
+		json_array_append_new(arr, row_object(st));
+	sqlite3_finalize(st);
+	return arr;
+}
+
+static enum MHD_Result
+serve_runs(struct MHD_Connection *c, const char *rest)
+{
+	static const char	*none[] = { "limit", NULL };
+	sqlite3			*db;
+	json_t			*rows, *run, *p;
+	int64_t			 id;
+	char			 bad[128];
+
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	if (rest == NULL || *rest == '\0') {
+		rows = query_rows(db, "SELECT id, state, request, full, created, "
+		    "started, finished, total, done, error FROM runs ORDER BY id "
+		    "DESC", 0, NULL, 100);
+		if (rows == NULL)
+			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+		return send_json(c, 200, json_pack("{so}", "runs", rows));
+	}
+	if (parse_id(rest, &id) == -1)
+		return send_error(c, 400, "run id must be a positive integer");
+	rows = query_rows(db, "SELECT id, state, request, full, created, started, "
+	    "finished, total, done, error FROM runs WHERE id=?", id, NULL, 1);
+	if (rows == NULL)
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	if (json_array_size(rows) == 0) {
+		json_decref(rows);
+		return send_error(c, 404, "no run %lld", (long long)id);
+	}
+	run = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	json_object_set_new(run, "devices", query_rows(db, "SELECT d.device, "
+	    "f.json AS fingerprint FROM run_devices d LEFT JOIN fingerprints f ON "
+	    "f.id = d.fingerprint_id WHERE d.run_id=?", id, NULL, MAX_DEVICES));
+	json_object_set_new(run, "cases_by_status", query_rows(db, "SELECT "
+	    "r.status, count(*) AS n FROM cases c JOIN results r ON r.case_id = "
+	    "c.id WHERE c.run_id=? GROUP BY r.status", id, NULL, 32));
+	json_object_set_new(run, "verdicts", query_rows(db, "SELECT verdict, "
+	    "count(*) AS n FROM verdicts WHERE run_id=? GROUP BY verdict", id,
+	    NULL, 8));
+	if ((p = sched_progress()) != NULL &&
+	    json_integer_value(json_object_get(p, "run")) == id)
+		json_object_set(run, "progress", p);
+	json_decref(p);
+	if (json_object_get(run, "total") && json_integer_value(json_object_get(run,
+	    "total")) > 0)
+		json_object_set_new(run, "percent", json_real(100.0 *
+		    json_integer_value(json_object_get(run, "done")) /
+		    json_integer_value(json_object_get(run, "total"))));
+	return send_json(c, 200, run);
+}
+
+static int64_t
+latest_complete_run(sqlite3 *db)
+{
+	sqlite3_stmt	*st;
+	int64_t		 id = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE state='complete' "
+	    "ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+static enum MHD_Result
+serve_ops(struct MHD_Connection *c, const char *name)
+{
+	static const char	*allowed[] = { "run", NULL };
+	sqlite3			*db;
+	json_t			*o;
+	int64_t			 run = 0;
+	char			 bad[128];
+	const char		*v;
+
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s' (known: run)",
+		    bad);
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	if ((v = arg(c, "run")) != NULL) {
+		if (parse_id(v, &run) == -1)
+			return send_error(c, 400, "run must be a positive integer");
+	} else if ((run = latest_complete_run(db)) <= 0)
+		return send_error(c, 404, "no complete run yet");
+	if (name == NULL || *name == '\0') {
+		o = json_pack("{sI so}", "run", (json_int_t)run, "verdicts",
+		    query_rows(db, "SELECT device, name, key, dtype, verdict, "
+		    "reason, class, detail, evidence_case, cases, passed, "
+		    "first_call_ms, steady_ms FROM verdicts WHERE run_id=? ORDER BY "
+		    "name, key, dtype, device", run, NULL, 100000));
+		return send_json(c, 200, o);
+	}
+	if (strlen(name) > 128)
+		return send_error(c, 400, "name too long");
+	o = json_pack("{ss sI}", "name", name, "run", (json_int_t)run);
+	json_object_set_new(o, "keys", query_rows(db, "SELECT key, schema, "
+	    "screened FROM entries WHERE run_id=? AND name=? ORDER BY key", run,
+	    name, 1000));
+	json_object_set_new(o, "verdicts", query_rows(db, "SELECT device, key, "
+	    "dtype, verdict, reason, class, detail, evidence_case, cases, passed, "
+	    "first_call_ms, steady_ms FROM verdicts WHERE run_id=? AND name=? "
+	    "ORDER BY key, dtype", run, name, 10000));
+	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "
+	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, "
+	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms FROM cases c JOIN "
+	    "results r ON r.case_id = c.id WHERE c.run_id=? AND c.name=? ORDER BY "
+	    "c.id", run, name, 10000));
+	json_object_set_new(o, "history", query_rows(db, "SELECT v.run_id, "
+	    "v.device, v.key, v.dtype, v.verdict, v.reason FROM verdicts v JOIN "
+	    "runs r ON r.id = v.run_id WHERE r.state='complete' AND v.name=?2 AND "
+	    "v.run_id <= ?1 ORDER BY v.run_id DESC, v.key, v.dtype", run, name,
+	    10000));
+	if (json_array_size(json_object_get(o, "keys")) == 0 &&
+	    json_array_size(json_object_get(o, "verdicts")) == 0) {
+		json_decref(o);
+		return send_error(c, 404, "no name '%s' in run %lld", name,
+		    (long long)run);
+	}
+	return send_json(c, 200, o);
+}
+
+static enum MHD_Result
+serve_case(struct MHD_Connection *c, const char *rest)
+{
+	sqlite3		*db;
+	json_t		*rows;
+	int64_t		 id;
+
+	if (parse_id(rest, &id) == -1)
+		return send_error(c, 400, "case id must be a positive integer");
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	rows = query_rows(db, "SELECT c.id, c.run_id, c.device, c.key, c.name, "
+	    "c.class, c.dtype, c.spec, c.attempt, c.state, r.status, r.reason, "
+	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
+	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms FROM cases c "
+	    "LEFT JOIN results r ON r.case_id = c.id WHERE c.id=?", id, NULL, 1);
+	if (rows == NULL || json_array_size(rows) == 0) {
+		json_decref(rows);
+		return send_error(c, 404, "no case %lld", (long long)id);
+	}
+	{
+		json_t	*o = json_incref(json_array_get(rows, 0));
+
+		json_decref(rows);
+		return send_json(c, 200, o);
+	}
+}
+
+static int
+token_ok(struct MHD_Connection *c)
+{
+	const char	*h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t		 i, n, tn = strlen(env->token);
+	unsigned char	 diff = 0;
+
+	if (h == NULL || strncmp(h, "Bearer ", 7) != 0)
+		return 0;
+	h += 7;
+	n = strlen(h);
+	if (n != tn)
+		return 0;
+	for (i = 0; i < n; i++)	/* constant time */
+		diff |= (unsigned char)h[i] ^ (unsigned char)env->token[i];
+	return diff == 0;
+}
+
+static enum MHD_Result
+auth_fail(struct MHD_Connection *c)
+{
+	if (env->token[0] == '\0')
+		return send_error(c, 403, "starting or cancelling runs is disabled: "
+		    "no token configured (daemon.token_file)");
+	return send_error(c, 401, "missing or wrong bearer token");
+}
+
+static enum MHD_Result
+post_runs(struct MHD_Connection *c, struct req *r)
+{
+	json_t		*body;
+	json_error_t	 jerr;
+	int64_t		 id;
+	char		 err[512];
+	int		 rc;
+
+	if (!token_ok(c))
+		return auth_fail(c);
+	if (r->too_big)
+		return send_error(c, 413, "body larger than %u bytes", BODY_MAX);
+	if (r->len == 0)
+		body = json_object();
+	else if ((body = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES,
+	    &jerr)) == NULL)
+		return send_error(c, 400, "body is not JSON: %s (line %d)",
+		    jerr.text, jerr.line);
+	if (!json_is_object(body)) {
+		json_decref(body);
+		return send_error(c, 400, "body must be a JSON object");
+	}
+	rc = sched_queue_run(body, &id, err, sizeof(err));
+	json_decref(body);
+	if (rc == -1)
+		return send_error(c, 400, "%s", err);
+	if (rc == -2)
+		return send_error(c, 429, "%s", err);
+	if (rc < 0)
+		return send_error(c, 503, "%s", err);
+	return send_json(c, 202, json_pack("{sI ss ss}", "run", (json_int_t)id,
+	    "state", "queued", "href", "/runs/"));
+}
+
+static enum MHD_Result
+healthz(struct MHD_Connection *c)
+{
+	json_t	*o, *p;
+
+	o = json_pack("{ss ss sf so}", "status", "ok", "version",
+	    OPSCREEN_VERSION, "uptime_s", now_mono() - env->started, "devices",
+	    sched_current_fingerprints());
+	if ((p = sched_progress()) != NULL)
+		json_object_set_new(o, "last_run", p);
+	return send_json(c, 200, o);
+}
+
+static enum MHD_Result
+handler(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **ctx)
+{
+	struct req	*r = *ctx;
+
+	(void)cls;
+	(void)version;
+	if (r == NULL) {
+		if ((r = calloc(1, sizeof(*r))) == NULL)
+			return MHD_NO;
+		*ctx = r;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		/* bounded: a body past BODY_MAX is drained and refused */
+		if (r->too_big || r->len + *upload_size > BODY_MAX) {
+			r->too_big = 1;
+			free(r->body);
+			r->body = NULL;
+			r->len = 0;
+		} else {
+			char	*nb = realloc(r->body, r->len + *upload_size + 1);
+
+			if (nb == NULL)
+				return MHD_NO;
+			r->body = nb;
+			memcpy(r->body + r->len, upload, *upload_size);
+			r->len += *upload_size;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+
+	if (!strcmp(url, "/runs") && !strcmp(method, "POST"))
+		return post_runs(c, r);
+	if (!strncmp(url, "/runs/", 6) && !strcmp(method, "DELETE")) {
+		int64_t	 id;
+		char	 err[256];
+		int	 rc;
+
+		if (!token_ok(c))
+			return auth_fail(c);
+		if (parse_id(url + 6, &id) == -1)
+			return send_error(c, 400, "run id must be a positive "
+			    "integer");
+		rc = sched_cancel_run(id, err, sizeof(err));
+		if (rc == -1)
+			return send_error(c, 404, "%s", err);
+		if (rc == -2)
+			return send_error(c, 409, "%s", err);
+		if (rc < 0)
+			return send_error(c, 503, "%s", err);
+		return send_json(c, 202, json_pack("{sI ss}", "run",
+		    (json_int_t)id, "state", "cancelling"));
+	}
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return send_error(c, 405, "method %s not allowed on %s", method,
+		    url);
+	if (r->len || r->too_big)
+		return send_error(c, 400, "GET takes no body");
+	if (!strcmp(url, "/allowlist"))
+		return serve_list(c, 0);
+	if (!strcmp(url, "/denylist"))
+		return serve_list(c, 1);
+	if (!strcmp(url, "/healthz"))
+		return healthz(c);
+	if (!strcmp(url, "/runs"))
+		return serve_runs(c, NULL);
+	if (!strncmp(url, "/runs/", 6))
+		return serve_runs(c, url + 6);
+	if (!strcmp(url, "/ops"))
+		return serve_ops(c, NULL);
+	if (!strncmp(url, "/ops/", 5))
+		return serve_ops(c, url + 5);
+	if (!strncmp(url, "/cases/", 7))
+		return serve_case(c, url + 7);
+	if (!strcmp(url, "/") || !strcmp(url, "/index.html")) {
+		char	*s = strdup(web_index_html);
+
+		return s ? send_buf(c, 200, CT_HTML, s, strlen(s)) : MHD_NO;
+	}
+	return send_error(c, 404, "no such endpoint: %s", url);
+}
+
+static void
+completed(void *cls, struct MHD_Connection *c, void **ctx,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct req	*r = *ctx;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (r) {
+		free(r->body);
+		free(r);
+	}
+	*ctx = NULL;
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char	 buf[512];
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	log_warnx("http: %s", buf);
+}
+
+int
+api_start(void)
+{
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+	struct sockaddr		*sa;
+	unsigned int		 flags = MHD_USE_INTERNAL_POLLING_THREAD |
+	    MHD_USE_ERROR_LOG | MHD_USE_EPOLL;
+
+	memset(&sin, 0, sizeof(sin));
+	memset(&sin6, 0, sizeof(sin6));
+	if (inet_pton(AF_INET, env->conf.listen, &sin.sin_addr) == 1) {
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(env->conf.port);
+		sa = (struct sockaddr *)&sin;
+	} else if (inet_pton(AF_INET6, env->conf.listen, &sin6.sin6_addr) == 1) {
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons(env->conf.port);
+		sa = (struct sockaddr *)&sin6;
+		flags |= MHD_USE_IPv6;
+	} else
+		return error("listen address '%s' is not an IP address",
+		    env->conf.listen);
+	httpd = MHD_start_daemon(flags, env->conf.port, NULL, NULL, handler, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	    MHD_OPTION_SOCK_ADDR, sa,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)env->conf.api_threads,
+	    MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)env->conf.api_max_connections,
+	    MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)env->conf.api_connection_timeout,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned int)env->conf.api_max_connections,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+	    MHD_OPTION_END);
+	if (httpd == NULL)
+		return error("cannot listen on %s:%d (in use, or not permitted)",
+		    env->conf.listen, env->conf.port);
+	log_info("listening on http://%s:%d", env->conf.listen, env->conf.port);
+	return 0;
+}
+
+void
+api_invalidate(void)
+{
+	__atomic_add_fetch(&api_generation, 1, __ATOMIC_RELEASE);
+}
+
+void
+api_stop(void)
+{
+	if (httpd)
+		MHD_stop_daemon(httpd);
+	httpd = NULL;
+}

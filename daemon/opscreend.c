@@ -1,0 +1,336 @@
+/*
+ * opscreend.c: start-up and the main loop. Start-up is the only place the
+ * daemon may die; after it, a bad request, a bad runner or a bad library gets
+ * an error and the daemon goes on serving.
+ */
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+#include "probes.h"
+
+static struct opscreend	 the_env;
+struct opscreend	*env = &the_env;
+
+double
+now_mono(void)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+double
+now_wall(void)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+void
+main_wakeup(void)
+{
+	char	 c = 'w';
+	ssize_t	 n;
+
+	n = write(env->wakefd[1], &c, 1);	/* full pipe: already awake */
+	(void)n;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	env->quit = 1;
+	main_wakeup();
+}
+
+static __attribute__((noreturn)) void
+usage(void)
+{
+	fprintf(stderr, "usage: opscreend [-dnv] [-c config] [-o section.key=value]"
+	    "...\n"
+	    "  -c  configuration file (default /etc/opscreen/opscreen.conf)\n"
+	    "  -n  check the configuration and exit\n"
+	    "  -d  debug logging (opscreend always stays in the foreground;\n"
+	    "      systemd supervises it)\n"
+	    "  -o  override one configuration value, e.g. -o daemon.port=9000\n"
+	    "  -s  queue a full screen at start-up (like daemon.screen_on_start)\n");
+	exit(2);
+}
+
+static void
+load_token(void)
+{
+	FILE	*fp;
+	size_t	 n;
+
+	env->token[0] = '\0';
+	if (env->conf.token_file[0] == '\0')
+		return;
+	if ((fp = fopen(env->conf.token_file, "r")) == NULL) {
+		log_warnx("token file '%s': %s; POST /runs and DELETE /runs are "
+		    "disabled", env->conf.token_file, strerror(errno));
+		return;
+	}
+	if (fgets(env->token, sizeof(env->token), fp) == NULL)
+		env->token[0] = '\0';
+	fclose(fp);
+	n = strcspn(env->token, " \t\r\n");
+	env->token[n] = '\0';
+	if (n < 16) {
+		log_warnx("token file '%s' holds fewer than 16 characters; POST "
+		    "/runs is disabled", env->conf.token_file);
+		env->token[0] = '\0';
+	}
+}
+
+static int
+resolve_devices(void)
+{
+	char	 why[256] = "", buf[256], *p, *tok, *save = NULL;
+	int	 n, i;
+
+	if (!strcmp(env->conf.devices, "cpu")) {
+		env->cpu = 1;
+		return 0;
+	}
+	if (!strcmp(env->conf.devices, "all")) {
+		n = nvml_device_count(why, sizeof(why));
+		if (n <= 0) {
+			log_info("no GPU on this machine (%s): screening on the CPU",
+			    why);
+			env->cpu = 1;
+			return 0;
+		}
+		if (n > MAX_DEVICES)
+			n = MAX_DEVICES;
+		for (i = 0; i < n; i++)
+			env->devices[i] = i;
+		env->ndevices = n;
+		log_info("%d GPU(s) found through NVML", n);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", env->conf.devices);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL) {
+		if (env->ndevices == MAX_DEVICES)
+			return error("more than %d devices", MAX_DEVICES);
+		env->devices[env->ndevices++] = atoi(tok);
+	}
+	return env->ndevices ? 0 : error("no device configured");
+}
+
+static void
+resolve_library(void)
+{
+	if (strcmp(env->conf.library, "auto") != 0) {
+		snprintf(env->library, sizeof(env->library), "%s",
+		    env->conf.library);
+		return;
+	}
+	if (env->cpu) {
+		snprintf(env->library, sizeof(env->library), "demolib");
+		log_info("library = auto without a GPU: screening the bundled "
+		    "demo library (tests/demolib), which has known defects");
+	} else
+		snprintf(env->library, sizeof(env->library), "flag_gems");
+}
+
+static void
+main_loop(void)
+{
+	struct pollfd	 pfd[1 + 2 * MAX_WORKERS];
+	struct worker	*who[1 + 2 * MAX_WORKERS];
+	int		 isock[1 + 2 * MAX_WORKERS];
+	int		 n, i, timeout;
+	double		 dl, t;
+	json_t		*msg;
+	char		 drain[64];
+
+	while (!env->quit) {
+		n = 0;
+		pfd[n].fd = env->wakefd[0];
+		pfd[n].events = POLLIN;
+		who[n] = NULL;
+		n++;
+		for (i = 0; i < env->nworkers; i++) {
+			struct worker	*w = &env->workers[i];
+
+			if (w->sock != -1) {
+				pfd[n].fd = w->sock;
+				pfd[n].events = POLLIN;
+				who[n] = w;
+				isock[n++] = 1;
+			}
+			if (w->errfd != -1) {
+				pfd[n].fd = w->errfd;
+				pfd[n].events = POLLIN;
+				who[n] = w;
+				isock[n++] = 0;
+			}
+		}
+		timeout = 1000;
+		if ((dl = sched_next_deadline()) > 0) {
+			t = (dl - now_mono()) * 1000 + 1;
+			if (t < timeout)
+				timeout = t < 0 ? 0 : (int)t;
+		}
+		if (poll(pfd, n, timeout) == -1 && errno != EINTR)
+			fatal("poll");
+		if (pfd[0].revents & POLLIN)
+			while (read(env->wakefd[0], drain, sizeof(drain)) > 0)
+				;
+		for (i = 1; i < n; i++) {
+			struct worker	*w = who[i];
+
+			if (pfd[i].revents == 0 || w->sock == -1)
+				continue;
+			if (!isock[i]) {
+				supervise_read_stderr(w);
+				continue;
+			}
+			for (;;) {
+				int	 rc = supervise_read(w, &msg);
+
+				if (rc == 1) {
+					sched_on_message(w, msg);
+					json_decref(msg);
+					if (w->sock == -1)
+						break;
+					continue;
+				}
+				if (rc == -1)
+					sched_on_worker_exit(w, "connection closed");
+				break;
+			}
+		}
+		t = now_mono();
+		for (i = 0; i < env->nworkers; i++) {
+			struct worker	*w = &env->workers[i];
+
+			if ((w->state == W_BUSY || w->state == W_STARTING) &&
+			    w->deadline > 0 && t >= w->deadline)
+				sched_on_deadline(w);
+		}
+		sched_poll();
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char	*path = "/etc/opscreen/opscreen.conf";
+	int		 ch, check = 0, debug = 0, screen = 0, i;
+	char		 err[512];
+	char		*overrides[64];
+	int		 noverrides = 0;
+	struct sigaction sa;
+
+	while ((ch = getopt(argc, argv, "c:dno:sv")) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'd':
+		case 'v':
+			debug = 1;
+			break;
+		case 'n':
+			check = 1;
+			break;
+		case 'o':
+			if (noverrides == 64)
+				usage();
+			overrides[noverrides++] = optarg;
+			break;
+		case 's':
+			screen = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	log_init(debug, 0);
+	config_defaults(&env->conf);
+	if (config_load(&env->conf, path, stderr) == -1) {
+		fprintf(stderr, "%s: %d error(s) in the configuration\n", path,
+		    env->conf.nerrors ? env->conf.nerrors : 1);
+		return 1;
+	}
+	for (i = 0; i < noverrides; i++) {
+		char	*eq = strchr(overrides[i], '=');
+
+		if (eq == NULL) {
+			fprintf(stderr, "-o %s: expected section.key=value\n",
+			    overrides[i]);
+			return 1;
+		}
+		*eq = '\0';
+		if (config_set(&env->conf, overrides[i], eq + 1) == -1) {
+			fprintf(stderr, "-o %s=%s: unknown key or bad value\n",
+			    overrides[i], eq + 1);
+			return 1;
+		}
+	}
+	if (check) {
+		printf("%s: configuration OK\n", path);
+		return 0;
+	}
+	if (screen)
+		env->conf.screen_on_start = 1;
+	env->started = now_mono();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	if (pipe2(env->wakefd, O_CLOEXEC | O_NONBLOCK) == -1)
+		fatal("pipe");
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (resolve_devices() == -1)
+		fatalx("cannot use devices = %s", env->conf.devices);
+	resolve_library();
+	load_token();
+	if ((env->store = store_open(env->conf.database, err, sizeof(err))) ==
+	    NULL)
+		fatalx("store: %s", err);
+	store_interrupt_stale_runs(env->store);
+	sched_init();
+	if (api_start() == -1)
+		fatalx("http: cannot start the API");
+	if (env->conf.screen_on_start) {
+		json_t	*req = json_object();
+		int64_t	 id;
+
+		if (sched_queue_run(req, &id, err, sizeof(err)) == 0)
+			log_info("queued run %lld (screen at start-up)",
+			    (long long)id);
+		else
+			log_warnx("cannot queue the start-up screen: %s", err);
+		json_decref(req);
+	}
+	main_loop();
+
+	log_info("shutting down");
+	api_stop();
+	for (i = 0; i < env->nworkers; i++)
+		supervise_kill(&env->workers[i]);
+	store_close(env->store);
+	return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * opscreend: per-GPU operator-correctness screening daemon.
+ * This header is the table of contents: one section per file.
+ */
+#ifndef OPSCREEND_H
+#define OPSCREEND_H
+
+#include <sys/types.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#define OPSCREEN_VERSION	"0.1.0"
+#define MAX_DEVICES		16
+#define MAX_WORKERS		64
+#define FRAME_MAX		(16u * 1024 * 1024)	/* worker message bound */
+#define ERRTAIL_MAX		4096			/* stderr kept per worker */
+#define BODY_MAX		(64u * 1024)		/* HTTP request body bound */
+#define QUEUED_RUNS_MAX		4
+#define DEGENERATE_RETRIES	8	/* e.g. relu of one negative value */
+#define CRASH_RESTARTS_MAX	1000			/* per run, then the run fails */
+
+/* log.c */
+void	 log_init(int debug, int verbose);
+void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+void	 fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+int	 error(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/* config.c */
+struct config {
+	char	 listen[64];
+	int	 port;
+	char	 database[4096];
+	char	 token_file[4096];
+	char	 python[4096];
+	char	 runner_path[4096];
+	char	 library[64];		/* auto | flag_gems | demolib | <module> */
+	char	 devices[256];		/* all | cpu | 0,1,... */
+	int	 case_deadline;		/* seconds */
+	int	 hello_deadline;	/* seconds for a runner to start */
+	int	 workers_per_device;
+	int	 screen_on_start;
+	int	 api_threads;
+	int	 api_max_connections;
+	int	 api_connection_timeout;
+	char	 default_classes[256];
+	char	 default_dtypes[256];
+	int	 nerrors;
+};
+void	 config_defaults(struct config *);
+int	 config_load(struct config *, const char *path, FILE *errs);
+int	 config_set(struct config *, const char *key, const char *value);
+
+/* store.c */
+struct store;
+struct store	*store_open(const char *path, char *err, size_t errlen);
+void		 store_close(struct store *);
+sqlite3		*store_db(struct store *);
+sqlite3		*store_reader(const char *path);	/* thread-local, read-only use */
+int		 store_begin(struct store *);
+int		 store_commit(struct store *);
+int		 store_rollback(struct store *);
+int		 store_exec(struct store *, const char *sql);
+int64_t		 store_fingerprint(struct store *, json_t *fp);
+char		*fingerprint_hash(json_t *fp);	/* caller frees */
+int		 store_interrupt_stale_runs(struct store *);
+
+/* nvml.c */
+int	 nvml_device_count(char *why, size_t len);
+
+/* supervise.c */
+enum worker_state { W_DOWN, W_STARTING, W_IDLE, W_BUSY, W_DEAD };
+struct worker {
+	int		 slot;
+	int		 device;		/* GPU index, -1 for cpu */
+	pid_t		 pid;
+	int		 sock;			/* framed JSON */
+	int		 errfd;			/* stderr pipe */
+	enum worker_state state;
+	unsigned char	*in;			/* frame read buffer */
+	size_t		 inlen, incap;
+	char		 errtail[ERRTAIL_MAX];	/* ring of the last stderr bytes */
+	size_t		 errpos;
+	int		 errwrapped;
+	int64_t		 case_id;		/* case in flight, 0 if none */
+	char		*repro;			/* repro of the case in flight */
+	double		 deadline;		/* monotonic seconds */
+	double		 spawned_at;
+	double		 next_spawn;		/* backoff after failures */
+	int		 failures;		/* consecutive start failures */
+	json_t		*fingerprint;		/* from hello */
+	json_t		*entries;
+	char		 hello_error[1024];
+	int		 restarts;
+};
+int	 supervise_spawn(struct worker *);
+void	 supervise_kill(struct worker *);
+int	 supervise_send(struct worker *, json_t *msg);
+int	 supervise_read(struct worker *, json_t **msg);	/* 1 msg, 0 none, -1 eof/err */
+void	 supervise_read_stderr(struct worker *);
+void	 supervise_errtail(struct worker *, char *buf, size_t len, int lines);
+
+/* sched.c */
+void	 sched_init(void);
+void	 sched_poll(void);			/* main-loop step: dispatch, reap, deadlines */
+void	 sched_on_message(struct worker *, json_t *msg);
+void	 sched_on_worker_exit(struct worker *, const char *why);
+void	 sched_on_deadline(struct worker *);
+double	 sched_next_deadline(void);
+int	 sched_queue_run(json_t *request, int64_t *run_id, char *err, size_t errlen);
+int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
+json_t	*sched_progress(void);			/* live progress of the current run */
+json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
+
+/* verdict.c: see verdict.h */
+
+/* rollup.c */
+struct rollup_query {
+	char	 dtypes[256];		/* comma list, empty = all */
+	int	 gpu;			/* -1 = every device */
+	int	 stale_ok;
+};
+int	 rollup_lists(sqlite3 *, const struct rollup_query *, json_t *current_fps,
+	    json_t **allow, json_t **deny, int *http_status, json_t **err);
+
+/* api.c */
+int	 api_start(void);
+void	 api_stop(void);
+void	 api_invalidate(void);		/* a run ended or a fingerprint moved */
+
+/* opscreend.c: the daemon's one state struct */
+struct opscreend {
+	struct config	 conf;
+	struct store	*store;
+	int		 wakefd[2];	/* api threads -> main loop */
+	struct worker	 workers[MAX_WORKERS];
+	int		 nworkers;
+	int		 devices[MAX_DEVICES];
+	int		 ndevices;	/* 0 with cpu = 1 */
+	int		 cpu;
+	char		 library[64];
+	char		 token[256];
+	volatile int	 quit;
+	double		 started;
+};
+extern struct opscreend *env;
+double	 now_mono(void);
+double	 now_wall(void);
+void	 main_wakeup(void);
+
+#endif

@@ -1,0 +1,1457 @@
+/*
+ * sched.c: runs -> cases -> workers. The main loop is the only writer of runs,
+ * cases and results; a run becomes visible to /allowlist only in the single
+ * transaction that writes its verdicts and marks it complete.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+#include "probes.h"
+
+#define NSLOTS		(MAX_DEVICES + 1)
+#define BACKOFF_MAX	60.0
+
+struct devq {
+	int	 device;
+	int64_t	*ids;
+	size_t	 head, len, cap;
+	int	 expanded;
+};
+
+static struct {
+	int64_t		 run_id;
+	int		 full;
+	unsigned	 classes;
+	json_t		*dtypes;	/* array or NULL */
+	json_t		*ops;		/* array or NULL */
+	struct devq	 q[NSLOTS];
+	int		 nq;
+	int64_t		 total, done;
+	double		 started;
+} cur;
+
+/* Shared with API threads. */
+static pthread_mutex_t	 sched_mtx = PTHREAD_MUTEX_INITIALIZER;
+static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
+static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
+static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
+static int64_t		 cancel_req;
+static json_t		*progress;		/* snapshot for /runs */
+
+static __thread sqlite3	*api_writer;
+
+static int
+slot_of_device(int device)
+{
+	int	 i;
+
+	if (device < 0)
+		return 0;
+	for (i = 0; i < env->ndevices; i++)
+		if (env->devices[i] == device)
+			return i;
+	return -1;
+}
+
+static int
+nslots(void)
+{
+	return env->cpu ? 1 : env->ndevices;
+}
+
+static int
+device_of_slot(int slot)
+{
+	return env->cpu ? -1 : env->devices[slot];
+}
+
+void
+sched_init(void)
+{
+	int	 s, k, n = 0;
+
+	for (s = 0; s < nslots(); s++)
+		for (k = 0; k < env->conf.workers_per_device && n < MAX_WORKERS;
+		    k++, n++) {
+			memset(&env->workers[n], 0, sizeof(env->workers[n]));
+			env->workers[n].slot = n;
+			env->workers[n].device = device_of_slot(s);
+			env->workers[n].sock = env->workers[n].errfd = -1;
+			env->workers[n].state = W_DOWN;
+		}
+	env->nworkers = n;
+	cur_names = json_object();
+}
+
+/* ---- recording ---------------------------------------------------------- */
+
+static int
+run_add_event(int64_t run_id, const char *kind, json_t *obj)
+{
+	sqlite3_stmt	*st;
+	char		*js;
+	int		 rc = -1;
+
+	js = json_dumps(obj, JSON_COMPACT);
+	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO events "
+	    "(created, run_id, kind, json) VALUES (?,?,?,?)", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_double(st, 1, now_wall());
+		if (run_id > 0)
+			sqlite3_bind_int64(st, 2, run_id);
+		else
+			sqlite3_bind_null(st, 2);
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, js ? js : "{}", -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	free(js);
+	return rc;
+}
+
+static double
+jnum(json_t *o, const char *k)
+{
+	json_t	*v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* Stores one case's outcome and counts it done, in one transaction. */
+static int
+case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
+    const char *errtail, const char *repro)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st = NULL;
+	char		*figs = NULL;
+	json_t		*times = result ? json_object_get(result, "times") : NULL;
+	int		 keep_repro;
+	int		 rc = -1;
+
+	keep_repro = v->status != CASE_PASS && v->status != CASE_NA;
+	if (result)
+		figs = json_dumps(result, JSON_COMPACT);
+	if (store_begin(env->store) == -1)
+		goto done;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO results (case_id, "
+	    "status, reason, detail, score, native_inaccurate, figures, "
+	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
+	    "created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto rollback;
+	sqlite3_bind_int64(st, 1, case_id);
+	sqlite3_bind_text(st, 2, case_status_name(v->status), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, v->reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, v->detail, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 5, v->score);
+	sqlite3_bind_int(st, 6, v->native_inaccurate);
+	if (figs)
+		sqlite3_bind_text(st, 7, figs, -1, SQLITE_TRANSIENT);
+	if (errtail && *errtail)
+		sqlite3_bind_text(st, 8, errtail, -1, SQLITE_TRANSIENT);
+	if (keep_repro && repro)
+		sqlite3_bind_text(st, 9, repro, -1, SQLITE_TRANSIENT);
+	if (times && jnum(times, "cand_first_ms") >= 0)
+		sqlite3_bind_double(st, 10, jnum(times, "cand_first_ms"));
+	if (times && jnum(times, "cand_steady_ms") >= 0)
+		sqlite3_bind_double(st, 11, jnum(times, "cand_steady_ms"));
+	if (times && jnum(times, "native_ms") >= 0)
+		sqlite3_bind_double(st, 12, jnum(times, "native_ms"));
+	sqlite3_bind_double(st, 13, now_wall());
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto rollback;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "UPDATE cases SET state='done' WHERE id=?",
+	    -1, &st, NULL) != SQLITE_OK)
+		goto rollback;
+	sqlite3_bind_int64(st, 1, case_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto rollback;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "UPDATE runs SET done=done+1 WHERE id=?", -1,
+	    &st, NULL) != SQLITE_OK)
+		goto rollback;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto rollback;
+	if (store_commit(env->store) == -1)
+		goto rollback;
+	cur.done++;
+	rc = 0;
+	goto done;
+ rollback:
+	error("store: case %lld: %s", (long long)case_id, sqlite3_errmsg(db));
+	store_rollback(env->store);
+ done:
+	sqlite3_finalize(st);
+	free(figs);
+	return rc;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+static void
+progress_update(const char *state)
+{
+	json_t	*p;
+	int	 s;
+
+	p = json_pack("{sI ss sI sI sf}", "run", (json_int_t)cur.run_id,
+	    "state", state, "total", (json_int_t)cur.total, "done",
+	    (json_int_t)cur.done, "started", cur.started);
+	for (s = 0; s < cur.nq; s++)
+		if (!cur.q[s].expanded)
+			json_object_set_new(p, "waiting_for_runner", json_true());
+	pthread_mutex_lock(&sched_mtx);
+	json_decref(progress);
+	progress = p;
+	pthread_mutex_unlock(&sched_mtx);
+}
+
+static void
+run_clear(void)
+{
+	int	 s;
+
+	for (s = 0; s < NSLOTS; s++)
+		free(cur.q[s].ids);
+	json_decref(cur.dtypes);
+	json_decref(cur.ops);
+	memset(&cur, 0, sizeof(cur));
+}
+
+static int
+run_set_state(int64_t id, const char *state, const char *err)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET state=?, "
+	    "finished=?, error=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return error("store: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, now_wall());
+	if (err)
+		sqlite3_bind_text(st, 3, err, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, id);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void
+run_fail(const char *why)
+{
+	int	 i;
+
+	log_warnx("run %lld failed: %s", (long long)cur.run_id, why);
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].state == W_BUSY) {
+			supervise_kill(&env->workers[i]);
+			free(env->workers[i].repro);
+			env->workers[i].repro = NULL;
+		}
+	store_begin(env->store);
+	run_set_state(cur.run_id, "failed", why);
+	{
+		char	 sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' "
+		    "WHERE run_id=%lld AND state='pending'", (long long)cur.run_id);
+		store_exec(env->store, sql);
+	}
+	store_commit(env->store);
+	progress_update("failed");
+	run_clear();
+	api_invalidate();
+}
+
+static int
+run_activate(void)
+{
+	sqlite3_stmt	*st;
+	json_t		*req, *cls, *v;
+	json_error_t	 jerr;
+	size_t		 i;
+	int		 s, rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
+	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	run_clear();
+	cur.run_id = sqlite3_column_int64(st, 0);
+	req = json_loads((const char *)sqlite3_column_text(st, 1), 0, &jerr);
+	cur.full = sqlite3_column_int(st, 2);
+	sqlite3_finalize(st);
+	if (req == NULL)
+		req = json_object();
+	cur.classes = 0;
+	cls = json_object_get(req, "classes");
+	json_array_foreach(cls, i, v) {
+		int	 c = probe_class_parse(json_string_value(v));
+
+		if (c > 0)
+			cur.classes |= c;
+	}
+	if (cur.classes == 0)
+		cur.classes = PROBE_ALL;
+	if ((v = json_object_get(req, "dtypes")) && json_array_size(v))
+		cur.dtypes = json_incref(v);
+	if ((v = json_object_get(req, "ops")) && json_array_size(v))
+		cur.ops = json_incref(v);
+	json_decref(req);
+	cur.nq = nslots();
+	for (s = 0; s < cur.nq; s++)
+		cur.q[s].device = device_of_slot(s);
+	cur.started = now_wall();
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET "
+	    "state='running', started=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_double(st, 1, cur.started);
+	sqlite3_bind_int64(st, 2, cur.run_id);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	log_info("run %lld started", (long long)cur.run_id);
+	progress_update("running");
+	return 1;
+}
+
+static int
+op_requested(const char *key, const char *name)
+{
+	size_t	 i;
+	json_t	*v;
+
+	if (cur.ops == NULL)
+		return 1;
+	json_array_foreach(cur.ops, i, v) {
+		const char	*s = json_string_value(v);
+
+		if (s && (!strcmp(s, key) || !strcmp(s, name)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Turns the registration table a runner reported into cases for its device. */
+static int
+run_expand(int slot, struct worker *w)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*ent = NULL, *cas = NULL, *rd = NULL;
+	struct devq	*q = &cur.q[slot];
+	json_t		*e, *cases, *c;
+	size_t		 i, j;
+	int64_t		 fpid, n = 0;
+	char		*spec;
+
+	fpid = store_fingerprint(env->store, w->fingerprint);
+	if (store_begin(env->store) == -1)
+		return -1;
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO entries (run_id, key, "
+	    "name, schema, screened) VALUES (?,?,?,?,?)", -1, &ent, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO cases (run_id, device, key, name, "
+	    "class, dtype, spec) VALUES (?,?,?,?,?,?,?)", -1, &cas, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run_devices (run_id, "
+	    "device, fingerprint_id) VALUES (?,?,?)", -1, &rd, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(rd, 1, cur.run_id);
+	sqlite3_bind_int(rd, 2, q->device);
+	if (fpid > 0)
+		sqlite3_bind_int64(rd, 3, fpid);
+	if (sqlite3_step(rd) != SQLITE_DONE)
+		goto fail;
+	json_array_foreach(w->entries, i, e) {
+		const char	*key = json_string_value(json_object_get(e, "key"));
+		const char	*name = json_string_value(json_object_get(e, "name"));
+		const char	*schema = json_string_value(json_object_get(e,
+		    "schema"));
+
+		if (key == NULL || name == NULL)
+			continue;
+		sqlite3_reset(ent);
+		sqlite3_bind_int64(ent, 1, cur.run_id);
+		sqlite3_bind_text(ent, 2, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ent, 3, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ent, 4, schema ? schema : "", -1,
+		    SQLITE_TRANSIENT);
+		sqlite3_bind_int(ent, 5, catalog_has(key));
+		if (sqlite3_step(ent) != SQLITE_DONE)
+			goto fail;
+		if (!catalog_has(key) || !op_requested(key, name))
+			continue;
+		cases = json_array();
+		if (sweep_expand(key, cur.classes, cur.dtypes, cases) < 0) {
+			json_decref(cases);
+			continue;
+		}
+		json_array_foreach(cases, j, c) {
+			json_object_set_new(c, "name", json_string(name));
+			if ((spec = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) ==
+			    NULL) {
+				json_decref(cases);
+				goto fail;
+			}
+			sqlite3_reset(cas);
+			sqlite3_bind_int64(cas, 1, cur.run_id);
+			sqlite3_bind_int(cas, 2, q->device);
+			sqlite3_bind_text(cas, 3, key, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 4, name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 5, json_string_value(
+			    json_object_get(c, "class")), -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 6, json_string_value(
+			    json_object_get(c, "dtype")), -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 7, spec, -1, SQLITE_TRANSIENT);
+			free(spec);
+			if (sqlite3_step(cas) != SQLITE_DONE) {
+				json_decref(cases);
+				goto fail;
+			}
+			if (q->len == q->cap) {
+				size_t	 nc = q->cap ? q->cap * 2 : 1024;
+				int64_t	*ni = realloc(q->ids, nc * sizeof(*ni));
+
+				if (ni == NULL) {
+					json_decref(cases);
+					goto fail;
+				}
+				q->ids = ni;
+				q->cap = nc;
+			}
+			q->ids[q->len++] = sqlite3_last_insert_rowid(db);
+			n++;
+		}
+		json_decref(cases);
+	}
+	sqlite3_finalize(ent);
+	sqlite3_finalize(cas);
+	sqlite3_finalize(rd);
+	ent = cas = rd = NULL;
+	{
+		char	 sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE runs SET total=total+%lld "
+		    "WHERE id=%lld", (long long)n, (long long)cur.run_id);
+		if (store_exec(env->store, sql) == -1)
+			goto fail;
+	}
+	if (store_commit(env->store) == -1)
+		goto fail;
+	cur.total += n;
+	q->expanded = 1;
+	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
+	    (long long)cur.run_id, (long long)n, q->device);
+	return 0;
+ fail:
+	error("store: expanding run %lld: %s", (long long)cur.run_id,
+	    sqlite3_errmsg(db));
+	sqlite3_finalize(ent);
+	sqlite3_finalize(cas);
+	sqlite3_finalize(rd);
+	store_rollback(env->store);
+	q->len = q->head = 0;
+	return -1;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	 x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static enum case_status
+status_parse(const char *s)
+{
+	static const enum case_status all[] = { CASE_PASS, CASE_FAIL, CASE_NA,
+	    CASE_DEGENERATE, CASE_ERROR, CASE_TIMEOUT, CASE_CRASH };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, case_status_name(all[i])))
+			return all[i];
+	return CASE_ERROR;
+}
+
+/* Folds the run's case results into verdicts and marks it complete. */
+static int
+run_finish(void)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*sel = NULL, *ins = NULL;
+	struct verdict_fold f;
+	struct case_verdict v;
+	char		 gkey[512] = "", key[512], reason[256];
+	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
+	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
+	double		 firsts[4096], steadies[4096];
+	int		 nt = 0, have = 0;
+
+	if (store_begin(env->store) == -1)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT c.device, c.key, c.name, c.dtype, "
+	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
+	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms FROM cases c "
+	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
+	    "r.status != 'skipped' ORDER BY c.device, c.key, c.dtype, c.id", -1, &sel, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
+	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
+	    "passed, first_call_ms, steady_ms) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(sel, 1, cur.run_id);
+	verdict_fold_init(&f);
+	for (;;) {
+		rc = sqlite3_step(sel);
+		if (rc == SQLITE_ROW)
+			snprintf(key, sizeof(key), "%d|%s|%s",
+			    sqlite3_column_int(sel, 0),
+			    (const char *)sqlite3_column_text(sel, 1),
+			    (const char *)sqlite3_column_text(sel, 3));
+		if (have && (rc != SQLITE_ROW || strcmp(key, gkey) != 0)) {
+			const char	*res = verdict_fold_result(&f, reason,
+			    sizeof(reason));
+
+			if (res != NULL) {
+				sqlite3_reset(ins);
+				sqlite3_bind_int64(ins, 1, cur.run_id);
+				sqlite3_bind_int(ins, 2, g_dev);
+				sqlite3_bind_text(ins, 3, g_dev_key, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 4, g_name, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 5, g_dtype, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 6, res, -1, SQLITE_STATIC);
+				sqlite3_bind_text(ins, 7, reason, -1,
+				    SQLITE_TRANSIENT);
+				if (strcmp(res, "verified") != 0) {
+					sqlite3_bind_text(ins, 8, f.worst_class, -1,
+					    SQLITE_TRANSIENT);
+					sqlite3_bind_text(ins, 9, f.worst_detail,
+					    -1, SQLITE_TRANSIENT);
+					if (f.worst_case > 0)
+						sqlite3_bind_int64(ins, 10,
+						    f.worst_case);
+				} else {
+					sqlite3_bind_text(ins, 8, "", -1,
+					    SQLITE_STATIC);
+					sqlite3_bind_text(ins, 9, "", -1,
+					    SQLITE_STATIC);
+				}
+				sqlite3_bind_int(ins, 11, f.n);
+				sqlite3_bind_int(ins, 12, f.pass);
+				if (nt > 0) {
+					qsort(firsts, nt, sizeof(double),
+					    cmp_double);
+					qsort(steadies, nt, sizeof(double),
+					    cmp_double);
+					/* the worst first call is the compile */
+					sqlite3_bind_double(ins, 13, firsts[nt - 1]);
+					sqlite3_bind_double(ins, 14,
+					    steadies[nt / 2]);
+				}
+				if (sqlite3_step(ins) != SQLITE_DONE)
+					goto fail;
+				if (!strcmp(res, "verified"))
+					nverified++;
+				else if (!strcmp(res, "inconclusive"))
+					ninc++;
+				else
+					nbroken++;
+			}
+			verdict_fold_init(&f);
+			nt = 0;
+			have = 0;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		if (!have) {
+			snprintf(gkey, sizeof(gkey), "%s", key);
+			g_dev = sqlite3_column_int(sel, 0);
+			snprintf(g_dev_key, sizeof(g_dev_key), "%s",
+			    sqlite3_column_text(sel, 1));
+			snprintf(g_name, sizeof(g_name), "%s",
+			    sqlite3_column_text(sel, 2));
+			snprintf(g_dtype, sizeof(g_dtype), "%s",
+			    sqlite3_column_text(sel, 3));
+			have = 1;
+		}
+		memset(&v, 0, sizeof(v));
+		v.status = status_parse((const char *)sqlite3_column_text(sel, 6));
+		snprintf(v.reason, sizeof(v.reason), "%s",
+		    sqlite3_column_text(sel, 7));
+		snprintf(v.detail, sizeof(v.detail), "%s",
+		    sqlite3_column_text(sel, 8));
+		v.score = sqlite3_column_double(sel, 9);
+		v.native_inaccurate = sqlite3_column_int(sel, 10);
+		verdict_fold_add(&f, sqlite3_column_int64(sel, 5),
+		    (const char *)sqlite3_column_text(sel, 4), &v);
+		if (sqlite3_column_type(sel, 11) != SQLITE_NULL && nt < 4096) {
+			firsts[nt] = sqlite3_column_double(sel, 11);
+			steadies[nt] = sqlite3_column_double(sel, 12);
+			nt++;
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	sel = ins = NULL;
+	if (run_set_state(cur.run_id, "complete", NULL) == -1)
+		goto fail;
+	{
+		json_t	*ev = json_pack("{si si si sI}", "verified", nverified,
+		    "broken", nbroken, "inconclusive", ninc, "cases",
+		    (json_int_t)cur.done);
+
+		run_add_event(cur.run_id, "run_complete", ev);
+		json_decref(ev);
+	}
+	if (store_commit(env->store) == -1)
+		goto fail;
+	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
+	    "%d verified, %d broken, %d inconclusive", (long long)cur.run_id,
+	    (long long)cur.done, now_wall() - cur.started, nverified, nbroken,
+	    ninc);
+	return 0;
+ fail:
+	error("store: finishing run %lld: %s", (long long)cur.run_id,
+	    sqlite3_errmsg(db));
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	store_rollback(env->store);
+	return -1;
+}
+
+/* Logs the lists a newcomer wants to see at the end of a screen. */
+static void
+run_log_lists(void)
+{
+	struct rollup_query	 q;
+	json_t			*allow = NULL, *deny = NULL, *err = NULL, *fps;
+	json_t			*v;
+	int			 status;
+	size_t			 i;
+	char			 line[4096];
+	size_t			 off;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fps = sched_current_fingerprints();
+	if (rollup_lists(store_db(env->store), &q, fps, &allow, &deny, &status,
+	    &err) == 0) {
+		off = snprintf(line, sizeof(line), "allow-list (%zu):",
+		    json_array_size(json_object_get(allow, "names")));
+		json_array_foreach(json_object_get(allow, "names"), i, v)
+			if (off < sizeof(line) - 64)
+				off += snprintf(line + off, sizeof(line) - off,
+				    " %s", json_string_value(v));
+		log_info("%s", line);
+		json_array_foreach(json_object_get(deny, "names"), i, v)
+			log_info("deny-list: %s (%s, %s): %s",
+			    json_string_value(json_object_get(v, "name")),
+			    json_string_value(json_object_get(v, "reason")),
+			    json_string_value(json_object_get(v, "class")),
+			    json_string_value(json_object_get(v, "detail")));
+	}
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(err);
+	json_decref(fps);
+}
+
+/* ---- workers ------------------------------------------------------------- */
+
+static void
+worker_idle(struct worker *w)
+{
+	free(w->repro);
+	w->repro = NULL;
+	w->case_id = 0;
+	w->state = W_IDLE;
+	w->deadline = 0;
+}
+
+static int
+case_dispatch(struct worker *w, int64_t id)
+{
+	sqlite3_stmt	*st;
+	json_t		*spec = NULL, *msg;
+	json_error_t	 jerr;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		spec = json_loads((const char *)sqlite3_column_text(st, 0), 0,
+		    &jerr);
+	sqlite3_finalize(st);
+	if (spec == NULL)
+		return -1;
+	json_object_set_new(spec, "id", json_integer(id));
+	msg = json_pack("{ss so}", "type", "case", "case", spec);
+	rc = supervise_send(w, msg);
+	json_decref(msg);
+	if (rc == -1)
+		return -1;
+	w->state = W_BUSY;
+	w->case_id = id;
+	w->deadline = now_mono() + env->conf.case_deadline;
+	return 0;
+}
+
+static void
+worker_restart_later(struct worker *w, double delay)
+{
+	w->state = W_DOWN;
+	w->next_spawn = now_mono() + delay;
+}
+
+/* Waits briefly for an exiting runner so the crash report has its status. */
+static void
+worker_collect(struct worker *w, char *how, size_t len)
+{
+	int	 st, i;
+	pid_t	 r = 0;
+
+	snprintf(how, len, "runner exited");
+	for (i = 0; i < 200 && w->pid > 0; i++) {
+		if ((r = waitpid(w->pid, &st, WNOHANG)) != 0)
+			break;
+		usleep(10000);
+	}
+	if (r == w->pid) {
+		if (WIFSIGNALED(st))
+			snprintf(how, len, "runner killed by signal %d (%s)",
+			    WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (WIFEXITED(st))
+			snprintf(how, len, "runner exited with status %d",
+			    WEXITSTATUS(st));
+		kill(-w->pid, SIGKILL);	/* its compile workers too */
+		w->pid = 0;
+	}
+	supervise_kill(w);
+}
+
+/*
+ * After a case of (key, dtype) hung or crashed, its remaining cases on that
+ * device are recorded as skipped rather than each waiting out a deadline or
+ * crashing a runner: one bad op never dominates a run.
+ */
+static void
+case_skip_siblings(int64_t case_id, int device)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st;
+	struct devq	*q;
+	size_t		 i, j;
+	int		 s = slot_of_device(device), n = 0;
+	char		 key[256] = "", dtype[32] = "", detail[160];
+	char		 busy[MAX_WORKERS * 24] = "", sql[512 + sizeof(busy)];
+
+	if (s < 0 || sqlite3_prepare_v2(db, "SELECT key, dtype FROM cases WHERE "
+	    "id=?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, case_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(key, sizeof(key), "%s", sqlite3_column_text(st, 0));
+		snprintf(dtype, sizeof(dtype), "%s", sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (key[0] == '\0')
+		return;
+	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
+	    "dtype hung or crashed", (long long)case_id);
+	q = &cur.q[s];
+	if (store_begin(env->store) == -1)
+		return;
+	/* cases other runners hold right now finish on their own */
+	for (i = 0, j = 0; i < (size_t)env->nworkers; i++)
+		if (env->workers[i].case_id && j + 24 < sizeof(busy))
+			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
+			    (long long)env->workers[i].case_id);
+	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
+	    "detail, created) SELECT id, 'skipped', 'skipped', ?, ? FROM cases "
+	    "WHERE run_id=? AND device=? AND key=? AND dtype=? AND "
+	    "state='pending' AND id NOT IN (0%s)", busy);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, detail, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	sqlite3_bind_int64(st, 3, cur.run_id);
+	sqlite3_bind_int(st, 4, device);
+	sqlite3_bind_text(st, 5, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, dtype, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	n = sqlite3_changes(db);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE "
+	    "run_id=? AND device=? AND key=? AND dtype=? AND state='pending' AND "
+	    "id NOT IN (0%s)", busy);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	{
+		snprintf(sql, sizeof(sql), "UPDATE runs SET done=done+%d WHERE "
+		    "id=%lld", n, (long long)cur.run_id);
+		if (store_exec(env->store, sql) == -1)
+			goto fail;
+	}
+	if (store_commit(env->store) == -1)
+		goto fail;
+	cur.done += n;
+	/* drop them from the in-memory queue too */
+	if (sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	for (i = q->head, j = q->head; i < q->len; i++) {
+		int	 keep = 1;
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, q->ids[i]);
+		if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)
+		    sqlite3_column_text(st, 0), "skipped"))
+			keep = 0;
+		if (keep)
+			q->ids[j++] = q->ids[i];
+	}
+	sqlite3_finalize(st);
+	q->len = j;
+	if (n)
+		log_info("skipped %d remaining cases of %s/%s on device %d", n,
+		    key, dtype, device);
+	return;
+ fail:
+	store_rollback(env->store);
+}
+
+static void
+case_abort(struct worker *w, enum case_status status, const char *reason,
+    const char *what)
+{
+	struct case_verdict	 v;
+	char			 tail[2048];
+
+	memset(&v, 0, sizeof(v));
+	v.status = status;
+	snprintf(v.reason, sizeof(v.reason), "%s", reason);
+	supervise_errtail(w, tail, sizeof(tail), 20);
+	snprintf(v.detail, sizeof(v.detail), "%s", what);
+	v.score = 1e12;
+	case_record(w->case_id, &v, NULL, tail, w->repro);
+	log_warnx("case %lld: %s", (long long)w->case_id, what);
+	case_skip_siblings(w->case_id, w->device);
+}
+
+void
+sched_on_worker_exit(struct worker *w, const char *why)
+{
+	char	 how[256];
+	int	 slot = slot_of_device(w->device);
+	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
+
+	worker_collect(w, how, sizeof(how));
+	if (w->case_id && cur.run_id) {
+		char	 what[512];
+
+		snprintf(what, sizeof(what), "%s during the case (%s)", how, why);
+		case_abort(w, CASE_CRASH, "crash", what);
+		w->restarts++;
+		free(w->repro);
+		w->repro = NULL;
+		w->case_id = 0;
+		worker_restart_later(w, 0);
+		return;
+	}
+	free(w->repro);
+	w->repro = NULL;
+	w->case_id = 0;
+	if (was_fatal) {
+		/* a sticky device error: a fresh runner takes the next case */
+		w->restarts++;
+		worker_restart_later(w, 0);
+		return;
+	}
+	if (w->hello_error[0] == '\0') {
+		char	 tail[1024];
+
+		supervise_errtail(w, tail, sizeof(tail), 5);
+		snprintf(w->hello_error, sizeof(w->hello_error), "%s before it "
+		    "said hello: %s", how, tail);
+	}
+	if (slot >= 0) {
+		pthread_mutex_lock(&sched_mtx);
+		snprintf(cur_err[slot], sizeof(cur_err[slot]), "%s", w->hello_error);
+		pthread_mutex_unlock(&sched_mtx);
+	}
+	w->failures++;
+	log_warnx("worker %d: %s", w->slot, w->hello_error);
+	worker_restart_later(w, w->failures > 6 ? BACKOFF_MAX :
+	    (double)(1 << (w->failures - 1)));
+}
+
+void
+sched_on_deadline(struct worker *w)
+{
+	char	 what[256];
+
+	if (w->state == W_BUSY && w->case_id) {
+		snprintf(what, sizeof(what), "no result within the %d s case "
+		    "deadline; runner process group killed", env->conf.case_deadline);
+		case_abort(w, CASE_TIMEOUT, "timeout", what);
+		supervise_kill(w);
+		w->restarts++;
+		free(w->repro);
+		w->repro = NULL;
+		w->case_id = 0;
+		worker_restart_later(w, 0);
+	} else if (w->state == W_STARTING) {
+		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
+		    "start within %d s", env->conf.hello_deadline);
+		supervise_kill(w);
+		sched_on_worker_exit(w, "start deadline");
+	}
+}
+
+static void
+on_hello(struct worker *w, json_t *msg)
+{
+	json_t		*fp = json_object_get(msg, "fingerprint");
+	json_t		*ents = json_object_get(msg, "entries");
+	const char	*err = json_string_value(json_object_get(msg, "error"));
+	int		 slot = slot_of_device(w->device);
+	size_t		 i;
+	json_t		*e;
+
+	json_decref(w->fingerprint);
+	json_decref(w->entries);
+	w->fingerprint = json_is_object(fp) ? json_incref(fp) : json_object();
+	w->entries = json_is_array(ents) ? json_incref(ents) : json_array();
+	if (err) {
+		snprintf(w->hello_error, sizeof(w->hello_error),
+		    "library '%s' cannot be used: %s", env->library, err);
+		log_warnx("worker %d: %s", w->slot, w->hello_error);
+		if (slot >= 0) {
+			pthread_mutex_lock(&sched_mtx);
+			snprintf(cur_err[slot], sizeof(cur_err[slot]), "%s",
+			    w->hello_error);
+			json_decref(cur_fp[slot]);
+			cur_fp[slot] = NULL;
+			pthread_mutex_unlock(&sched_mtx);
+			api_invalidate();
+		}
+		w->state = W_DEAD;	/* it exits; the EOF path restarts it */
+		return;
+	}
+	w->hello_error[0] = '\0';
+	w->failures = 0;
+	w->state = W_IDLE;
+	w->deadline = 0;
+	if (slot >= 0) {
+		pthread_mutex_lock(&sched_mtx);
+		if (cur_fp[slot] == NULL ||
+		    !json_equal(cur_fp[slot], w->fingerprint)) {
+			json_decref(cur_fp[slot]);
+			cur_fp[slot] = json_deep_copy(w->fingerprint);
+			api_invalidate();
+			log_info("worker %d: %s %s on %s, %zu registered entries",
+			    w->slot, json_string_value(json_object_get(fp, "library")),
+			    json_string_value(json_object_get(fp, "library_version")),
+			    json_string_value(json_object_get(fp, "gpu_name")),
+			    json_array_size(w->entries));
+		}
+		cur_err[slot][0] = '\0';
+		json_array_foreach(w->entries, i, e) {
+			json_object_set_new(cur_names, json_string_value(
+			    json_object_get(e, "name")) ?: "", json_true());
+			json_object_set_new(cur_names, json_string_value(
+			    json_object_get(e, "key")) ?: "", json_true());
+		}
+		pthread_mutex_unlock(&sched_mtx);
+	}
+}
+
+static void
+on_result(struct worker *w, json_t *msg)
+{
+	struct case_verdict	 v;
+	sqlite3_stmt		*st;
+	json_t			*spec = NULL, *ns;
+	json_error_t		 jerr;
+	int			 attempt = 0;
+	int64_t			 id = json_integer_value(json_object_get(msg, "id"));
+
+	if (w->state != W_BUSY || id != w->case_id) {
+		log_warnx("worker %d: result for case %lld, expected %lld; ignored",
+		    w->slot, (long long)id, (long long)w->case_id);
+		return;
+	}
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec, attempt FROM "
+	    "cases WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			spec = json_loads((const char *)sqlite3_column_text(st, 0),
+			    0, &jerr);
+			attempt = sqlite3_column_int(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (spec == NULL) {
+		error("case %lld: spec not found", (long long)id);
+		worker_idle(w);
+		return;
+	}
+	verdict_case(spec, msg, &v);
+	if (v.status == CASE_DEGENERATE && attempt < DEGENERATE_RETRIES) {
+		/* A degenerate oracle is never a pass: regenerate the inputs. */
+		char	*s;
+
+		ns = sweep_reseed(spec, attempt + 1);
+		if (ns && (s = json_dumps(ns, JSON_COMPACT | JSON_SORT_KEYS))) {
+			if (sqlite3_prepare_v2(store_db(env->store), "UPDATE cases "
+			    "SET spec=?, attempt=attempt+1 WHERE id=?", -1, &st,
+			    NULL) == SQLITE_OK) {
+				sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
+				sqlite3_bind_int64(st, 2, id);
+				sqlite3_step(st);
+				sqlite3_finalize(st);
+			}
+			free(s);
+			json_decref(ns);
+			json_decref(spec);
+			worker_idle(w);
+			case_dispatch(w, id);
+			return;
+		}
+		json_decref(ns);
+	}
+	json_decref(spec);
+	case_record(id, &v, msg, NULL, w->repro);
+	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
+	    v.detail);
+	worker_idle(w);
+	if (json_is_true(json_object_get(msg, "fatal")))
+		w->state = W_DEAD;	/* it exits after a sticky device error */
+}
+
+void
+sched_on_message(struct worker *w, json_t *msg)
+{
+	const char	*type = json_string_value(json_object_get(msg, "type"));
+
+	if (type == NULL)
+		log_warnx("worker %d: message without a type", w->slot);
+	else if (!strcmp(type, "hello"))
+		on_hello(w, msg);
+	else if (!strcmp(type, "started")) {
+		free(w->repro);
+		w->repro = json_string_value(json_object_get(msg, "repro")) ?
+		    strdup(json_string_value(json_object_get(msg, "repro"))) : NULL;
+	} else if (!strcmp(type, "result"))
+		on_result(w, msg);
+	else
+		log_warnx("worker %d: unknown message type '%s'", w->slot, type);
+}
+
+double
+sched_next_deadline(void)
+{
+	double	 t = 0;
+	int	 i;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+		double		 d = 0;
+
+		if ((w->state == W_BUSY || w->state == W_STARTING) && w->deadline)
+			d = w->deadline;
+		else if (w->state == W_DOWN)
+			d = w->next_spawn;
+		if (d > 0 && (t == 0 || d < t))
+			t = d;
+	}
+	return t;
+}
+
+static void
+run_cancel_now(void)
+{
+	int	 i;
+	char	 sql[160];
+
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].state == W_BUSY) {
+			supervise_kill(&env->workers[i]);
+			worker_restart_later(&env->workers[i], 0);
+			free(env->workers[i].repro);
+			env->workers[i].repro = NULL;
+			env->workers[i].case_id = 0;
+		}
+	store_begin(env->store);
+	run_set_state(cur.run_id, "cancelled", "cancelled through the API");
+	snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' WHERE "
+	    "run_id=%lld AND state='pending'", (long long)cur.run_id);
+	store_exec(env->store, sql);
+	store_commit(env->store);
+	log_info("run %lld cancelled", (long long)cur.run_id);
+	progress_update("cancelled");
+	run_clear();
+	api_invalidate();
+}
+
+void
+sched_poll(void)
+{
+	double	 t = now_mono();
+	int	 i, s, busy;
+	int64_t	 creq;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+
+		if (w->state == W_DOWN && t >= w->next_spawn) {
+			if (supervise_spawn(w) == -1) {
+				w->failures++;
+				snprintf(w->hello_error, sizeof(w->hello_error),
+				    "cannot start runner '%s'", env->conf.python);
+				s = slot_of_device(w->device);
+				pthread_mutex_lock(&sched_mtx);
+				snprintf(cur_err[s], sizeof(cur_err[s]), "%s",
+				    w->hello_error);
+				pthread_mutex_unlock(&sched_mtx);
+				worker_restart_later(w, w->failures > 6 ?
+				    BACKOFF_MAX : (double)(1 << (w->failures - 1)));
+			}
+		}
+	}
+	pthread_mutex_lock(&sched_mtx);
+	creq = cancel_req;
+	cancel_req = 0;
+	pthread_mutex_unlock(&sched_mtx);
+	if (creq && creq == cur.run_id)
+		run_cancel_now();
+	if (cur.run_id == 0 && run_activate() <= 0)
+		return;
+
+	for (s = 0; s < cur.nq; s++) {
+		struct devq	*q = &cur.q[s];
+
+		if (q->expanded)
+			continue;
+		for (i = 0; i < env->nworkers; i++) {
+			struct worker	*w = &env->workers[i];
+
+			if (w->device != q->device)
+				continue;
+			if (w->state == W_IDLE && w->entries) {
+				if (run_expand(s, w) == -1) {
+					run_fail("cannot store the run's cases");
+					return;
+				}
+				break;
+			}
+		}
+		if (!q->expanded) {
+			/* A library that cannot be imported fails the run. */
+			for (i = 0; i < env->nworkers; i++) {
+				struct worker	*w = &env->workers[i];
+
+				if (w->device == q->device && w->failures >= 3 &&
+				    w->hello_error[0]) {
+					run_fail(w->hello_error);
+					return;
+				}
+			}
+		}
+	}
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+		struct devq	*q;
+
+		if (w->state != W_IDLE)
+			continue;
+		s = slot_of_device(w->device);
+		q = &cur.q[s];
+		while (q->expanded && q->head < q->len) {
+			int64_t	 id = q->ids[q->head++];
+
+			if (case_dispatch(w, id) == 0)
+				break;
+			log_warnx("worker %d: cannot send case %lld", w->slot,
+			    (long long)id);
+			q->head--;
+			supervise_kill(w);
+			worker_restart_later(w, 1);
+			break;
+		}
+	}
+
+	busy = 0;
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].state == W_BUSY)
+			busy = 1;
+	for (s = 0; s < cur.nq; s++)
+		if (!cur.q[s].expanded || cur.q[s].head < cur.q[s].len)
+			busy = 1;
+	progress_update("running");
+	if (!busy) {
+		int64_t	 id = cur.run_id;
+
+		if (run_finish() == -1)
+			run_fail("cannot store the run's verdicts");
+		else {
+			progress_update("complete");
+			run_clear();
+			api_invalidate();
+			run_log_lists();
+		}
+		(void)id;
+	}
+}
+
+/* ---- API-thread entry points --------------------------------------------- */
+
+static sqlite3 *
+writer_conn(void)
+{
+	if (api_writer)
+		return api_writer;
+	if (sqlite3_open_v2(env->conf.database, &api_writer,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		sqlite3_close_v2(api_writer);
+		api_writer = NULL;
+		return NULL;
+	}
+	sqlite3_busy_timeout(api_writer, 5000);
+	sqlite3_exec(api_writer, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+	return api_writer;
+}
+
+static int
+check_list(json_t *req, const char *field, int (*valid)(const char *),
+    char *err, size_t errlen)
+{
+	json_t	*a = json_object_get(req, field), *v;
+	size_t	 i;
+
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > 1024) {
+		snprintf(err, errlen, "'%s' must be an array of at most 1024 "
+		    "strings", field);
+		return -1;
+	}
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || json_string_length(v) > 128) {
+			snprintf(err, errlen, "'%s' must contain strings", field);
+			return -1;
+		}
+		if (valid && !valid(json_string_value(v))) {
+			snprintf(err, errlen, "'%s': unknown value '%s'", field,
+			    json_string_value(v));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+valid_class(const char *s)
+{
+	return probe_class_parse(s) > 0;
+}
+
+static int
+valid_op(const char *s)
+{
+	int	 ok;
+
+	if (catalog_has(s))
+		return 1;
+	pthread_mutex_lock(&sched_mtx);
+	ok = json_object_get(cur_names, s) != NULL;
+	pthread_mutex_unlock(&sched_mtx);
+	return ok;
+}
+
+/* 0 queued; -1 bad request (err says why); -2 too many queued; -3 store. */
+int
+sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+	const char	*k;
+	json_t		*v;
+	char		*js;
+	int		 full, rc = -3, queued = 0;
+
+	json_object_foreach(req, k, v)
+		if (strcmp(k, "ops") && strcmp(k, "classes") && strcmp(k,
+		    "dtypes") && strcmp(k, "reason")) {
+			snprintf(err, errlen, "unknown field '%s' (expected ops, "
+			    "classes, dtypes)", k);
+			return -1;
+		}
+	if (check_list(req, "ops", valid_op, err, errlen) == -1 ||
+	    check_list(req, "classes", valid_class, err, errlen) == -1 ||
+	    check_list(req, "dtypes", dtype_valid, err, errlen) == -1)
+		return -1;
+	if ((v = json_object_get(req, "reason")) && !json_is_string(v)) {
+		snprintf(err, errlen, "'reason' must be a string");
+		return -1;
+	}
+	full = json_array_size(json_object_get(req, "ops")) == 0 &&
+	    json_array_size(json_object_get(req, "classes")) == 0 &&
+	    json_array_size(json_object_get(req, "dtypes")) == 0;
+	if ((db = writer_conn()) == NULL) {
+		snprintf(err, errlen, "store unavailable");
+		return -3;
+	}
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "store busy: %s", sqlite3_errmsg(db));
+		return -3;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE "
+	    "state='queued'", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			queued = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (queued >= QUEUED_RUNS_MAX) {
+		snprintf(err, errlen, "%d runs already queued", queued);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -2;
+	}
+	js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
+	if (sqlite3_prepare_v2(db, "INSERT INTO runs (state, request, full, "
+	    "created) VALUES ('queued', ?, ?, ?)", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, js ? js : "{}", -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 2, full);
+		sqlite3_bind_double(st, 3, now_wall());
+		if (sqlite3_step(st) == SQLITE_DONE) {
+			*run_id = sqlite3_last_insert_rowid(db);
+			rc = 0;
+		}
+		sqlite3_finalize(st);
+	}
+	free(js);
+	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) {
+		main_wakeup();
+		return 0;
+	}
+	snprintf(err, errlen, "store: %s", sqlite3_errmsg(db));
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -3;
+}
+
+/* 0 cancelled (or cancelling); -1 no such run; -2 already finished. */
+int
+sched_cancel_run(int64_t id, char *err, size_t errlen)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+	char		 state[32] = "";
+
+	if ((db = writer_conn()) == NULL) {
+		snprintf(err, errlen, "store unavailable");
+		return -3;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT state FROM runs WHERE id=?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -3;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(state, sizeof(state), "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (state[0] == '\0') {
+		snprintf(err, errlen, "no run %lld", (long long)id);
+		return -1;
+	}
+	if (!strcmp(state, "queued")) {
+		if (sqlite3_prepare_v2(db, "UPDATE runs SET state='cancelled', "
+		    "finished=?, error='cancelled through the API' WHERE id=? AND "
+		    "state='queued'", -1, &st, NULL) != SQLITE_OK)
+			return -3;
+		sqlite3_bind_double(st, 1, now_wall());
+		sqlite3_bind_int64(st, 2, id);
+		sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (sqlite3_changes(db) == 1)
+			return 0;
+	}
+	if (!strcmp(state, "running") || !strcmp(state, "queued")) {
+		pthread_mutex_lock(&sched_mtx);
+		cancel_req = id;
+		pthread_mutex_unlock(&sched_mtx);
+		main_wakeup();
+		return 0;
+	}
+	snprintf(err, errlen, "run %lld is already %s", (long long)id, state);
+	return -2;
+}
+
+json_t *
+sched_progress(void)
+{
+	json_t	*p;
+
+	pthread_mutex_lock(&sched_mtx);
+	p = progress ? json_deep_copy(progress) : NULL;
+	pthread_mutex_unlock(&sched_mtx);
+	return p;
+}
+
+/*
+ * {"devices": [{"device": 0, "fingerprint": {...} | null, "error": "..."}]}
+ */
+json_t *
+sched_current_fingerprints(void)
+{
+	json_t	*a = json_array(), *o;
+	int	 s;
+
+	pthread_mutex_lock(&sched_mtx);
+	for (s = 0; s < nslots(); s++) {
+		o = json_pack("{si}", "device", device_of_slot(s));
+		json_object_set_new(o, "fingerprint", cur_fp[s] ?
+		    json_deep_copy(cur_fp[s]) : json_null());
+		if (cur_err[s][0])
+			json_object_set_new(o, "error", json_string(cur_err[s]));
+		json_array_append_new(a, o);
+	}
+	pthread_mutex_unlock(&sched_mtx);
+	return a;
+}

@@ -1,0 +1,299 @@
+/*
+ * store.c: the SQLite store. WAL mode, migrations by PRAGMA user_version,
+ * foreign keys on. The main loop owns the one writing connection; each API
+ * thread opens its own reading connection on first use.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+
+extern const char migration_001[];
+
+static const char *migrations[] = {
+	migration_001,
+};
+#define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
+
+struct store {
+	sqlite3	*db;
+	char	 path[4096];
+};
+
+static __thread sqlite3	*reader_db;
+
+static int
+pragma_setup(sqlite3 *db, int writer, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	const char	*mode;
+
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (!writer)
+		return sqlite3_exec(db, "PRAGMA query_only=ON", NULL, NULL, NULL) ==
+		    SQLITE_OK ? 0 : -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	mode = (const char *)sqlite3_column_text(st, 0);
+	if (mode == NULL || strcmp(mode, "wal") != 0) {
+		snprintf(err, errlen, "cannot switch to WAL mode (got '%s')",
+		    mode ? mode : "?");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	return 0;
+ fail:
+	snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	return -1;
+}
+
+static int
+store_migrate(struct store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 version;
+	size_t		 i;
+	char		 sql[64];
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) !=
+	    SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version > (int)NMIGRATIONS) {
+		snprintf(err, errlen, "database schema version %d is newer than "
+		    "this opscreend (%zu)", version, NMIGRATIONS);
+		return -1;
+	}
+	for (i = version; i < NMIGRATIONS; i++) {
+		if (store_begin(s) == -1)
+			goto fail;
+		if (sqlite3_exec(s->db, migrations[i], NULL, NULL, NULL) != SQLITE_OK)
+			goto fail_rb;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version=%zu", i + 1);
+		if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			goto fail_rb;
+		if (store_commit(s) == -1)
+			goto fail;
+		log_info("store: migrated schema to version %zu", i + 1);
+	}
+	return 0;
+ fail_rb:
+	snprintf(err, errlen, "migration %zu: %s", i + 1, sqlite3_errmsg(s->db));
+	store_rollback(s);
+	return -1;
+ fail:
+	snprintf(err, errlen, "migration %zu: %s", i + 1, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+struct store *
+store_open(const char *path, char *err, size_t errlen)
+{
+	struct store	*s;
+	char		 dir[4096], *slash;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	/* A clearer message than SQLite's "unable to open database file". */
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	} else
+		snprintf(dir, sizeof(dir), ".");
+	if (access(dir, F_OK) == -1) {
+		snprintf(err, errlen, "database directory '%s' does not exist", dir);
+		goto fail;
+	}
+	if (access(dir, W_OK) == -1) {
+		snprintf(err, errlen, "database directory '%s' is not writable: %s",
+		    dir, strerror(errno));
+		goto fail;
+	}
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path,
+		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	if (pragma_setup(s->db, 1, err, errlen) == -1)
+		goto fail;
+	if (store_migrate(s, err, errlen) == -1)
+		goto fail;
+	return s;
+ fail:
+	store_close(s);
+	return NULL;
+}
+
+void
+store_close(struct store *s)
+{
+	if (s == NULL)
+		return;
+	if (s->db)
+		sqlite3_close_v2(s->db);
+	free(s);
+}
+
+sqlite3 *
+store_db(struct store *s)
+{
+	return s->db;
+}
+
+sqlite3 *
+store_reader(const char *path)
+{
+	char	 err[256];
+
+	if (reader_db != NULL)
+		return reader_db;
+	if (sqlite3_open_v2(path, &reader_db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    pragma_setup(reader_db, 0, err, sizeof(err)) == -1) {
+		log_warnx("store: reader for '%s': %s", path,
+		    reader_db ? sqlite3_errmsg(reader_db) : "out of memory");
+		sqlite3_close_v2(reader_db);
+		reader_db = NULL;
+	}
+	return reader_db;
+}
+
+int
+store_exec(struct store *s, const char *sql)
+{
+	char	*msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("store: %s: %s", sql, msg ? msg : "?");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_begin(struct store *s)
+{
+	return store_exec(s, "BEGIN IMMEDIATE");
+}
+
+int
+store_commit(struct store *s)
+{
+	return store_exec(s, "COMMIT");
+}
+
+int
+store_rollback(struct store *s)
+{
+	return store_exec(s, "ROLLBACK");
+}
+
+/* FNV-1a 64 over the canonical (sorted, compact) JSON: identity, not security. */
+char *
+fingerprint_hash(json_t *fp)
+{
+	char		*s, *out;
+	uint64_t	 h = 0xcbf29ce484222325ULL;
+	const char	*p;
+
+	if ((s = json_dumps(fp, JSON_SORT_KEYS | JSON_COMPACT)) == NULL)
+		return NULL;
+	for (p = s; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 0x100000001b3ULL;
+	}
+	free(s);
+	if ((out = malloc(17)) == NULL)
+		return NULL;
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	return out;
+}
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+	const char	*v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+int64_t
+store_fingerprint(struct store *s, json_t *fp)
+{
+	sqlite3_stmt	*st = NULL;
+	char		*hash = NULL, *js = NULL;
+	int64_t		 id = -1;
+	static const char *cols[] = { "library", "library_version",
+	    "library_hash", "torch", "triton", "cuda", "driver", "gpu_name",
+	    "gpu_uuid" };
+	size_t		 i;
+
+	if ((hash = fingerprint_hash(fp)) == NULL ||
+	    (js = json_dumps(fp, JSON_SORT_KEYS | JSON_COMPACT)) == NULL)
+		goto done;
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO fingerprints "
+	    "(hash, json, library, library_version, library_hash, torch, triton, "
+	    "cuda, driver, gpu_name, gpu_uuid, created) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		goto done;
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, js, -1, SQLITE_TRANSIENT);
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		sqlite3_bind_text(st, 3 + i, jstr(fp, cols[i]), -1,
+		    SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 12, now_wall());
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto done;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM fingerprints WHERE hash=?",
+	    -1, &st, NULL) != SQLITE_OK)
+		goto done;
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+ done:
+	if (id == -1)
+		error("store: fingerprint: %s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	free(hash);
+	free(js);
+	return id;
+}
+
+/* A run that was going when the daemon stopped can never complete. */
+int
+store_interrupt_stale_runs(struct store *s)
+{
+	char		 sql[256];
+
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state='failed', "
+	    "finished=%.3f, error='opscreend stopped during the run' "
+	    "WHERE state='running'", now_wall());
+	return store_exec(s, sql);
+}

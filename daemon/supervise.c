@@ -1,0 +1,332 @@
+/*
+ * supervise.c: runner processes. Each runner is spawned (posix_spawn, never a
+ * fork of a process that touched CUDA) into its own session, so that a deadline
+ * kill reaches the Triton compile workers it started. It talks framed JSON on
+ * fd 3; its stdout goes to /dev/null because libraries print there.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+
+extern char **environ;
+
+#define ENV_MAX		512
+
+static int
+env_push(char **envp, int *n, const char *k, const char *v)
+{
+	char	*s;
+
+	if (*n >= ENV_MAX - 1)
+		return -1;
+	if (asprintf(&s, "%s=%s", k, v) == -1)
+		return -1;
+	envp[(*n)++] = s;
+	envp[*n] = NULL;
+	return 0;
+}
+
+static int
+env_overridden(const char *e)
+{
+	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
+	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
+	    "PYTHONUNBUFFERED=" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strncmp(e, keys[i], strlen(keys[i])))
+			return 1;
+	return 0;
+}
+
+int
+supervise_spawn(struct worker *w)
+{
+	posix_spawn_file_actions_t	 fa;
+	posix_spawnattr_t		 at;
+	char				*envp[ENV_MAX], **e, dev[16], *pp = NULL;
+	char				*argv[4];
+	const char			*oldpp;
+	int				 sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	int				 n = 0, i, rc;
+
+	envp[0] = NULL;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return error("spawn: socketpair: %s", strerror(errno));
+	if (pipe2(ep, O_CLOEXEC) == -1) {
+		error("spawn: pipe: %s", strerror(errno));
+		goto fail;
+	}
+	for (e = environ; *e && n < ENV_MAX - 16; e++)
+		if (!env_overridden(*e))
+			envp[n++] = strdup(*e);
+	envp[n] = NULL;
+	if (w->device >= 0)
+		snprintf(dev, sizeof(dev), "%d", w->device);
+	else
+		dev[0] = '\0';
+	oldpp = getenv("PYTHONPATH");
+	if (asprintf(&pp, "%s%s%s", env->conf.runner_path,
+	    oldpp && *oldpp ? ":" : "", oldpp ? oldpp : "") == -1)
+		goto fail;
+	if (env_push(envp, &n, "CUDA_VISIBLE_DEVICES", dev) == -1 ||
+	    env_push(envp, &n, "OPSCREEN_FD", "3") == -1 ||
+	    env_push(envp, &n, "OPSCREEN_DEVICE", w->device >= 0 ? "cuda" : "cpu")
+	    == -1 ||
+	    env_push(envp, &n, "OPSCREEN_LIBRARY", env->library) == -1 ||
+	    env_push(envp, &n, "PYTHONPATH", pp) == -1 ||
+	    env_push(envp, &n, "PYTHONUNBUFFERED", "1") == -1)
+		goto fail;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	{
+		sigset_t	 none, all;
+
+		sigemptyset(&none);
+		sigfillset(&all);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setsigdefault(&at, &all);
+	}
+	argv[0] = env->conf.python;
+	argv[1] = "-m";
+	argv[2] = "opscreen_runner";
+	argv[3] = NULL;
+	rc = posix_spawnp(&w->pid, env->conf.python, &fa, &at, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc != 0) {
+		error("spawn: '%s': %s", env->conf.python, strerror(rc));
+		w->pid = 0;
+		goto fail;
+	}
+	close(sv[1]);
+	close(ep[1]);
+	w->sock = sv[0];
+	w->errfd = ep[0];
+	fcntl(w->sock, F_SETFL, fcntl(w->sock, F_GETFL) | O_NONBLOCK);
+	fcntl(w->errfd, F_SETFL, fcntl(w->errfd, F_GETFL) | O_NONBLOCK);
+	w->inlen = 0;
+	w->errpos = 0;
+	w->errwrapped = 0;
+	w->state = W_STARTING;
+	w->spawned_at = now_mono();
+	w->deadline = w->spawned_at + env->conf.hello_deadline;
+	w->case_id = 0;
+	for (i = 0; i < n; i++)
+		free(envp[i]);
+	free(pp);
+	log_debug("worker %d: spawned pid %d for %s", w->slot, (int)w->pid,
+	    w->device >= 0 ? dev : "cpu");
+	return 0;
+ fail:
+	for (i = 0; i < n; i++)
+		free(envp[i]);
+	free(pp);
+	for (i = 0; i < 2; i++) {
+		if (sv[i] != -1)
+			close(sv[i]);
+		if (ep[i] != -1)
+			close(ep[i]);
+	}
+	return -1;
+}
+
+/* Kills the runner's whole process group and collects the runner itself. */
+void
+supervise_kill(struct worker *w)
+{
+	if (w->pid > 0) {
+		kill(-w->pid, SIGKILL);
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+	}
+	supervise_read_stderr(w);
+	if (w->sock != -1)
+		close(w->sock);
+	if (w->errfd != -1)
+		close(w->errfd);
+	w->sock = w->errfd = -1;
+	w->pid = 0;
+	w->state = W_DOWN;
+}
+
+int
+supervise_send(struct worker *w, json_t *msg)
+{
+	char		*s;
+	size_t		 len, off = 0;
+	uint32_t	 be;
+	unsigned char	*buf;
+	ssize_t		 n;
+	struct pollfd	 pfd;
+
+	if ((s = json_dumps(msg, JSON_COMPACT)) == NULL)
+		return -1;
+	len = strlen(s);
+	if (len > FRAME_MAX || (buf = malloc(len + 4)) == NULL) {
+		free(s);
+		return -1;
+	}
+	be = htonl((uint32_t)len);
+	memcpy(buf, &be, 4);
+	memcpy(buf + 4, s, len);
+	free(s);
+	len += 4;
+	while (off < len) {
+		n = send(w->sock, buf + off, len - off, MSG_NOSIGNAL);
+		if (n > 0) {
+			off += n;
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+			pfd.fd = w->sock;
+			pfd.events = POLLOUT;
+			if (poll(&pfd, 1, 5000) <= 0)
+				break;
+			continue;
+		}
+		break;
+	}
+	free(buf);
+	return off == len ? 0 : -1;
+}
+
+/* One message out of the buffer if a whole frame is there: 1; none yet: 0. */
+static int
+frame_take(struct worker *w, json_t **msg)
+{
+	uint32_t	 be, len;
+	json_error_t	 jerr;
+
+	if (w->inlen < 4)
+		return 0;
+	memcpy(&be, w->in, 4);
+	len = ntohl(be);
+	if (len > FRAME_MAX) {
+		log_warnx("worker %d: frame of %u bytes exceeds the %u limit",
+		    w->slot, len, FRAME_MAX);
+		return -1;
+	}
+	if (w->inlen < 4 + (size_t)len)
+		return 0;
+	*msg = json_loadb((const char *)w->in + 4, len, 0, &jerr);
+	memmove(w->in, w->in + 4 + len, w->inlen - 4 - len);
+	w->inlen -= 4 + len;
+	if (*msg == NULL || !json_is_object(*msg)) {
+		log_warnx("worker %d: malformed message: %s", w->slot, jerr.text);
+		json_decref(*msg);
+		*msg = NULL;
+		return -1;
+	}
+	return 1;
+}
+
+int
+supervise_read(struct worker *w, json_t **msg)
+{
+	ssize_t		 n;
+	size_t		 want;
+	unsigned char	*nb;
+	int		 rc;
+
+	*msg = NULL;
+	if ((rc = frame_take(w, msg)) != 0)
+		return rc;
+	for (;;) {
+		want = w->inlen + 65536;
+		if (want > FRAME_MAX + 4)
+			want = FRAME_MAX + 4;
+		if (w->incap < want) {
+			if ((nb = realloc(w->in, want)) == NULL)
+				return -1;
+			w->in = nb;
+			w->incap = want;
+		}
+		if (w->inlen == w->incap)
+			return -1;	/* a frame larger than the bound */
+		n = recv(w->sock, w->in + w->inlen, w->incap - w->inlen, 0);
+		if (n == 0)
+			return -1;
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return -1;
+		}
+		w->inlen += n;
+		if ((rc = frame_take(w, msg)) != 0)
+			return rc;
+	}
+}
+
+void
+supervise_read_stderr(struct worker *w)
+{
+	char	 buf[4096];
+	ssize_t	 n, i;
+
+	if (w->errfd == -1)
+		return;
+	while ((n = read(w->errfd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			w->errtail[w->errpos++] = buf[i];
+			if (w->errpos == ERRTAIL_MAX) {
+				w->errpos = 0;
+				w->errwrapped = 1;
+			}
+		}
+		if (env->conf.screen_on_start >= 0)
+			log_debug("worker %d stderr: %.*s", w->slot, (int)n, buf);
+	}
+}
+
+/* The last `lines` lines the runner wrote to stderr. */
+void
+supervise_errtail(struct worker *w, char *out, size_t len, int lines)
+{
+	char	 lin[ERRTAIL_MAX + 1];
+	size_t	 n = 0, start;
+	int	 seen = 0;
+
+	if (w->errwrapped) {
+		memcpy(lin, w->errtail + w->errpos, ERRTAIL_MAX - w->errpos);
+		memcpy(lin + ERRTAIL_MAX - w->errpos, w->errtail, w->errpos);
+		n = ERRTAIL_MAX;
+	} else {
+		memcpy(lin, w->errtail, w->errpos);
+		n = w->errpos;
+	}
+	lin[n] = '\0';
+	while (n > 0 && lin[n - 1] == '\n')
+		lin[--n] = '\0';
+	start = n;
+	while (start > 0) {
+		if (lin[start - 1] == '\n' && ++seen == lines)
+			break;
+		start--;
+	}
+	if (n - start >= len)
+		start = n - (len - 1);
+	snprintf(out, len, "%s", lin + start);
+}

@@ -1,0 +1,465 @@
+/*
+ * verdict.c: the verdict rule (DESIGN.md, "Verdict rules").  The candidate
+ * and native outputs are each measured against the fp64 oracle by the
+ * runner; here the candidate is allowed twice the native error, with a floor
+ * of 2R (absolute) and 1 ULP, so a library is never blamed for being as
+ * accurate as PyTorch and never excused for being worse than rounding.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "verdict.h"
+
+static void
+verdict_set(struct case_verdict *v, enum case_status st, const char *reason,
+    double score, const char *fmt, ...)
+{
+	va_list	ap;
+
+	v->status = st;
+	snprintf(v->reason, sizeof(v->reason), "%s", reason);
+	v->score = score;
+	v->detail[0] = '\0';
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(v->detail, sizeof(v->detail), fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* A number field; -1 when absent, null or not a number. */
+static int
+verdict_num(const json_t *o, const char *k, double *out)
+{
+	const json_t	*x = json_object_get(o, k);
+
+	if (!json_is_number(x))
+		return -1;
+	*out = json_number_value(x);
+	return 0;
+}
+
+static void
+verdict_shape_str(const json_t *shape, char *buf, size_t len)
+{
+	const json_t	*d;
+	size_t		 i, off = 0;
+	int		 n;
+
+	buf[0] = '\0';
+	n = snprintf(buf, len, "[");
+	off = n > 0 ? (size_t)n : 0;
+	json_array_foreach(shape, i, d) {
+		if (off >= len)
+			break;
+		n = snprintf(buf + off, len - off, "%s%lld", i ? "," : "",
+		    (long long)json_integer_value(d));
+		off += n > 0 ? (size_t)n : 0;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+static int
+verdict_shape_ok(const json_t *shape)
+{
+	const json_t	*d;
+	size_t		 i;
+
+	if (!json_is_array(shape))
+		return 0;
+	json_array_foreach(shape, i, d)
+		if (!json_is_integer(d) || json_integer_value(d) < 0)
+			return 0;
+	return 1;
+}
+
+static double
+verdict_max(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* The ratio err/allowed; an error where nothing is allowed is very bad. */
+static double
+verdict_ratio(double err, double allowed)
+{
+	if (allowed > 0)
+		return err / allowed;
+	return err > 0 ? VERDICT_SCORE_NOFLOOR : 0;
+}
+
+static int
+verdict_float(const json_t *out, size_t i, long long numel,
+    struct case_verdict *v)
+{
+	double	ea_c, ea_n, eu_c, eu_n, r, omax, nf_c, nf_n = 0;
+	double	allow_a, allow_u, ra, ru;
+	int	bad_a, bad_u;
+
+	if (numel == 0) {
+		verdict_set(v, CASE_PASS, "ok", 0, NULL);
+		return 0;
+	}
+	/*
+	 * The oracle first: if it is all zeros or has no finite value, a
+	 * comparison proves nothing and the inputs must be regenerated.
+	 */
+	if (json_object_get(out, "oracle_max") == NULL)
+		return -1;
+	if (verdict_num(out, "oracle_max", &omax) == -1 || !isfinite(omax) ||
+	    omax <= 0) {
+		verdict_set(v, CASE_DEGENERATE, "degenerate_oracle", 0,
+		    "out%zu: oracle max|O| is 0 or not finite over %lld "
+		    "elements", i, numel);
+		return 0;
+	}
+	if (verdict_num(out, "err_abs_c", &ea_c) == -1 ||
+	    verdict_num(out, "err_abs_n", &ea_n) == -1 ||
+	    verdict_num(out, "err_ulp_c", &eu_c) == -1 ||
+	    verdict_num(out, "err_ulp_n", &eu_n) == -1 ||
+	    verdict_num(out, "R", &r) == -1 ||
+	    verdict_num(out, "nonfinite_mismatch_c", &nf_c) == -1)
+		return -1;
+	verdict_num(out, "nonfinite_mismatch_n", &nf_n);
+	if (ea_n > 8 * r)
+		v->native_inaccurate = 1;
+	if (nf_c > 0) {
+		verdict_set(v, CASE_FAIL, "nonfinite_mismatch",
+		    VERDICT_SCORE_NONFINITE + nf_c,
+		    "out%zu: %.0f positions where NaN/inf differ from the "
+		    "oracle (native: %.0f)", i, nf_c, nf_n);
+		return 0;
+	}
+	allow_a = verdict_max(2 * ea_n, 2 * r);
+	allow_u = verdict_max(2 * eu_n, 1);
+	bad_a = ea_c > allow_a;
+	bad_u = eu_c > allow_u;
+	ra = verdict_ratio(ea_c, allow_a);
+	ru = verdict_ratio(eu_c, allow_u);
+	if (!bad_a && !bad_u) {
+		verdict_set(v, CASE_PASS, "ok", verdict_max(ra, ru),
+		    "out%zu: err_abs %.6g <= %.6g, err_ulp %.4g <= %.4g", i,
+		    ea_c, allow_a, eu_c, allow_u);
+		return 0;
+	}
+	if (bad_u && (!bad_a || ru >= ra))
+		verdict_set(v, CASE_FAIL, "numeric_error", verdict_max(ra, ru),
+		    "out%zu: err_ulp %.4g > max(2*err_ulp_n=%.4g, 1)%s", i,
+		    eu_c, 2 * eu_n, bad_a ? "; err_abs too" : "");
+	else
+		verdict_set(v, CASE_FAIL, "numeric_error", verdict_max(ra, ru),
+		    "out%zu: err_abs %.6g > max(2*err_abs_n=%.6g, 2R=%.6g)%s",
+		    i, ea_c, 2 * ea_n, 2 * r, bad_u ? "; err_ulp too" : "");
+	return 0;
+}
+
+static int
+verdict_exact(const json_t *out, size_t i, const char *kind, long long numel,
+    struct case_verdict *v)
+{
+	const json_t	*first;
+	double		 m_c, m_n = 0;
+	char		 where[64] = "";
+
+	if (verdict_num(out, "mismatch_c", &m_c) == -1) {
+		if (numel == 0) {
+			verdict_set(v, CASE_PASS, "ok", 0, NULL);
+			return 0;
+		}
+		return -1;
+	}
+	verdict_num(out, "mismatch_n", &m_n);
+	if (m_n > 0)
+		v->native_inaccurate = 1;
+	if (m_c <= 0) {
+		verdict_set(v, CASE_PASS, "ok", 0, NULL);
+		return 0;
+	}
+	first = json_object_get(out, "first_bad_c");
+	if (json_is_array(first)) {
+		memcpy(where, ", first at ", 11);
+		verdict_shape_str(first, where + 11, sizeof(where) - 11);
+	}
+	verdict_set(v, CASE_FAIL, "mismatch",
+	    1.0 + 1000.0 * m_c / (numel > 0 ? (double)numel : 1.0),
+	    "out%zu (%s): %.0f of %lld positions differ from the oracle%s "
+	    "(native: %.0f)", i, kind, m_c, numel, where, m_n);
+	return 0;
+}
+
+static long long
+verdict_numel(const json_t *shape)
+{
+	const json_t	*d;
+	size_t		 i;
+	long long	 n = 1;
+
+	json_array_foreach(shape, i, d)
+		n *= json_integer_value(d);
+	return n;
+}
+
+/* Judges one OUT; -1 when it lacks what its kind requires. */
+static int
+verdict_out(const json_t *out, size_t i, int oracle_failed,
+    struct case_verdict *v)
+{
+	const json_t	*cand, *nat, *cs, *ns, *jn;
+	const char	*cd, *nd, *kind;
+	char		 a[128], b[128];
+	long long	 numel;
+
+	memset(v, 0, sizeof(*v));
+	cand = json_object_get(out, "cand");
+	nat = json_object_get(out, "native");
+	/* one side returned fewer outputs than the other */
+	if (json_is_null(cand) != json_is_null(nat)) {
+		verdict_set(v, CASE_FAIL, "shape_mismatch", VERDICT_SCORE_SHAPE,
+		    "out%zu: %s returned no such output", i,
+		    json_is_null(cand) ? "candidate" : "native");
+		return 0;
+	}
+	cs = json_object_get(cand, "shape");
+	ns = json_object_get(nat, "shape");
+	cd = json_string_value(json_object_get(cand, "dtype"));
+	nd = json_string_value(json_object_get(nat, "dtype"));
+	kind = json_string_value(json_object_get(out, "kind"));
+	if (!verdict_shape_ok(cs) || !verdict_shape_ok(ns) || cd == NULL ||
+	    nd == NULL || kind == NULL)
+		return -1;
+	if (!json_equal((json_t *)cs, (json_t *)ns)) {
+		verdict_shape_str(cs, a, sizeof(a));
+		verdict_shape_str(ns, b, sizeof(b));
+		verdict_set(v, CASE_FAIL, "shape_mismatch", VERDICT_SCORE_SHAPE,
+		    "out%zu: shape %s, native %s", i, a, b);
+		return 0;
+	}
+	if (strcmp(cd, nd) != 0) {
+		verdict_set(v, CASE_FAIL, "dtype_mismatch", VERDICT_SCORE_SHAPE,
+		    "out%zu: dtype %s, native %s", i, cd, nd);
+		return 0;
+	}
+	if (strcmp(kind, "shape_only") == 0) {
+		verdict_set(v, CASE_PASS, "ok", 0, NULL);
+		return 0;
+	}
+	if (oracle_failed) {
+		verdict_set(v, CASE_ERROR, "harness_error", 0,
+		    "out%zu: no oracle to compare with", i);
+		return 0;
+	}
+	jn = json_object_get(out, "numel");
+	numel = json_is_integer(jn) ? json_integer_value(jn) : verdict_numel(ns);
+	if (strcmp(kind, "float") == 0)
+		return verdict_float(out, i, numel, v);
+	if (strcmp(kind, "exact") == 0 || strcmp(kind, "sort_values") == 0 ||
+	    strcmp(kind, "sort_indices") == 0)
+		return verdict_exact(out, i, kind, numel, v);
+	return -1;
+}
+
+static int
+verdict_rank(enum case_status st)
+{
+	switch (st) {
+	case CASE_FAIL:
+		return 3;
+	case CASE_ERROR:
+		return 2;
+	case CASE_DEGENERATE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int
+verdict_malformed(struct case_verdict *v, const char *why)
+{
+	verdict_set(v, CASE_ERROR, "harness_error", 0, "malformed result: %s",
+	    why);
+	return -1;
+}
+
+int
+verdict_case(const json_t *case_spec, const json_t *result,
+    struct case_verdict *v)
+{
+	struct case_verdict	 ov;
+	const json_t		*outs, *out, *alias;
+	const char		*st, *msg;
+	size_t			 i;
+	int			 ni = 0, oracle_failed;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_is_object(result))
+		return verdict_malformed(v, "not an object");
+	if ((st = json_string_value(json_object_get(result, "status"))) == NULL)
+		return verdict_malformed(v, "no status");
+
+	if (strcmp(st, "harness_error") == 0) {
+		msg = json_string_value(json_object_get(result, "harness_error"));
+		verdict_set(v, CASE_ERROR, "harness_error", 0, "%s",
+		    msg ? msg : "runner failed");
+		return 0;
+	}
+	if (strcmp(st, "cand_error") == 0) {
+		msg = json_string_value(json_object_get(result, "cand_error"));
+		verdict_set(v, CASE_FAIL, "raises", VERDICT_SCORE_SHAPE, "%s",
+		    msg ? msg : "candidate raised");
+		return 0;
+	}
+	if (strcmp(st, "both_error") == 0) {
+		msg = json_string_value(json_object_get(result, "native_error"));
+		verdict_set(v, CASE_NA, "not_applicable", 0, "%s",
+		    msg ? msg : "both raised");
+		return 0;
+	}
+	if (strcmp(st, "native_error") == 0) {
+		msg = json_string_value(json_object_get(result, "native_error"));
+		verdict_set(v, CASE_NA, "native_raises", 0, "%s",
+		    msg ? msg : "native raised");
+		return 0;
+	}
+	if (strcmp(st, "ok") != 0)
+		return verdict_malformed(v, "unknown status");
+
+	/*
+	 * The runner reports a failed fp64 oracle with status ok and no
+	 * figures: shapes and dtypes can still be judged, values cannot.
+	 */
+	oracle_failed = json_object_get(result, "oracle_error") != NULL;
+	outs = json_object_get(result, "outputs");
+	if (!json_is_array(outs) || json_array_size(outs) == 0)
+		return verdict_malformed(v, "no outputs");
+	verdict_set(v, CASE_PASS, "ok", 0, NULL);
+	json_array_foreach(outs, i, out) {
+		if (verdict_out(out, i, oracle_failed, &ov) == -1)
+			return verdict_malformed(v, "output lacks figures");
+		ni |= ov.native_inaccurate;
+		if (verdict_rank(ov.status) > verdict_rank(v->status) ||
+		    (verdict_rank(ov.status) == verdict_rank(v->status) &&
+		    ov.score > v->score))
+			*v = ov;
+	}
+	v->native_inaccurate = ni;
+	if (v->status == CASE_ERROR && oracle_failed &&
+	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
+		snprintf(v->detail, sizeof(v->detail), "oracle raised: %s", msg);
+
+	/* in-place ops must return the mutated input, as aten does */
+	alias = json_object_get(result, "alias_c");
+	if (json_is_true(json_object_get(case_spec, "inplace")) &&
+	    json_is_false(alias) && v->status != CASE_FAIL)
+		verdict_set(v, CASE_FAIL, "alias_mismatch", VERDICT_SCORE_SHAPE,
+		    "in-place call returned a new tensor, not its input");
+	return 0;
+}
+
+const char *
+case_status_name(enum case_status st)
+{
+	switch (st) {
+	case CASE_PASS:
+		return "pass";
+	case CASE_FAIL:
+		return "fail";
+	case CASE_NA:
+		return "na";
+	case CASE_DEGENERATE:
+		return "degenerate";
+	case CASE_ERROR:
+		return "error";
+	case CASE_TIMEOUT:
+		return "timeout";
+	case CASE_CRASH:
+		return "crash";
+	}
+	return "error";
+}
+
+void
+verdict_fold_init(struct verdict_fold *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void
+verdict_fold_add(struct verdict_fold *f, long long case_id,
+    const char *probe_class, const struct case_verdict *v)
+{
+	double	score = v->score;
+	int	tier = 0;
+
+	f->n++;
+	switch (v->status) {
+	case CASE_PASS:
+		f->pass++;
+		break;
+	case CASE_FAIL:
+		f->fail++;
+		tier = 2;
+		break;
+	case CASE_NA:
+		f->na++;
+		break;
+	case CASE_DEGENERATE:
+		f->degenerate++;
+		tier = 1;
+		break;
+	case CASE_ERROR:
+		f->error++;
+		tier = 1;
+		break;
+	case CASE_TIMEOUT:
+		f->timeout++;
+		tier = 2;
+		score = VERDICT_SCORE_HANG;
+		break;
+	case CASE_CRASH:
+		f->crash++;
+		tier = 2;
+		score = VERDICT_SCORE_HANG;
+		break;
+	}
+	if (v->native_inaccurate)
+		f->native_inaccurate++;
+	/* a broken case outranks any inconclusive one, whatever its score */
+	if (tier == 0 || tier < f->worst_tier ||
+	    (tier == f->worst_tier && score <= f->worst_score))
+		return;
+	f->worst_tier = tier;
+	f->worst_score = score;
+	f->worst_case = case_id;
+	snprintf(f->worst_reason, sizeof(f->worst_reason), "%s",
+	    v->reason[0] ? v->reason : case_status_name(v->status));
+	snprintf(f->worst_class, sizeof(f->worst_class), "%s",
+	    probe_class ? probe_class : "");
+	snprintf(f->worst_detail, sizeof(f->worst_detail), "%s", v->detail);
+}
+
+const char *
+verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
+{
+	const char	*res, *why;
+
+	if (f->fail + f->timeout + f->crash > 0) {
+		res = "broken";
+		why = f->worst_reason;
+	} else if (f->error + f->degenerate > 0) {
+		res = "inconclusive";
+		why = f->worst_reason;
+	} else if (f->pass > 0) {
+		res = "verified";
+		why = "ok";
+	} else {
+		res = NULL;
+		why = "not_applicable";
+	}
+	if (reason != NULL && len > 0)
+		snprintf(reason, len, "%s", why);
+	return res;
+}

@@ -1,0 +1,63 @@
+/*
+ * The verdict rule: one RESULT (docs/protocol.md) judged against its CASE,
+ * then the cases of one (key, dtype) folded into verified / broken /
+ * inconclusive.  The runner reports figures; only this file decides.
+ */
+#ifndef OPSCREEN_VERDICT_H
+#define OPSCREEN_VERDICT_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+enum case_status {
+	CASE_PASS,
+	CASE_FAIL,
+	CASE_NA,
+	CASE_DEGENERATE,
+	CASE_ERROR,
+	CASE_TIMEOUT,
+	CASE_CRASH
+};
+
+/* scores for picking a broken op's evidence */
+#define VERDICT_SCORE_SHAPE	1e9	/* shape/dtype mismatch, raises */
+#define VERDICT_SCORE_NONFINITE	1e8
+#define VERDICT_SCORE_NOFLOOR	1e6	/* error where the allowance is 0 */
+#define VERDICT_SCORE_HANG	1e12	/* timeout, crash */
+
+struct case_verdict {
+	enum case_status status;
+	/*
+	 * "ok" "numeric_error" "shape_mismatch" "dtype_mismatch"
+	 * "nonfinite_mismatch" "mismatch" "alias_mismatch" "raises"
+	 * "not_applicable" "native_raises" "degenerate_oracle"
+	 * "harness_error" "timeout" "crash"
+	 */
+	char		 reason[48];
+	char		 detail[512];	/* human evidence */
+	double		 score;		/* err/allowed, or a VERDICT_SCORE_ */
+	int		 native_inaccurate;
+};
+
+struct verdict_fold {
+	int		 n, pass, fail, na, degenerate, error, timeout, crash;
+	double		 worst_score;
+	long long	 worst_case;
+	char		 worst_reason[48];
+	char		 worst_class[24];
+	char		 worst_detail[512];
+	int		 worst_tier;	/* 0 none, 1 inconclusive, 2 broken */
+	int		 native_inaccurate;	/* cases that recorded it */
+};
+
+/* verdict.c */
+int		 verdict_case(const json_t *, const json_t *,
+		    struct case_verdict *);
+const char	*case_status_name(enum case_status);
+void		 verdict_fold_init(struct verdict_fold *);
+void		 verdict_fold_add(struct verdict_fold *, long long,
+		    const char *, const struct case_verdict *);
+const char	*verdict_fold_result(const struct verdict_fold *, char *,
+		    size_t);
+
+#endif

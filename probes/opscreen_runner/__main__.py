@@ -1,0 +1,94 @@
+"""Runner main loop: hello, then one case at a time until bye or end of stream."""
+
+import logging
+import os
+import sys
+import warnings
+
+import torch
+
+from . import proto, repro
+from .adapters import FlagGemsStyle
+from .execute import HarnessError, run_case
+
+log = logging.getLogger("opscreen_runner")
+
+
+def _hello(adapter, device):
+    msg = {"type": "hello", "pid": os.getpid(), "entries": []}
+    error = None
+    if device not in ("cuda", "cpu"):
+        error = f"ValueError: OPSCREEN_DEVICE must be cuda or cpu, not {device!r}"
+    elif device == "cuda" and not torch.cuda.is_available():
+        error = "RuntimeError: OPSCREEN_DEVICE=cuda but torch sees no CUDA device"
+    else:
+        try:
+            adapter.load()
+            msg["entries"] = adapter.entries()
+            msg["import"] = adapter.import_info
+        except BaseException as e:  # SystemExit from a library import too
+            error = f"{type(e).__name__}: {e}"
+    msg["fingerprint"] = adapter.fingerprint(device)
+    if error:
+        msg["error"] = error
+        msg["entries"] = []
+    return msg
+
+
+def _case(fd, adapter, device, case):
+    cid = case.get("id") if isinstance(case, dict) else None
+    try:
+        source = repro.render(case, adapter.modname)
+    except Exception as e:
+        source = f"# repro unavailable: {type(e).__name__}: {e}\n"
+    proto.send(fd, {"type": "started", "id": cid, "repro": source})
+    try:
+        if not isinstance(case, dict):
+            raise HarnessError("case must be an object")
+        res = run_case(case, adapter, device)
+    except HarnessError as e:
+        res = {"status": "harness_error", "harness_error": str(e), "fatal": False}
+    except Exception as e:
+        log.exception("case %s", cid)
+        res = {"status": "harness_error", "harness_error": f"{type(e).__name__}: {e}",
+               "fatal": False}
+    res.update(type="result", id=cid)
+    proto.send(fd, res)
+    return not res.get("fatal")
+
+
+def main():
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="opscreen_runner[%(process)d] %(levelname)s %(message)s")
+    fd = int(os.environ.get("OPSCREEN_FD", "3"))
+    device = os.environ.get("OPSCREEN_DEVICE", "cpu")
+    torch.set_grad_enabled(False)
+    # Every override registration warns once; it would crowd the crash-report tail.
+    warnings.filterwarnings("ignore", message="(?s).*Overriding a previously registered kernel")
+    adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))
+    hello = _hello(adapter, device)
+    proto.send(fd, hello)
+    if "error" in hello:
+        log.error("%s", hello["error"])
+        return 0
+    while True:
+        try:
+            msg = proto.recv(fd)
+        except proto.ProtocolError as e:
+            log.error("protocol: %s", e)
+            return 1
+        except ValueError as e:  # undecodable frame: skip it, the stream is intact
+            log.error("bad frame: %s", e)
+            continue
+        if msg is None or (isinstance(msg, dict) and msg.get("type") == "bye"):
+            return 0
+        if not isinstance(msg, dict) or msg.get("type") != "case":
+            log.warning("ignored message %.200r", msg)
+            continue
+        if not _case(fd, adapter, device, msg.get("case")):
+            log.error("device context lost; exiting for a fresh runner")
+            os._exit(0)  # CUDA teardown in a poisoned context can hang
+
+
+if __name__ == "__main__":
+    sys.exit(main())

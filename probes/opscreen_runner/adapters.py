@@ -1,0 +1,130 @@
+"""The FlagGems-style library adapter, parameterised by module name.
+
+A FlagGems-style library exposes _FULL_CONFIG = ((aten_key, fn[, condition]), ...)
+and use_gems(include=[names]); the enable name of a key is fn.__name__.
+"""
+
+import hashlib
+import importlib
+import logging
+import os
+import platform
+import subprocess
+import time
+
+import torch
+
+from .inputs import resolve_op
+
+log = logging.getLogger("opscreen_runner")
+
+MODULES = {"flag_gems": "flag_gems", "demolib": "opscreen_demolib"}
+
+
+def _source_hash(module):
+    """sha256 over (relative path, NUL, contents, NUL) of every .py, sorted by path."""
+    root = os.path.dirname(os.path.abspath(module.__file__))
+    paths = []
+    for d, _, files in os.walk(root):
+        paths += [os.path.relpath(os.path.join(d, f), root) for f in files if f.endswith(".py")]
+    h = hashlib.sha256()
+    for rel in sorted(paths):
+        h.update(rel.encode() + b"\0")
+        with open(os.path.join(root, rel), "rb") as f:
+            h.update(f.read() + b"\0")
+    return h.hexdigest()
+
+
+def _driver_version():
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception:
+        pass
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                              "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=20)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 else ""
+    except Exception:
+        return ""
+
+
+class FlagGemsStyle:
+    def __init__(self, library):
+        self.library = library
+        self.modname = MODULES.get(library, library)
+        self.module = None
+        self.served = set()
+        self.import_info = {}
+
+    def load(self):
+        t0 = time.perf_counter()
+        self.module = importlib.import_module(self.modname)
+        # Whether importing touched CUDA is a deployment hazard the daemon reports.
+        self.import_info = {"seconds": round(time.perf_counter() - t0, 3),
+                            "cuda_initialized": bool(torch.cuda.is_initialized())}
+
+    def entries(self):
+        config = getattr(self.module, "config", None)
+        patched = set(getattr(config, "aten_patch_list", None) or [])
+        out = []
+        for item in self.module._FULL_CONFIG:
+            if not item or len(item) < 2:
+                continue
+            key, fn = item[0], item[1]
+            if len(item) > 2:
+                try:
+                    if not item[2]():
+                        continue
+                except Exception as e:
+                    log.warning("condition of %s raised %r; skipped", key, e)
+                    continue
+            if key in patched:
+                continue
+            name = getattr(fn, "__name__", str(fn))
+            try:
+                schema = str(resolve_op(key)._schema).removeprefix("aten::")
+            except Exception:
+                schema = ""
+            self.served.add((key, name))
+            out.append({"key": key, "name": name, "schema": schema})
+        return out
+
+    def serves(self, key, name):
+        return (key, name) in self.served
+
+    def candidate(self, name):
+        return self.module.use_gems(include=[name])
+
+    def fingerprint(self, device):
+        fp = {"library": self.library, "library_version": "", "library_hash": "",
+              "torch": torch.__version__, "triton": "", "cuda": "", "driver": "",
+              "gpu_name": "cpu", "gpu_uuid": "", "device": device,
+              "python": platform.python_version()}
+        if self.module is not None:
+            fp["library_version"] = str(getattr(self.module, "__version__", ""))
+            try:
+                fp["library_hash"] = _source_hash(self.module)
+            except Exception as e:
+                log.warning("library hash: %r", e)
+        if device != "cuda":
+            return fp
+        try:
+            import triton
+            fp["triton"] = triton.__version__
+        except Exception:
+            pass
+        fp["cuda"] = torch.version.cuda or ""
+        fp["driver"] = _driver_version()
+        try:
+            props = torch.cuda.get_device_properties(0)
+            fp["gpu_name"] = props.name
+            uuid = str(getattr(props, "uuid", ""))
+            fp["gpu_uuid"] = uuid if not uuid or uuid.startswith("GPU-") else "GPU-" + uuid
+        except Exception as e:
+            fp["gpu_name"] = ""
+            log.warning("device properties: %r", e)
+        return fp

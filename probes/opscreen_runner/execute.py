@@ -1,0 +1,130 @@
+"""One case: build inputs, run native, oracle and candidate, report figures."""
+
+import os
+import statistics
+import time
+
+import torch
+
+from . import figures, inputs
+
+COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only")
+STEADY_CALLS = 3
+MAX_MESSAGE = 2000
+
+
+class HarnessError(Exception):
+    pass
+
+
+def _describe(e):
+    return f"{type(e).__name__}: {e}"[:MAX_MESSAGE]
+
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _call(op, args, kwargs, inplace, device):
+    """(output, error string or None, ms, the mutated input or None)."""
+    args = inputs.fresh(args, inplace)
+    try:
+        _sync(device)  # earlier async work is not this call's
+        t0 = time.perf_counter()
+        out = op(*args, **kwargs)
+        _sync(device)  # async faults are charged to this call
+        ms = (time.perf_counter() - t0) * 1e3
+        return out, None, ms, args[0] if inplace else None
+    except Exception as e:
+        return None, _describe(e), None, None
+
+
+def _device_ok(device):
+    """False when the CUDA context is poisoned (sticky error)."""
+    if device != "cuda":
+        return True
+    try:
+        torch.cuda.synchronize()
+        return torch.ones(1, device="cuda").add_(1).item() == 2.0
+    except Exception:
+        return False
+
+
+def _aliases(out, mutated):
+    return (isinstance(out, torch.Tensor) and mutated is not None
+            and out.data_ptr() == mutated.data_ptr())
+
+
+def _check(case, adapter):
+    for field in ("key", "name"):
+        if not isinstance(case.get(field), str):
+            raise HarnessError(f"case field {field!r} must be a string")
+    if not isinstance(case.get("seed", 0), int):
+        raise HarnessError("case field 'seed' must be an integer")
+    if case.get("compare", "float") not in COMPARE_MODES:
+        raise HarnessError(f"unknown compare {case.get('compare')!r}")
+    if not adapter.serves(case["key"], case["name"]):
+        # Enabling a name that does not serve the key would silently run native.
+        raise HarnessError(f"{case['name']!r} does not serve {case['key']!r}")
+
+
+def run_case(case, adapter, device):
+    """The RESULT fields of one case (without type and id)."""
+    _check(case, adapter)
+    try:
+        op = inputs.resolve_op(case["key"])
+        args, kwargs = inputs.build_args(case, device)
+    except (ValueError, TypeError, KeyError) as e:
+        raise HarnessError(_describe(e)) from e
+    inplace = bool(case.get("inplace", False))
+    res = {"status": "ok", "fatal": False, "outputs": []}
+    if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
+        res["inputs_sha256"] = inputs.digest(args, kwargs)
+    times = {}
+
+    native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, inplace, device)
+    oracle, oerr, times["oracle_ms"], _ = _call(
+        op, inputs.upcast(args), inputs.upcast(kwargs), inplace, device)
+
+    cand, cerr, c_mut, fatal = None, None, None, False
+    try:
+        ctx = adapter.candidate(case["name"])
+        ctx.__enter__()
+    except Exception as e:
+        cerr = "enable: " + _describe(e)
+    else:
+        try:
+            cand, cerr, times["cand_first_ms"], c_mut = _call(op, args, kwargs, inplace, device)
+            if cerr is None:
+                steady = [_call(op, args, kwargs, inplace, device)[2]
+                          for _ in range(STEADY_CALLS)]
+                if None not in steady:
+                    times["cand_steady_ms"] = statistics.median(steady)
+        finally:
+            try:
+                ctx.__exit__(None, None, None)
+            except Exception as e:
+                # The override may still be registered: later cases would lie.
+                cerr, fatal = cerr or "disable: " + _describe(e), True
+
+    res["fatal"] = fatal or bool((cerr or nerr or oerr) and not _device_ok(device))
+    if cerr:
+        res["cand_error"] = cerr
+    if nerr:
+        res["native_error"] = nerr
+    res["status"] = {(False, False): "ok", (True, False): "cand_error",
+                     (False, True): "native_error", (True, True): "both_error"}[
+                         (cerr is not None, nerr is not None)]
+    if res["status"] == "ok" and not res["fatal"]:
+        if oerr:
+            res["oracle_error"] = oerr
+        t0 = time.perf_counter()
+        res["outputs"] = figures.compare(case, op, args, kwargs, cand, native,
+                                         None if oerr else oracle)
+        times["compare_ms"] = (time.perf_counter() - t0) * 1e3
+        if inplace:
+            res["alias_c"] = _aliases(cand, c_mut)
+            res["alias_n"] = _aliases(native, n_mut)
+    res["times"] = {k: v for k, v in times.items() if v is not None}
+    return res

@@ -1,0 +1,176 @@
+"""Comparison figures for one case's outputs (docs/protocol.md, RESULT / OUT).
+
+Figures only: the pass rule is applied by the daemon. Like inputs.py this module
+imports only torch so that repro.py can paste it into a repro script.
+"""
+
+import torch
+
+F64 = torch.float64
+
+# significand precision p and smallest subnormal of each floating dtype
+PRECISION = {torch.float64: (53, 2.0 ** -1074), torch.float32: (24, 2.0 ** -149),
+             torch.float16: (11, 2.0 ** -24), torch.bfloat16: (8, 2.0 ** -133)}
+for _name, _p in (("float8_e4m3fn", (4, 2.0 ** -9)), ("float8_e5m2", (3, 2.0 ** -16))):
+    if hasattr(torch, _name):
+        PRECISION[getattr(torch, _name)] = _p
+
+
+def _meta(t):
+    if t is None:
+        return None
+    try:
+        strides = list(t.stride())
+    except RuntimeError:
+        strides = []
+    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+            "strides": strides}
+
+
+def flatten(out):
+    """Output tensors in order; tuples and lists flattened, scalars made 0-d."""
+    if out is None:
+        return []
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in flatten(o)]
+    if isinstance(out, (bool, int, float)):
+        return [torch.tensor(out)]
+    return []
+
+
+def _unravel(flat, shape):
+    idx = []
+    for s in reversed(shape):
+        idx.append(flat % s)
+        flat //= s
+    return idx[::-1]
+
+
+def _nonfinite_mismatch(x, o):
+    bad = ((torch.isnan(x) != torch.isnan(o)) | (torch.isposinf(x) != torch.isposinf(o))
+           | (torch.isneginf(x) != torch.isneginf(o)))
+    return int(bad.sum().item())
+
+
+def float_figures(c, n, o, dtype):
+    """err_abs/err_ulp of candidate and native against the fp64 oracle."""
+    p, tiny = PRECISION[dtype]
+    O = o.to(F64)
+    finite = torch.isfinite(O)
+    absO = torch.where(finite, O.abs(), torch.zeros_like(O))
+    omax = absO.max().item() if O.numel() else 0.0
+    rounded = O.to(dtype).to(F64)
+    r = torch.where(finite & torch.isfinite(rounded), (rounded - O).abs(), torch.zeros_like(O))
+    # ULP at max(|O_i|, 2^-10 max|O|): frexp gives |x| = m 2^e, m in [0.5, 1),
+    # so floor(log2 |x|) = e - 1 and ulp = 2^(e - p).
+    mag = torch.clamp(absO, min=2.0 ** -10 * omax)
+    _, e = torch.frexp(mag)
+    ulp = torch.ldexp(torch.ones_like(mag), e - p)
+    ulp = torch.where(mag > 0, ulp.clamp(min=tiny), torch.full_like(mag, tiny))
+    rec = {"R": r.max().item() if O.numel() else 0.0, "oracle_max": omax}
+    for x, tag in ((c, "c"), (n, "n")):
+        X = x.to(F64)
+        d = torch.where(finite & torch.isfinite(X), (X - O).abs(), torch.zeros_like(O))
+        if O.numel():
+            rec["err_abs_" + tag] = d.max().item()
+            rec["err_ulp_" + tag] = (d / ulp).max().item()
+        else:
+            rec["err_abs_" + tag] = rec["err_ulp_" + tag] = 0.0
+        rec["nonfinite_mismatch_" + tag] = _nonfinite_mismatch(X, O)
+        if tag == "c" and O.numel():
+            at = int(torch.argmax(d.reshape(-1)).item())
+            rec["worst_c"] = {"index": _unravel(at, list(O.shape)),
+                              "cand": X.reshape(-1)[at].item(),
+                              "oracle": O.reshape(-1)[at].item()}
+    return rec
+
+
+def _bad(x, ref):
+    eq = x == ref
+    if x.is_floating_point() or x.is_complex():
+        eq = eq | (torch.isnan(x) & torch.isnan(ref))
+    return ~eq
+
+
+def _count(bad, rec, tag):
+    rec["mismatch_" + tag] = int(bad.sum().item())
+    if tag == "c" and rec["mismatch_c"]:
+        at = int(torch.nonzero(bad.reshape(-1))[0].item())
+        rec["first_bad_c"] = _unravel(at, list(bad.shape))
+
+
+def exact_figures(c, n, ref):
+    rec = {}
+    for x, tag in ((c, "c"), (n, "n")):
+        _count(_bad(x, ref), rec, tag)
+    return rec
+
+
+def index_figures(c, n, inp, dim, values):
+    """Tie-aware: an index is right when it points at the expected value."""
+    rec = {}
+    size = inp.shape[dim] if inp.dim() else 1
+    for x, tag in ((c, "c"), (n, "n")):
+        idx = x.to(torch.int64)
+        valid = (idx >= 0) & (idx < size)
+        got = inp.gather(dim, torch.where(valid, idx, torch.zeros_like(idx)))
+        _count(_bad(got, values.to(inp.dtype)) | ~valid, rec, tag)
+    return rec
+
+
+def bound_arg(op, args, kwargs, name):
+    """The value of argument `name` as the dispatcher binds it (schema defaults)."""
+    for i, a in enumerate(op._schema.arguments):
+        if a.name == name:
+            if name in kwargs:
+                return kwargs[name]
+            if i < len(args) and not a.kwarg_only:
+                return args[i]
+            return a.default_value
+    return None
+
+
+def _kind(mode, i, count, native):
+    if mode == "shape_only":
+        return "shape_only"
+    if mode in ("sort", "topk"):
+        if count == 1 and not native.is_floating_point():
+            return "sort_indices"  # argsort
+        return "sort_values" if i == 0 else "sort_indices"
+    if mode == "float" and native.dtype in PRECISION:
+        return "float"
+    return "exact"
+
+
+def compare(case, op, args, kwargs, cand, native, oracle):
+    """One OUT record per output tensor; oracle may be None (oracle failed)."""
+    C, N = flatten(cand), flatten(native)
+    O = flatten(oracle) if oracle is not None else []
+    mode = case.get("compare", "float")
+    outs = []
+    for i in range(max(len(C), len(N))):
+        c = C[i] if i < len(C) else None
+        n = N[i] if i < len(N) else None
+        o = O[i] if i < len(O) else None
+        ref = n if n is not None else c
+        kind = _kind(mode, i, len(N), ref)
+        rec = {"index": i, "cand": _meta(c), "native": _meta(n), "kind": kind,
+               "numel": ref.numel()}
+        outs.append(rec)
+        if kind == "shape_only" or c is None or n is None or o is None:
+            continue
+        if c.shape != o.shape or n.shape != o.shape:
+            continue
+        if kind == "float":
+            rec.update(float_figures(c, n, o, n.dtype))
+        elif kind == "sort_indices":
+            inp = args[0]
+            dim = bound_arg(op, args, kwargs, "dim")
+            dim = -1 if dim is None else dim
+            values = O[0] if len(O) > 1 else inp.gather(dim, o.to(torch.int64))
+            rec.update(index_figures(c, n, inp, dim, values))
+        else:
+            rec.update(exact_figures(c, n, o.to(n.dtype)))
+    return outs

@@ -1,0 +1,95 @@
+"""Renders a CASE as a standalone Python script (imports torch and the library).
+
+The script carries inputs.py and figures.py verbatim, so it regenerates the same
+input bytes and the same figures as the runner, then asserts the DESIGN.md pass
+rule: AssertionError (or the candidate's own exception) when the case fails.
+"""
+
+import inspect
+import json
+
+from . import figures, inputs
+
+_HEAD = '''#!/usr/bin/env python3
+"""opscreen repro: case {id}, {key} served by {module}.{name} ({dtype}, {cls}).
+
+Runs the candidate (only {name} enabled), native PyTorch and the fp64 oracle on
+regenerated inputs, prints the figures and asserts the opscreen pass rule.
+Device: cuda when available, else cpu.
+"""
+import json
+
+import torch
+import {module} as library
+
+CASE = json.loads({case!r})
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+'''
+
+_MAIN = '''
+
+def failures(case, outs, alias_c):
+    """The DESIGN.md pass rule, one message per violation."""
+    bad = []
+    for o in outs:
+        c, n, at = o["cand"], o["native"], "output %d: " % o["index"]
+        if c is None or n is None:
+            bad.append(at + "present in only one of candidate/native")
+            continue
+        if c["shape"] != n["shape"] or c["dtype"] != n["dtype"]:
+            bad.append(at + "candidate %s %s, native %s %s"
+                       % (c["shape"], c["dtype"], n["shape"], n["dtype"]))
+        if o["kind"] == "float" and "err_abs_c" in o:
+            if o["err_abs_c"] > max(2 * o["err_abs_n"], 2 * o["R"]):
+                bad.append(at + "err_abs %g > max(2*%g, 2R=%g)"
+                           % (o["err_abs_c"], o["err_abs_n"], 2 * o["R"]))
+            if o["err_ulp_c"] > max(2 * o["err_ulp_n"], 1.0):
+                bad.append(at + "err_ulp %g > max(2*%g, 1)" % (o["err_ulp_c"], o["err_ulp_n"]))
+            if o["nonfinite_mismatch_c"]:
+                bad.append(at + "%d nan/inf positions differ from the oracle"
+                           % o["nonfinite_mismatch_c"])
+        elif o.get("mismatch_c"):
+            bad.append(at + "%d %s mismatches, first at %s"
+                       % (o["mismatch_c"], o["kind"], o.get("first_bad_c")))
+    if case.get("inplace") and not alias_c:
+        bad.append("in-place result is not the mutated input")
+    return bad
+
+
+def main():
+    op = resolve_op(CASE["key"])
+    inplace = bool(CASE.get("inplace", False))
+    args, kwargs = build_args(CASE, DEVICE)
+    print("inputs sha256", digest(args, kwargs))
+    try:
+        native = op(*fresh(args, inplace), **kwargs)
+    except Exception as e:
+        print("NOT APPLICABLE: native raised %s: %s" % (type(e).__name__, e))
+        return
+    oracle = op(*upcast(fresh(args, inplace)), **upcast(kwargs))
+    cargs = fresh(args, inplace)
+    with library.use_gems(include=[CASE["name"]]):
+        cand = op(*cargs, **kwargs)  # an exception here is the finding
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
+    alias_c = isinstance(cand, torch.Tensor) and cand.data_ptr() == cargs[0].data_ptr()
+    outs = compare(CASE, op, args, kwargs, cand, native, oracle)
+    for o in outs:
+        print(json.dumps(o))
+    bad = failures(CASE, outs, alias_c)
+    assert not bad, "; ".join(bad)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def render(case, module):
+    head = _HEAD.format(id=case.get("id"), key=case.get("key"), name=case.get("name"),
+                        dtype=case.get("dtype"), cls=case.get("class"), module=module,
+                        case=json.dumps(case, sort_keys=True))
+    return "\n".join([head, "# ---- opscreen_runner/inputs.py ----",
+                      inspect.getsource(inputs), "# ---- opscreen_runner/figures.py ----",
+                      inspect.getsource(figures), _MAIN])

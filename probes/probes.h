@@ -1,0 +1,115 @@
+/*
+ * Probe classes, the catalog of screened aten keys and the sweep that turns a
+ * (key, class, dtype) into concrete CASE objects (docs/protocol.md).
+ * Everything here is pure data generation: no I/O, no global state.
+ */
+#ifndef OPSCREEN_PROBES_H
+#define OPSCREEN_PROBES_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+enum probe_class {
+	PROBE_SAME_SHAPE = 1 << 0,
+	PROBE_BROADCAST = 1 << 1,
+	PROBE_SCALAR = 1 << 2,
+	PROBE_REDUCTION = 1 << 3,
+	PROBE_CONTRACT = 1 << 4
+};
+#define PROBE_ALL 0x1f
+
+/* How the sweep builds arguments for a key. */
+enum catalog_family {
+	FAM_UNARY,		/* op(self) */
+	FAM_BINARY,		/* op(self, other) on tensors */
+	FAM_BINARY_SCALAR,	/* op(self, Scalar) */
+	FAM_CLAMP,
+	FAM_WHERE,
+	FAM_MASKED_FILL,
+	FAM_REDUCE,		/* full reduction: sum, mean */
+	FAM_REDUCE_DIM,		/* sum.dim_IntList, mean.dim, amax */
+	FAM_SCAN,		/* cumsum */
+	FAM_SOFTMAX,
+	FAM_SORT,
+	FAM_TOPK,
+	FAM_MM,
+	FAM_BMM,
+	FAM_ADDMM,
+	FAM_RMS_NORM,
+	FAM_LAYER_NORM,
+	FAM_GATHER,
+	FAM_INDEX_SELECT,
+	FAM_CAT,
+	FAM_STACK,
+	FAM_NONZERO,
+	FAM_BINCOUNT,
+	FAM_REPEAT_INTERLEAVE
+};
+
+/*
+ * Value domains by meaning; sweep.c maps them to the protocol's domain
+ * fields for the tensor's dtype (an integer tensor never gets "normal").
+ */
+enum catalog_domain {
+	DOM_NORMAL,
+	DOM_UNIFORM,		/* [-4, 4): exp and friends stay finite in fp16 */
+	DOM_WIDE,		/* [-10, 10): remainder dividends */
+	DOM_POSITIVE,		/* sqrt, rsqrt, pow bases */
+	DOM_NONZERO,		/* divisors */
+	DOM_SMALLINT,		/* integers in [-3, 3): ties and equalities */
+	DOM_TRI			/* -1, 0, 1: zeros for nonzero() */
+};
+
+/* dtype bits, in the order catalog_dtypes() reports them */
+#define DT_F32		(1u << 0)
+#define DT_F16		(1u << 1)
+#define DT_BF16		(1u << 2)
+#define DT_F64		(1u << 3)
+#define DT_I64		(1u << 4)
+#define DT_I32		(1u << 5)
+#define DT_I16		(1u << 6)
+#define DT_I8		(1u << 7)
+#define DT_U8		(1u << 8)
+#define DT_BOOL		(1u << 9)
+#define DT_FLOATS	(DT_F32 | DT_F16 | DT_BF16)
+#define DT_INTS		(DT_I32 | DT_I64)
+
+/* catalog_entry.flags */
+#define CAT_ALPHA	(1u << 0)	/* takes alpha= (add, sub) */
+#define CAT_DIVISOR	(1u << 1)	/* second operand must be nonzero */
+#define CAT_POW		(1u << 2)	/* Scalar is an exponent */
+#define CAT_BITWISE	(1u << 3)	/* integer/bool scalars only */
+#define CAT_DTYPE_KW	(1u << 4)	/* takes dtype= */
+#define CAT_DIM_NONE	(1u << 5)	/* dim is int[1]? : None is legal */
+#define CAT_STABLE	(1u << 6)	/* sort.stable: stable= is required */
+#define CAT_GELU	(1u << 7)	/* approximate= */
+
+struct catalog_entry {
+	const char		*key;
+	const char		*schema;
+	enum catalog_family	 family;
+	unsigned		 dtypes;
+	enum catalog_domain	 dom[3];	/* per tensor operand */
+	const char		*compare;
+	unsigned		 flags;
+};
+
+/* catalog.c */
+const char	*probe_class_name(enum probe_class);
+int		 probe_class_parse(const char *);
+int		 catalog_has(const char *);
+size_t		 catalog_count(void);
+const char	*catalog_key(size_t);
+const struct catalog_entry *catalog_find(const char *);
+json_t		*catalog_dtypes(const char *);
+int		 dtype_valid(const char *);
+unsigned	 dtype_bit(const char *);
+const char	*dtype_name(unsigned);
+int		 dtype_is_float(const char *);
+
+/* sweep.c */
+int		 sweep_expand(const char *, unsigned, const json_t *, json_t *);
+json_t		*sweep_reseed(const json_t *, int);
+unsigned	 sweep_seed(const char *, const char *, const char *, int);
+
+#endif

@@ -1,0 +1,1872 @@
+/*
+ * Sweep generators: expand one catalog key into concrete CASE objects
+ * (docs/protocol.md, without "id" and "name") for the probe classes
+ * same_shape, broadcast, scalar, reduction and contract.  Every case is
+ * deterministic: its seed is a hash of (key, class, dtype, index), so two
+ * expansions produce byte-identical JSON and a case can be regenerated
+ * from its id alone.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "probes.h"
+
+/* The state of one (key, class, dtype) expansion. */
+struct sweep {
+	const struct catalog_entry	*ce;
+	const char			*dtype;
+	const char			*cls;
+	int				 idx;	/* case index within class */
+	json_t				*out;
+	json_t				*cur;	/* case being built */
+	int				 n;
+	int				 err;
+};
+
+#define FNV_OFFSET	2166136261u
+#define FNV_PRIME	16777619u
+
+static uint32_t
+sweep_fnv(uint32_t h, const void *p, size_t len)
+{
+	const unsigned char	*b = p;
+	size_t			 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+static uint32_t
+sweep_fnv_int(uint32_t h, uint32_t v)
+{
+	unsigned char	b[4];
+
+	/* fixed byte order, so seeds do not depend on the host */
+	b[0] = v & 0xff;
+	b[1] = (v >> 8) & 0xff;
+	b[2] = (v >> 16) & 0xff;
+	b[3] = (v >> 24) & 0xff;
+	return sweep_fnv(h, b, sizeof(b));
+}
+
+static uint32_t
+sweep_fnv_names(const char *key, const char *cls, const char *dtype)
+{
+	uint32_t	h = FNV_OFFSET;
+
+	/* the NULs separate the fields, so ("ab","c") != ("a","bc") */
+	h = sweep_fnv(h, key, strlen(key) + 1);
+	h = sweep_fnv(h, cls, strlen(cls) + 1);
+	h = sweep_fnv(h, dtype, strlen(dtype) + 1);
+	return h;
+}
+
+/* FNV-1a of (key, class, dtype, index), below 2^31 so seed*1000 fits. */
+unsigned
+sweep_seed(const char *key, const char *cls, const char *dtype, int index)
+{
+	uint32_t	h;
+
+	h = sweep_fnv_names(key, cls, dtype);
+	h = sweep_fnv_int(h, (uint32_t)index);
+	return h & 0x7fffffffu;
+}
+
+json_t *
+sweep_reseed(const json_t *case_spec, int attempt)
+{
+	json_t		*c;
+	const char	*key, *cls, *dtype;
+	uint32_t	 h, old;
+
+	if (!json_is_object(case_spec))
+		return NULL;
+	key = json_string_value(json_object_get(case_spec, "key"));
+	cls = json_string_value(json_object_get(case_spec, "class"));
+	dtype = json_string_value(json_object_get(case_spec, "dtype"));
+	if (key == NULL || cls == NULL || dtype == NULL)
+		return NULL;
+	old = (uint32_t)json_integer_value(json_object_get(case_spec, "seed"));
+	h = sweep_fnv_names(key, cls, dtype);
+	h = sweep_fnv_int(h, old);
+	h = sweep_fnv_int(h, (uint32_t)attempt);
+	h &= 0x7fffffffu;
+	if (h == old)
+		h = (h + 1) & 0x7fffffffu;
+	if ((c = json_deep_copy(case_spec)) == NULL)
+		return NULL;
+	if (json_object_set_new(c, "seed", json_integer(h)) == -1) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Argument constructors; each returns a new reference or NULL. */
+
+static json_t *
+sweep_dims(int nd, ...)
+{
+	json_t	*a;
+	va_list	 ap;
+	int	 i;
+
+	if ((a = json_array()) == NULL)
+		return NULL;
+	va_start(ap, nd);
+	for (i = 0; i < nd; i++)
+		json_array_append_new(a, json_integer(va_arg(ap, int)));
+	va_end(ap);
+	return a;
+}
+
+static json_t *
+sweep_i(long long v)
+{
+	return json_pack("{s:s,s:I}", "t", "int", "v", (json_int_t)v);
+}
+
+static json_t *
+sweep_f(double v)
+{
+	return json_pack("{s:s,s:f}", "t", "float", "v", v);
+}
+
+static json_t *
+sweep_b(int v)
+{
+	return json_pack("{s:s,s:b}", "t", "bool", "v", v);
+}
+
+static json_t *
+sweep_none(void)
+{
+	return json_pack("{s:s}", "t", "none");
+}
+
+static json_t *
+sweep_str(const char *v)
+{
+	return json_pack("{s:s,s:s}", "t", "str", "v", v);
+}
+
+static json_t *
+sweep_dtype(const char *v)
+{
+	return json_pack("{s:s,s:s}", "t", "dtype", "v", v);
+}
+
+/* {"t":"ints"} from a dims array (stolen) */
+static json_t *
+sweep_ints(json_t *dims)
+{
+	return json_pack("{s:s,s:o}", "t", "ints", "v", dims);
+}
+
+/* {"t":"tensors"} from an array of tensor ARGs (stolen) */
+static json_t *
+sweep_tensors(json_t *list)
+{
+	return json_pack("{s:s,s:o}", "t", "tensors", "v", list);
+}
+
+static int
+sweep_set_domain(json_t *t, const char *name, int has_range, double low,
+    double high)
+{
+	int	r = 0;
+
+	r |= json_object_set_new(t, "domain", json_string(name));
+	if (has_range) {
+		r |= json_object_set_new(t, "low", json_integer((json_int_t)low));
+		r |= json_object_set_new(t, "high", json_integer((json_int_t)high));
+	}
+	return r;
+}
+
+static int
+sweep_set_frange(json_t *t, const char *name, double low, double high)
+{
+	int	r = 0;
+
+	r |= json_object_set_new(t, "domain", json_string(name));
+	r |= json_object_set_new(t, "low", json_real(low));
+	r |= json_object_set_new(t, "high", json_real(high));
+	return r;
+}
+
+/*
+ * Maps a domain by meaning onto the protocol's domains for dtype.  Integer
+ * divisors alternate in sign with the case index, because the "int" domain
+ * is one interval and cannot exclude zero from the middle.
+ */
+static int
+sweep_domain(json_t *t, const char *dtype, enum catalog_domain dom, int parity)
+{
+	unsigned	bit = dtype_bit(dtype);
+	int		u8 = bit == DT_U8;
+
+	if (bit == DT_BOOL)
+		return sweep_set_domain(t, "bool", 0, 0, 0);
+	if (dtype_is_float(dtype)) {
+		switch (dom) {
+		case DOM_NORMAL:
+			return sweep_set_domain(t, "normal", 0, 0, 0);
+		case DOM_UNIFORM:
+			return sweep_set_frange(t, "uniform", -4.0, 4.0);
+		case DOM_WIDE:
+			return sweep_set_frange(t, "uniform", -10.0, 10.0);
+		case DOM_POSITIVE:
+			return sweep_set_domain(t, "positive", 0, 0, 0);
+		case DOM_NONZERO:
+			return sweep_set_domain(t, "nonzero", 0, 0, 0);
+		case DOM_SMALLINT:
+			return sweep_set_domain(t, "int", 1, -3, 3);
+		case DOM_TRI:
+			return sweep_set_domain(t, "int", 1, -1, 2);
+		}
+		return -1;
+	}
+	switch (dom) {
+	case DOM_NORMAL:
+	case DOM_WIDE:
+		return sweep_set_domain(t, "int", 1, u8 ? 0 : -100, u8 ? 200 : 100);
+	case DOM_UNIFORM:
+		return sweep_set_domain(t, "int", 1, u8 ? 0 : -4, 4);
+	case DOM_POSITIVE:
+		return sweep_set_domain(t, "int", 1, 1, 10);
+	case DOM_NONZERO:
+		if (u8 || parity % 2 == 0)
+			return sweep_set_domain(t, "int", 1, 1, 50);
+		return sweep_set_domain(t, "int", 1, -50, 0);
+	case DOM_SMALLINT:
+		return sweep_set_domain(t, "int", 1, u8 ? 0 : -3, 3);
+	case DOM_TRI:
+		return sweep_set_domain(t, "int", 1, u8 ? 0 : -1, 2);
+	}
+	return -1;
+}
+
+/* A tensor ARG of dtype (NULL: the case dtype); shape is stolen. */
+static json_t *
+sweep_t(struct sweep *s, json_t *shape, const char *dtype,
+    enum catalog_domain dom)
+{
+	json_t	*t;
+
+	if (dtype == NULL)
+		dtype = s->dtype;
+	t = json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape", shape,
+	    "dtype", dtype);
+	if (t == NULL)
+		return NULL;
+	if (sweep_domain(t, dtype, dom, s->idx) == -1) {
+		json_decref(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* A tensor of the case dtype in the entry's domain for operand i. */
+static json_t *
+sweep_op(struct sweep *s, json_t *shape, int i)
+{
+	return sweep_t(s, shape, NULL, s->ce->dom[i]);
+}
+
+/* An int64 index tensor with values in [0, high); high is never 0. */
+static json_t *
+sweep_index(json_t *shape, const char *dtype, int high)
+{
+	return json_pack("{s:s,s:o,s:s,s:s,s:i}", "t", "tensor",
+	    "shape", shape, "dtype", dtype ? dtype : "int64",
+	    "domain", "index", "high", high > 0 ? high : 1);
+}
+
+static json_t *
+sweep_bool_t(json_t *shape)
+{
+	return json_pack("{s:s,s:o,s:s,s:s}", "t", "tensor", "shape", shape,
+	    "dtype", "bool", "domain", "bool");
+}
+
+/* Case assembly. */
+
+static void
+sweep_begin(struct sweep *s)
+{
+	unsigned	seed;
+
+	seed = sweep_seed(s->ce->key, s->cls, s->dtype, s->idx);
+	s->cur = json_pack("{s:s,s:s,s:s,s:I,s:[],s:{},s:s,s:b}",
+	    "key", s->ce->key, "class", s->cls, "dtype", s->dtype,
+	    "seed", (json_int_t)seed, "args", "kwargs",
+	    "compare", s->ce->compare, "inplace", 0);
+	if (s->cur == NULL)
+		s->err = 1;
+}
+
+static void
+sweep_arg(struct sweep *s, json_t *a)
+{
+	if (a == NULL || json_array_append_new(json_object_get(s->cur,
+	    "args"), a) == -1)
+		s->err = 1;
+}
+
+static void
+sweep_kw(struct sweep *s, const char *k, json_t *a)
+{
+	if (a == NULL || json_object_set_new(json_object_get(s->cur,
+	    "kwargs"), k, a) == -1)
+		s->err = 1;
+}
+
+static void
+sweep_end(struct sweep *s)
+{
+	if (s->cur == NULL)
+		return;
+	if (json_array_append_new(s->out, s->cur) == -1)
+		s->err = 1;
+	s->cur = NULL;
+	s->idx++;
+	s->n++;
+}
+
+static void
+sweep_class(struct sweep *s, enum probe_class c)
+{
+	s->cls = probe_class_name(c);
+	s->idx = 0;
+}
+
+/* Shapes as data, for the sweeps that iterate tables of them. */
+struct sweep_shape {
+	int	nd;
+	int	d[4];
+};
+
+static json_t *
+sweep_shape(const struct sweep_shape *sh)
+{
+	json_t	*a;
+	int	 i;
+
+	if ((a = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < sh->nd; i++)
+		json_array_append_new(a, json_integer(sh->d[i]));
+	return a;
+}
+
+/* odd sizes, 0-d, empty, 2-D and 3-D */
+static const struct sweep_shape sweep_same[] = {
+	{ 0, { 0 } }, { 1, { 1 } }, { 1, { 7 } }, { 1, { 33 } },
+	{ 1, { 1023 } }, { 1, { 4097 } }, { 1, { 0 } }, { 2, { 5, 7 } },
+	{ 3, { 3, 17, 9 } },
+};
+#define NSAME	(sizeof(sweep_same) / sizeof(sweep_same[0]))
+
+/* each side broadcasts in turn, the first one included, up to rank 4 */
+static const struct sweep_shape sweep_bcast2[][2] = {
+	{ { 2, { 1, 5 } }, { 2, { 4, 5 } } },
+	{ { 2, { 4, 5 } }, { 2, { 1, 5 } } },
+	{ { 2, { 4, 1 } }, { 2, { 1, 5 } } },
+	{ { 1, { 5 } }, { 2, { 4, 5 } } },
+	{ { 3, { 3, 1, 5 } }, { 3, { 1, 4, 1 } } },
+	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } } },
+	{ { 1, { 1 } }, { 4, { 2, 3, 4, 5 } } },
+	{ { 4, { 2, 3, 4, 5 } }, { 4, { 1, 3, 1, 5 } } },
+	{ { 2, { 1, 33 } }, { 2, { 7, 1 } } },
+	{ { 2, { 3, 1 } }, { 2, { 3, 0 } } },
+};
+#define NBCAST2	(sizeof(sweep_bcast2) / sizeof(sweep_bcast2[0]))
+
+static const struct sweep_shape sweep_bcast3[][3] = {
+	{ { 2, { 1, 5 } }, { 2, { 4, 5 } }, { 2, { 4, 5 } } },
+	{ { 2, { 4, 5 } }, { 2, { 1, 5 } }, { 2, { 4, 5 } } },
+	{ { 2, { 4, 5 } }, { 2, { 4, 5 } }, { 2, { 1, 5 } } },
+	{ { 2, { 4, 1 } }, { 2, { 1, 5 } }, { 1, { 5 } } },
+	{ { 1, { 5 } }, { 2, { 4, 1 } }, { 1, { 1 } } },
+	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } }, { 3, { 1, 1, 1 } } },
+	{ { 4, { 1, 3, 1, 5 } }, { 4, { 2, 1, 4, 1 } }, { 2, { 4, 5 } } },
+	{ { 2, { 1, 1 } }, { 2, { 1, 1 } }, { 2, { 7, 33 } } },
+};
+#define NBCAST3	(sizeof(sweep_bcast3) / sizeof(sweep_bcast3[0]))
+
+/*
+ * A dtype of the same kind as d but different, and one of the other kind,
+ * for type-promotion probes.
+ */
+static const char *
+sweep_other_same_kind(const char *d)
+{
+	unsigned	b = dtype_bit(d);
+
+	if (b == DT_F32)
+		return "float16";
+	if (b == DT_F16)
+		return "bfloat16";
+	if (b == DT_BF16)
+		return "float16";
+	if (b == DT_I64)
+		return "int32";
+	if (b == DT_BOOL)
+		return "int32";
+	return "int64";
+}
+
+static const char *
+sweep_other_kind(const struct sweep *s)
+{
+	if (s->ce->flags & CAT_BITWISE)
+		return dtype_bit(s->dtype) == DT_BOOL ? "int64" : "bool";
+	return dtype_is_float(s->dtype) ? "int64" : "float32";
+}
+
+/* same_shape for ops whose tensor operands all have one shape */
+static void
+sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
+{
+	size_t	i;
+	int	j;
+
+	for (i = 0; i < NSAME; i++) {
+		sweep_begin(s);
+		for (j = 0; j < nops; j++)
+			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_same[i]), j));
+		if (extra != NULL)
+			sweep_arg(s, extra(s));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_unary(struct sweep *s, unsigned classes)
+{
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		sweep_same_shape(s, 1, NULL);
+	}
+	if ((classes & PROBE_CONTRACT) && (s->ce->flags & CAT_GELU)) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_kw(s, "approximate", sweep_str("tanh"));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
+		sweep_kw(s, "approximate", sweep_str("none"));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_binary_pair(struct sweep *s, json_t *a, json_t *b)
+{
+	sweep_begin(s);
+	sweep_arg(s, a);
+	sweep_arg(s, b);
+	sweep_end(s);
+}
+
+static void
+sweep_binary(struct sweep *s, unsigned classes)
+{
+	const struct catalog_entry	*ce = s->ce;
+	const char			*same, *other;
+	size_t				 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		sweep_same_shape(s, 2, NULL);
+	}
+	if (classes & PROBE_BROADCAST) {
+		sweep_class(s, PROBE_BROADCAST);
+		for (i = 0; i < NBCAST2; i++)
+			sweep_binary_pair(s,
+			    sweep_op(s, sweep_shape(&sweep_bcast2[i][0]), 0),
+			    sweep_op(s, sweep_shape(&sweep_bcast2[i][1]), 1));
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		same = sweep_other_same_kind(s->dtype);
+		other = sweep_other_kind(s);
+		/* 0-d tensor on either side, then both */
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_op(s, sweep_dims(0), 1));
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(0), 0),
+		    sweep_op(s, sweep_dims(2, 4, 5), 1));
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(0), 0),
+		    sweep_op(s, sweep_dims(0), 1));
+		/*
+		 * Promotion: a 0-d operand of the other kind (it wins a
+		 * category change), a 0-d of the same kind (it must not
+		 * widen the result), a dimensioned one of the same kind.
+		 */
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_t(s, sweep_dims(0), other, ce->dom[1]));
+		sweep_binary_pair(s, sweep_t(s, sweep_dims(0), other, ce->dom[0]),
+		    sweep_op(s, sweep_dims(2, 4, 5), 1));
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_t(s, sweep_dims(0),
+		    dtype_is_float(s->dtype) ? "float64" : same, ce->dom[1]));
+		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_t(s, sweep_dims(1, 5), same, ce->dom[1]));
+	}
+	if ((classes & PROBE_CONTRACT) && (ce->flags & CAT_ALPHA) &&
+	    dtype_bit(s->dtype) != DT_BOOL) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 1));
+		sweep_kw(s, "alpha", sweep_i(2));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 5), 0));
+		sweep_arg(s, sweep_op(s, sweep_dims(1, 5), 1));
+		if (dtype_is_float(s->dtype))
+			sweep_kw(s, "alpha", sweep_f(-0.5));
+		else
+			sweep_kw(s, "alpha", sweep_i(-3));
+		sweep_end(s);
+	}
+}
+
+/* The Python scalars a Scalar overload is probed with, by flavour. */
+static json_t *
+sweep_scalar_value(const struct sweep *s, int i)
+{
+	unsigned	fl = s->ce->flags;
+	int		isbool = dtype_bit(s->dtype) == DT_BOOL;
+
+	if (fl & CAT_POW) {
+		static const double pw[] = { 2, 3, 0, -1, 0.5, -1.5, 3.0 };
+
+		if (i >= 7)
+			return NULL;
+		return i < 4 ? sweep_i((long long)pw[i]) : sweep_f(pw[i]);
+	}
+	if (fl & CAT_DIVISOR) {
+		static const double dv[] = { 3, -7, 0.5, -2.5 };
+
+		if (i >= 4)
+			return NULL;
+		return i < 2 ? sweep_i((long long)dv[i]) : sweep_f(dv[i]);
+	}
+	if (fl & CAT_BITWISE) {
+		if (isbool) {
+			if (i >= 3)
+				return NULL;
+			return i < 2 ? sweep_b(i == 0) : sweep_i(1);
+		}
+		switch (i) {
+		case 0:
+			return sweep_i(90);
+		case 1:
+			return sweep_i(3);
+		case 2:
+			return sweep_b(1);
+		case 3:
+			return dtype_bit(s->dtype) == DT_U8 ? sweep_i(15) :
+			    sweep_i(-4);
+		}
+		return NULL;
+	}
+	/* comparisons */
+	if (isbool) {
+		switch (i) {
+		case 0:
+			return sweep_b(1);
+		case 1:
+			return sweep_b(0);
+		case 2:
+			return sweep_i(1);
+		case 3:
+			return sweep_f(0.5);
+		}
+		return NULL;
+	}
+	switch (i) {
+	case 0:
+		return sweep_i(1);
+	case 1:
+		return sweep_i(-2);
+	case 2:
+		return sweep_f(0.5);
+	case 3:
+		return sweep_f(2.0);
+	}
+	return NULL;
+}
+
+static json_t *
+sweep_scalar_first(struct sweep *s)
+{
+	return sweep_scalar_value(s, 0);
+}
+
+static void
+sweep_binary_scalar(struct sweep *s, unsigned classes)
+{
+	json_t	*v;
+	int	 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		sweep_same_shape(s, 1, sweep_scalar_first);
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		for (i = 0; (v = sweep_scalar_value(s, i)) != NULL; i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+			sweep_arg(s, v);
+			sweep_end(s);
+		}
+		/* 0-d self with an int and with a float scalar */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_scalar_value(s, 0));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_scalar_value(s, 2));
+		sweep_end(s);
+	}
+}
+
+static json_t *
+sweep_clamp_lo(const struct sweep *s)
+{
+	return dtype_is_float(s->dtype) ? sweep_f(-0.5) : sweep_i(-30);
+}
+
+static json_t *
+sweep_clamp_hi(const struct sweep *s)
+{
+	return dtype_is_float(s->dtype) ? sweep_f(0.75) : sweep_i(40);
+}
+
+static void
+sweep_clamp(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NSAME; i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_same[i]), 0));
+			sweep_arg(s, sweep_clamp_lo(s));
+			sweep_arg(s, sweep_clamp_hi(s));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		/* scalars of the other kind than the tensor */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		if (dtype_is_float(s->dtype)) {
+			sweep_arg(s, sweep_i(-1));
+			sweep_arg(s, sweep_i(1));
+		} else {
+			sweep_arg(s, sweep_f(-20.5));
+			sweep_arg(s, sweep_f(30.25));
+		}
+		sweep_end(s);
+		/* min > max: aten gives max everywhere */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_clamp_hi(s));
+		sweep_arg(s, sweep_clamp_lo(s));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_clamp_lo(s));
+		sweep_arg(s, sweep_clamp_hi(s));
+		sweep_end(s);
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		/* only min, max omitted entirely */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_clamp_lo(s));
+		sweep_end(s);
+		/* only max, min None positionally */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_none());
+		sweep_arg(s, sweep_clamp_hi(s));
+		sweep_end(s);
+		/* only max, by keyword */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
+		sweep_kw(s, "max", sweep_clamp_hi(s));
+		sweep_end(s);
+		/* only min, by keyword */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
+		sweep_kw(s, "min", sweep_clamp_lo(s));
+		sweep_end(s);
+		/* both by keyword */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 7, 9), 0));
+		sweep_kw(s, "min", sweep_clamp_lo(s));
+		sweep_kw(s, "max", sweep_clamp_hi(s));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_where_case(struct sweep *s, json_t *c, json_t *x, json_t *y)
+{
+	sweep_begin(s);
+	sweep_arg(s, c);
+	sweep_arg(s, x);
+	sweep_arg(s, y);
+	sweep_end(s);
+}
+
+static void
+sweep_where(struct sweep *s, unsigned classes)
+{
+	const char	*same, *other;
+	size_t		 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NSAME; i++)
+			sweep_where_case(s,
+			    sweep_bool_t(sweep_shape(&sweep_same[i])),
+			    sweep_op(s, sweep_shape(&sweep_same[i]), 1),
+			    sweep_op(s, sweep_shape(&sweep_same[i]), 2));
+	}
+	if (classes & PROBE_BROADCAST) {
+		sweep_class(s, PROBE_BROADCAST);
+		for (i = 0; i < NBCAST3; i++)
+			sweep_where_case(s,
+			    sweep_bool_t(sweep_shape(&sweep_bcast3[i][0])),
+			    sweep_op(s, sweep_shape(&sweep_bcast3[i][1]), 1),
+			    sweep_op(s, sweep_shape(&sweep_bcast3[i][2]), 2));
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		same = sweep_other_same_kind(s->dtype);
+		other = dtype_is_float(s->dtype) ? "int64" : "float32";
+		sweep_where_case(s, sweep_bool_t(sweep_dims(0)),
+		    sweep_op(s, sweep_dims(2, 4, 5), 1),
+		    sweep_op(s, sweep_dims(2, 4, 5), 2));
+		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
+		    sweep_op(s, sweep_dims(0), 1),
+		    sweep_op(s, sweep_dims(2, 4, 5), 2));
+		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
+		    sweep_op(s, sweep_dims(2, 4, 5), 1),
+		    sweep_op(s, sweep_dims(0), 2));
+		sweep_where_case(s, sweep_bool_t(sweep_dims(0)),
+		    sweep_op(s, sweep_dims(0), 1),
+		    sweep_op(s, sweep_dims(0), 2));
+		/* promotion between self and other */
+		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
+		    sweep_op(s, sweep_dims(2, 4, 5), 1),
+		    sweep_t(s, sweep_dims(0), other, DOM_NORMAL));
+		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
+		    sweep_t(s, sweep_dims(2, 4, 5), same, DOM_NORMAL),
+		    sweep_op(s, sweep_dims(2, 4, 5), 2));
+	}
+}
+
+static json_t *
+sweep_fill_value(const struct sweep *s)
+{
+	if (dtype_bit(s->dtype) == DT_BOOL)
+		return sweep_b(1);
+	if (dtype_is_float(s->dtype))
+		return sweep_f(3.5);
+	return sweep_i(7);
+}
+
+static void
+sweep_masked_fill_case(struct sweep *s, json_t *self, json_t *mask, json_t *v)
+{
+	sweep_begin(s);
+	sweep_arg(s, self);
+	sweep_arg(s, mask);
+	sweep_arg(s, v);
+	sweep_end(s);
+}
+
+static void
+sweep_masked_fill(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NSAME; i++)
+			sweep_masked_fill_case(s,
+			    sweep_op(s, sweep_shape(&sweep_same[i]), 0),
+			    sweep_bool_t(sweep_shape(&sweep_same[i])),
+			    sweep_fill_value(s));
+	}
+	if (classes & PROBE_BROADCAST) {
+		/* out-of-place masked_fill broadcasts self against mask too */
+		sweep_class(s, PROBE_BROADCAST);
+		for (i = 0; i < NBCAST2; i++)
+			sweep_masked_fill_case(s,
+			    sweep_op(s, sweep_shape(&sweep_bcast2[i][0]), 0),
+			    sweep_bool_t(sweep_shape(&sweep_bcast2[i][1])),
+			    sweep_fill_value(s));
+		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_bool_t(sweep_dims(1, 5)), sweep_fill_value(s));
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		if (dtype_bit(s->dtype) == DT_BOOL) {
+			sweep_masked_fill_case(s,
+			    sweep_op(s, sweep_dims(2, 5, 7), 0),
+			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_b(0));
+		} else {
+			sweep_masked_fill_case(s,
+			    sweep_op(s, sweep_dims(2, 5, 7), 0),
+			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_i(-2));
+		}
+		if (dtype_is_float(s->dtype))
+			sweep_masked_fill_case(s,
+			    sweep_op(s, sweep_dims(2, 5, 7), 0),
+			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_f(-1.25));
+		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(0), 0),
+		    sweep_bool_t(sweep_dims(2, 4, 5)), sweep_fill_value(s));
+		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
+		    sweep_bool_t(sweep_dims(0)), sweep_fill_value(s));
+	}
+}
+
+/* The dtype= a reduction or scan is probed with: a widening for halves. */
+static const char *
+sweep_acc_dtype(const struct sweep *s)
+{
+	/* for integers, int32: narrower than aten's int64 default */
+	return dtype_is_float(s->dtype) ? "float32" : "int32";
+}
+
+static const struct sweep_shape sweep_full_red[] = {
+	{ 1, { 7 } }, { 2, { 33, 65 } }, { 1, { 4097 } }, { 3, { 3, 5, 7 } },
+	{ 2, { 8, 4096 } }, { 2, { 4096, 3 } }, { 4, { 2, 3, 4, 5 } },
+	{ 0, { 0 } }, { 1, { 1 } },
+};
+#define NFULLRED	(sizeof(sweep_full_red) / sizeof(sweep_full_red[0]))
+
+static void
+sweep_reduce(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	/*
+	 * No empty input: the sum of nothing is 0 (a degenerate oracle on
+	 * every reseed) and the mean of nothing is NaN.
+	 */
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NFULLRED; i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_full_red[i]), 0));
+			sweep_end(s);
+		}
+	}
+	if ((classes & PROBE_CONTRACT) && (s->ce->flags & CAT_DTYPE_KW)) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 4096), 0));
+		sweep_kw(s, "dtype", sweep_none());
+		sweep_end(s);
+	}
+}
+
+struct sweep_dimcase {
+	struct sweep_shape	sh;
+	int			nd;	/* -1: dim=None */
+	int			d[3];
+	int			keepdim;
+};
+
+static const struct sweep_dimcase sweep_dim_red[] = {
+	{ { 3, { 3, 5, 7 } }, 1, { 0 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { 1 }, 1 },
+	{ { 3, { 3, 5, 7 } }, 1, { 2 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { -1 }, 1 },
+	{ { 3, { 3, 5, 7 } }, 1, { -2 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { -3 }, 1 },
+	{ { 3, { 3, 5, 7 } }, 2, { 0, 2 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 2, { -1, 0 }, 1 },
+	{ { 3, { 3, 5, 7 } }, 0, { 0 }, 0 },		/* dim=[]: full */
+	{ { 3, { 3, 5, 7 } }, 3, { 0, 1, 2 }, 1 },
+	{ { 2, { 8, 4096 } }, 1, { -1 }, 0 },
+	{ { 2, { 4096, 8 } }, 1, { 0 }, 0 },
+	{ { 3, { 3, 4096, 5 } }, 1, { 1 }, 1 },
+	{ { 0, { 0 } }, 0, { 0 }, 0 },
+};
+#define NDIMRED	(sizeof(sweep_dim_red) / sizeof(sweep_dim_red[0]))
+
+static json_t *
+sweep_dimlist(int nd, const int *d)
+{
+	json_t	*a;
+	int	 i;
+
+	if ((a = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < nd; i++)
+		json_array_append_new(a, json_integer(d[i]));
+	return sweep_ints(a);
+}
+
+static void
+sweep_reduce_dim(struct sweep *s, unsigned classes)
+{
+	const struct sweep_dimcase	*dc;
+	size_t				 i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NDIMRED; i++) {
+			dc = &sweep_dim_red[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&dc->sh), 0));
+			sweep_arg(s, sweep_dimlist(dc->nd, dc->d));
+			sweep_arg(s, sweep_b(dc->keepdim));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		if (s->ce->flags & CAT_DIM_NONE) {
+			/* dim=None, keepdim omitted */
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+			sweep_arg(s, sweep_none());
+			sweep_end(s);
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
+			sweep_arg(s, sweep_none());
+			sweep_arg(s, sweep_b(1));
+			sweep_end(s);
+		} else {
+			/* amax: dim and keepdim both defaulted */
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+			sweep_end(s);
+		}
+		/* keepdim by keyword, dim given positionally */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
+		sweep_arg(s, sweep_dimlist(1, (const int []){ 1 }));
+		sweep_kw(s, "keepdim", sweep_b(1));
+		sweep_end(s);
+		/* keepdim omitted */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
+		sweep_arg(s, sweep_dimlist(1, (const int []){ -1 }));
+		sweep_end(s);
+		if (s->ce->flags & CAT_DTYPE_KW) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 4096), 0));
+			sweep_arg(s, sweep_dimlist(1, (const int []){ -1 }));
+			sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+			sweep_end(s);
+		}
+	}
+}
+
+/* dim sweeps shared by cumsum, softmax: every dim, long rows, 0-d */
+static const struct sweep_dimcase sweep_dim_each[] = {
+	{ { 3, { 3, 5, 7 } }, 1, { 0 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { 1 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { 2 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { -1 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { -2 }, 0 },
+	{ { 3, { 3, 5, 7 } }, 1, { -3 }, 0 },
+	{ { 2, { 4, 4096 } }, 1, { -1 }, 0 },
+	{ { 2, { 4096, 4 } }, 1, { 0 }, 0 },
+	{ { 3, { 3, 4096, 3 } }, 1, { 1 }, 0 },
+	{ { 1, { 1023 } }, 1, { 0 }, 0 },
+	{ { 0, { 0 } }, 1, { 0 }, 0 },
+	{ { 2, { 0, 5 } }, 1, { 1 }, 0 },
+};
+#define NDIMEACH	(sizeof(sweep_dim_each) / sizeof(sweep_dim_each[0]))
+
+static void
+sweep_scan(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NDIMEACH; i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s,
+			    sweep_shape(&sweep_dim_each[i].sh), 0));
+			sweep_arg(s, sweep_i(sweep_dim_each[i].d[0]));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
+		sweep_arg(s, sweep_i(-1));
+		sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
+		sweep_kw(s, "dim", sweep_i(1));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_softmax(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NDIMEACH; i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s,
+			    sweep_shape(&sweep_dim_each[i].sh), 0));
+			sweep_arg(s, sweep_i(sweep_dim_each[i].d[0]));
+			sweep_arg(s, sweep_b(0));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
+		sweep_kw(s, "dim", sweep_i(-1));
+		sweep_kw(s, "half_to_float", sweep_b(0));
+		sweep_end(s);
+		/*
+		 * No half_to_float=True: the fp64 oracle cannot take it (aten
+		 * allows it for float16 input only), so it could only ever be
+		 * a harness error.
+		 */
+	}
+}
+
+struct sweep_sortcase {
+	struct sweep_shape	sh;
+	int			dim;
+	int			flag;	/* descending / largest */
+	int			ties;
+	int			k;
+};
+
+static const struct sweep_sortcase sweep_sorts[] = {
+	{ { 3, { 3, 5, 7 } }, 0, 0, 0, 2 },
+	{ { 3, { 3, 5, 7 } }, 1, 1, 0, 2 },
+	{ { 3, { 3, 5, 7 } }, 2, 0, 0, 2 },
+	{ { 3, { 3, 5, 7 } }, -1, 1, 0, 2 },
+	{ { 3, { 3, 5, 7 } }, -2, 0, 0, 2 },
+	{ { 3, { 3, 5, 7 } }, -3, 1, 0, 2 },
+	{ { 2, { 4, 4096 } }, -1, 0, 0, 8 },
+	{ { 2, { 4, 4096 } }, -1, 1, 0, 100 },
+	{ { 2, { 4096, 3 } }, 0, 1, 0, 5 },
+	{ { 2, { 33, 65 } }, -1, 1, 1, 10 },
+	{ { 1, { 1023 } }, 0, 0, 1, 1023 },
+	{ { 1, { 1 } }, 0, 1, 0, 1 },
+	{ { 2, { 5, 7 } }, -1, 1, 0, 0 },
+};
+#define NSORTS	(sizeof(sweep_sorts) / sizeof(sweep_sorts[0]))
+
+static void
+sweep_sort(struct sweep *s, unsigned classes)
+{
+	const struct sweep_sortcase	*sc;
+	int				 stable = s->ce->flags & CAT_STABLE;
+	size_t				 i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NSORTS; i++) {
+			sc = &sweep_sorts[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_t(s, sweep_shape(&sc->sh), NULL,
+			    sc->ties ? DOM_SMALLINT : s->ce->dom[0]));
+			if (stable) {
+				sweep_kw(s, "stable", sweep_b(1));
+				sweep_kw(s, "dim", sweep_i(sc->dim));
+				sweep_kw(s, "descending", sweep_b(sc->flag));
+			} else {
+				sweep_arg(s, sweep_i(sc->dim));
+				sweep_arg(s, sweep_b(sc->flag));
+			}
+			sweep_end(s);
+		}
+		/* 0-d and empty inputs */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		if (stable)
+			sweep_kw(s, "stable", sweep_b(1));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 3, 0), 0));
+		if (stable)
+			sweep_kw(s, "stable", sweep_b(0));
+		sweep_end(s);
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_t(s, sweep_dims(2, 33, 65), NULL,
+		    DOM_SMALLINT));
+		/* stable has no default: it may be None but not omitted */
+		if (stable)
+			sweep_kw(s, "stable", sweep_none());
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		if (stable)
+			sweep_kw(s, "stable", sweep_b(0));
+		sweep_kw(s, "descending", sweep_b(1));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_topk(struct sweep *s, unsigned classes)
+{
+	const struct sweep_sortcase	*sc;
+	size_t				 i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NSORTS; i++) {
+			sc = &sweep_sorts[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_t(s, sweep_shape(&sc->sh), NULL,
+			    sc->ties ? DOM_SMALLINT : s->ce->dom[0]));
+			sweep_arg(s, sweep_i(sc->k));
+			sweep_arg(s, sweep_i(sc->dim));
+			sweep_arg(s, sweep_b(!sc->flag));
+			sweep_arg(s, sweep_b(1));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_i(4));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_i(4));
+		sweep_kw(s, "largest", sweep_b(0));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 65, 33), 0));
+		sweep_arg(s, sweep_i(3));
+		sweep_kw(s, "dim", sweep_i(0));
+		sweep_kw(s, "sorted", sweep_b(1));
+		sweep_end(s);
+	}
+}
+
+/* m x k x n */
+static const int sweep_mm_sizes[][3] = {
+	{ 1, 1, 1 }, { 7, 33, 5 }, { 64, 128, 32 }, { 257, 129, 65 },
+	{ 0, 5, 3 }, { 5, 3, 0 },
+};
+#define NMM	(sizeof(sweep_mm_sizes) / sizeof(sweep_mm_sizes[0]))
+
+/* long k, where accumulation in the storage dtype shows */
+static const int sweep_mm_long[][3] = {
+	{ 16, 4096, 16 }, { 1, 4096, 1 }, { 3, 4097, 5 },
+};
+#define NMMLONG	(sizeof(sweep_mm_long) / sizeof(sweep_mm_long[0]))
+
+static void
+sweep_mm_case(struct sweep *s, int b, const int *mkn)
+{
+	sweep_begin(s);
+	if (b < 0) {
+		sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[0], mkn[1]), 0));
+		sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[1], mkn[2]), 1));
+	} else {
+		sweep_arg(s, sweep_op(s, sweep_dims(3, b, mkn[0], mkn[1]), 0));
+		sweep_arg(s, sweep_op(s, sweep_dims(3, b, mkn[1], mkn[2]), 1));
+	}
+	sweep_end(s);
+}
+
+static void
+sweep_mm(struct sweep *s, unsigned classes, int batched)
+{
+	static const int	bs[] = { 1, 3, 2, 2, 2, 1 };
+	size_t			i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NMM; i++)
+			sweep_mm_case(s, batched ? bs[i] : -1, sweep_mm_sizes[i]);
+		if (batched)
+			sweep_mm_case(s, 0, sweep_mm_sizes[1]);
+	}
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NMMLONG; i++)
+			sweep_mm_case(s, batched ? 2 : -1, sweep_mm_long[i]);
+	}
+}
+
+static void
+sweep_addmm_case(struct sweep *s, json_t *self, const int *mkn)
+{
+	sweep_begin(s);
+	sweep_arg(s, self);
+	sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[0], mkn[1]), 1));
+	sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[1], mkn[2]), 2));
+}
+
+static void
+sweep_addmm(struct sweep *s, unsigned classes)
+{
+	const int	*m;
+	size_t		 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NMM; i++) {
+			m = sweep_mm_sizes[i];
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			    0), m);
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_BROADCAST) {
+		sweep_class(s, PROBE_BROADCAST);
+		for (i = 1; i < 3; i++) {
+			m = sweep_mm_sizes[i];
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(1, m[2]), 0), m);
+			sweep_end(s);
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, 1, m[2]),
+			    0), m);
+			sweep_end(s);
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], 1),
+			    0), m);
+			sweep_end(s);
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, 1, 1), 0),
+			    m);
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_SCALAR) {
+		sweep_class(s, PROBE_SCALAR);
+		m = sweep_mm_sizes[1];
+		sweep_addmm_case(s, sweep_op(s, sweep_dims(0), 0), m);
+		sweep_end(s);
+		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", sweep_i(2));
+		sweep_kw(s, "alpha", sweep_i(-1));
+		sweep_end(s);
+	}
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NMMLONG; i++) {
+			m = sweep_mm_long[i];
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			    0), m);
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		m = sweep_mm_sizes[2];
+		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", sweep_f(0.5));
+		sweep_kw(s, "alpha", sweep_f(2.0));
+		sweep_end(s);
+		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", sweep_f(-1.5));
+		sweep_end(s);
+		sweep_addmm_case(s, sweep_op(s, sweep_dims(1, m[2]), 0), m);
+		sweep_kw(s, "alpha", sweep_f(0.25));
+		sweep_end(s);
+	}
+}
+
+/* (input shape, number of trailing normalized dims) */
+static const struct sweep_dimcase sweep_norms[] = {
+	{ { 2, { 4, 33 } }, 1, { 0 }, 0 },
+	{ { 3, { 2, 7, 64 } }, 1, { 0 }, 0 },
+	{ { 3, { 2, 5, 6 } }, 2, { 0 }, 0 },
+	{ { 2, { 3, 4096 } }, 1, { 0 }, 0 },
+	{ { 1, { 4097 } }, 1, { 0 }, 0 },
+	{ { 2, { 5, 3 } }, 1, { 0 }, 0 },
+	{ { 2, { 0, 8 } }, 1, { 0 }, 0 },
+};
+#define NNORMS	(sizeof(sweep_norms) / sizeof(sweep_norms[0]))
+
+static json_t *
+sweep_norm_shape(const struct sweep_dimcase *nc)
+{
+	struct sweep_shape	tail;
+	int			i;
+
+	tail.nd = nc->nd;
+	for (i = 0; i < nc->nd; i++)
+		tail.d[i] = nc->sh.d[nc->sh.nd - nc->nd + i];
+	return sweep_shape(&tail);
+}
+
+static void
+sweep_norm(struct sweep *s, unsigned classes, int layer)
+{
+	const struct sweep_dimcase	*nc;
+	size_t				 i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NNORMS; i++) {
+			nc = &sweep_norms[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+			if (layer)
+				sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+			sweep_arg(s, sweep_f(layer ? 1e-5 : 1e-6));
+			sweep_end(s);
+		}
+	}
+	if (!(classes & PROBE_CONTRACT))
+		return;
+	sweep_class(s, PROBE_CONTRACT);
+	nc = &sweep_norms[1];
+	/* every optional argument omitted */
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_end(s);
+	/* weight only */
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+	sweep_end(s);
+	/* eps by keyword, weight omitted */
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_kw(s, "eps", sweep_f(1e-3));
+	sweep_end(s);
+	if (!layer) {
+		/* eps=None explicitly: aten uses the dtype's epsilon */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+		sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+		sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+		sweep_arg(s, sweep_none());
+		sweep_end(s);
+		return;
+	}
+	/* bias without weight */
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_none());
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+	sweep_end(s);
+	/* every argument given, cudnn_enable=False */
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+	sweep_arg(s, sweep_f(1e-5));
+	sweep_arg(s, sweep_b(0));
+	sweep_end(s);
+}
+
+/* (self shape, dim, index shape) */
+struct sweep_gathercase {
+	struct sweep_shape	self;
+	int			dim;
+	struct sweep_shape	index;
+};
+
+static const struct sweep_gathercase sweep_gathers[] = {
+	{ { 3, { 5, 7, 9 } }, 0, { 3, { 3, 7, 9 } } },
+	{ { 3, { 5, 7, 9 } }, 1, { 3, { 5, 4, 9 } } },
+	{ { 3, { 5, 7, 9 } }, 2, { 3, { 5, 7, 20 } } },
+	{ { 3, { 5, 7, 9 } }, -1, { 3, { 2, 3, 4 } } },
+	{ { 3, { 5, 7, 9 } }, -3, { 3, { 1, 1, 1 } } },
+	{ { 1, { 4097 } }, 0, { 1, { 1023 } } },
+	{ { 0, { 0 } }, 0, { 0, { 0 } } },
+	{ { 3, { 5, 7, 9 } }, 0, { 3, { 0, 7, 9 } } },
+	{ { 2, { 33, 1023 } }, 1, { 2, { 33, 64 } } },
+};
+#define NGATHERS	(sizeof(sweep_gathers) / sizeof(sweep_gathers[0]))
+
+/* The size of dim in sh; a 0-d tensor indexes like a 1-element one. */
+static int
+sweep_dim_size(const struct sweep_shape *sh, int dim)
+{
+	if (sh->nd == 0)
+		return 1;
+	if (dim < 0)
+		dim += sh->nd;
+	return sh->d[dim];
+}
+
+static void
+sweep_gather(struct sweep *s, unsigned classes)
+{
+	const struct sweep_gathercase	*g;
+	size_t				 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NGATHERS; i++) {
+			g = &sweep_gathers[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&g->self), 0));
+			sweep_arg(s, sweep_i(g->dim));
+			sweep_arg(s, sweep_index(sweep_shape(&g->index), NULL,
+			    sweep_dim_size(&g->self, g->dim)));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_i(1));
+		sweep_arg(s, sweep_index(sweep_dims(2, 33, 65), NULL, 65));
+		sweep_kw(s, "sparse_grad", sweep_b(0));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_kw(s, "dim", sweep_i(0));
+		sweep_kw(s, "index", sweep_index(sweep_dims(2, 40, 65), NULL,
+		    33));
+		sweep_end(s);
+	}
+}
+
+static const struct sweep_gathercase sweep_selects[] = {
+	{ { 3, { 5, 7, 9 } }, 0, { 1, { 4 } } },
+	{ { 3, { 5, 7, 9 } }, 1, { 1, { 20 } } },
+	{ { 3, { 5, 7, 9 } }, 2, { 1, { 3 } } },
+	{ { 3, { 5, 7, 9 } }, -1, { 1, { 9 } } },
+	{ { 3, { 5, 7, 9 } }, -2, { 1, { 1 } } },
+	{ { 1, { 4097 } }, 0, { 1, { 1023 } } },
+	{ { 2, { 33, 65 } }, 0, { 0, { 0 } } },
+	{ { 0, { 0 } }, 0, { 1, { 1 } } },
+	{ { 3, { 5, 7, 9 } }, 1, { 1, { 0 } } },
+};
+#define NSELECTS	(sizeof(sweep_selects) / sizeof(sweep_selects[0]))
+
+static void
+sweep_index_select(struct sweep *s, unsigned classes)
+{
+	const struct sweep_gathercase	*g;
+	size_t				 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NSELECTS; i++) {
+			g = &sweep_selects[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&g->self), 0));
+			sweep_arg(s, sweep_i(g->dim));
+			sweep_arg(s, sweep_index(sweep_shape(&g->index), NULL,
+			    sweep_dim_size(&g->self, g->dim)));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		/* aten takes an int32 index as well */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_i(1));
+		sweep_arg(s, sweep_index(sweep_dims(1, 17), "int32", 65));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_kw(s, "dim", sweep_i(0));
+		sweep_kw(s, "index", sweep_index(sweep_dims(1, 40), NULL, 33));
+		sweep_end(s);
+	}
+}
+
+/* A tensors ARG of n tensors of the case dtype, shapes from sh. */
+static json_t *
+sweep_list(struct sweep *s, int n, const struct sweep_shape *sh, int same)
+{
+	json_t	*l;
+	int	 i;
+
+	if ((l = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		json_array_append_new(l, sweep_op(s,
+		    sweep_shape(same ? &sh[0] : &sh[i]), 0));
+	return sweep_tensors(l);
+}
+
+struct sweep_catcase {
+	int			n;
+	struct sweep_shape	sh[3];
+	int			dim;
+};
+
+static const struct sweep_catcase sweep_cats[] = {
+	{ 3, { { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } } }, 0 },
+	{ 3, { { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } } }, 1 },
+	{ 3, { { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } } }, 2 },
+	{ 3, { { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } }, { 3, { 3, 5, 7 } } }, -1 },
+	{ 3, { { 2, { 2, 5 } }, { 2, { 3, 5 } }, { 2, { 1, 5 } } }, 0 },
+	{ 3, { { 2, { 4, 1 } }, { 2, { 4, 7 } }, { 2, { 4, 33 } } }, -1 },
+	{ 1, { { 1, { 7 } } }, 0 },
+	{ 2, { { 2, { 0, 5 } }, { 2, { 3, 5 } } }, 0 },
+	{ 2, { { 1, { 4097 } }, { 1, { 1023 } } }, 0 },
+	{ 2, { { 4, { 2, 3, 4, 5 } }, { 4, { 2, 3, 1, 5 } } }, 2 },
+};
+#define NCATS	(sizeof(sweep_cats) / sizeof(sweep_cats[0]))
+
+static void
+sweep_cat(struct sweep *s, unsigned classes)
+{
+	const struct sweep_catcase	*c;
+	json_t				*l;
+	size_t				 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NCATS; i++) {
+			c = &sweep_cats[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_list(s, c->n, c->sh, 0));
+			sweep_arg(s, sweep_i(c->dim));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_SCALAR) {
+		/* mixed dtypes promote */
+		sweep_class(s, PROBE_SCALAR);
+		sweep_begin(s);
+		l = json_array();
+		json_array_append_new(l, sweep_op(s, sweep_dims(2, 3, 5), 0));
+		json_array_append_new(l, sweep_t(s, sweep_dims(2, 2, 5),
+		    sweep_other_same_kind(s->dtype), DOM_NORMAL));
+		sweep_arg(s, sweep_tensors(l));
+		sweep_arg(s, sweep_i(0));
+		sweep_end(s);
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_list(s, 2, sweep_cats[0].sh, 1));
+		sweep_end(s);
+		/* the documented legacy case: 1-D empty tensors are skipped */
+		sweep_begin(s);
+		sweep_arg(s, sweep_list(s, 2, (const struct sweep_shape []){
+		    { 1, { 0 } }, { 2, { 3, 5 } } }, 0));
+		sweep_arg(s, sweep_i(1));
+		sweep_end(s);
+	}
+}
+
+static const struct sweep_catcase sweep_stacks[] = {
+	{ 3, { { 2, { 3, 5 } } }, 0 },
+	{ 3, { { 2, { 3, 5 } } }, 1 },
+	{ 3, { { 2, { 3, 5 } } }, 2 },
+	{ 3, { { 2, { 3, 5 } } }, -1 },
+	{ 3, { { 2, { 3, 5 } } }, -3 },
+	{ 3, { { 0, { 0 } } }, 0 },
+	{ 2, { { 1, { 1023 } } }, -1 },
+	{ 1, { { 1, { 7 } } }, 0 },
+	{ 2, { { 2, { 0, 5 } } }, 1 },
+	{ 2, { { 4, { 2, 3, 1, 5 } } }, 4 },
+};
+#define NSTACKS	(sizeof(sweep_stacks) / sizeof(sweep_stacks[0]))
+
+static void
+sweep_stack(struct sweep *s, unsigned classes)
+{
+	const struct sweep_catcase	*c;
+	size_t				 i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < NSTACKS; i++) {
+			c = &sweep_stacks[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_list(s, c->n, c->sh, 1));
+			sweep_arg(s, sweep_i(c->dim));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_list(s, 2, sweep_stacks[0].sh, 1));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_nonzero(struct sweep *s, unsigned classes)
+{
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		sweep_same_shape(s, 1, NULL);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(4, 2, 3, 4, 5), 0));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_bincount(struct sweep *s, unsigned classes)
+{
+	static const int	sz[][2] = {
+		{ 1000, 10 }, { 4097, 100 }, { 1, 1 }, { 7, 3 }, { 0, 1 },
+	};
+	size_t			i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_index(sweep_dims(1, sz[i][0]),
+			    s->dtype, sz[i][1]));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		/* minlength above the largest value, by keyword */
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(sweep_dims(1, 100), s->dtype, 10));
+		sweep_kw(s, "minlength", sweep_i(20));
+		sweep_end(s);
+		/* weights None positionally, minlength positionally */
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(sweep_dims(1, 100), s->dtype, 10));
+		sweep_arg(s, sweep_none());
+		sweep_arg(s, sweep_i(5));
+		sweep_end(s);
+		/* float weights: the output takes a floating dtype */
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(sweep_dims(1, 1000), s->dtype, 10));
+		sweep_arg(s, sweep_t(s, sweep_dims(1, 1000), "float32",
+		    DOM_POSITIVE));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(sweep_dims(1, 33), s->dtype, 7));
+		sweep_kw(s, "weights", sweep_t(s, sweep_dims(1, 33), "float64",
+		    DOM_NORMAL));
+		sweep_end(s);
+		/* empty input with minlength: minlength zeros */
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(sweep_dims(1, 0), s->dtype, 1));
+		sweep_kw(s, "minlength", sweep_i(5));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_repeat_interleave(struct sweep *s, unsigned classes)
+{
+	static const struct {
+		struct sweep_shape	sh;
+		int			r;
+		int			dim;	/* 99: omitted */
+	} ri[] = {
+		{ { 2, { 5, 7 } }, 3, 99 },
+		{ { 2, { 5, 7 } }, 3, 0 },
+		{ { 2, { 5, 7 } }, 2, 1 },
+		{ { 3, { 3, 5, 7 } }, 4, -1 },
+		{ { 2, { 5, 7 } }, 1, 0 },
+		{ { 2, { 5, 7 } }, 0, 1 },
+		{ { 0, { 0 } }, 4, 99 },
+		{ { 2, { 0, 5 } }, 2, 0 },
+		{ { 1, { 4097 } }, 2, 0 },
+	};
+	size_t	i;
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < sizeof(ri) / sizeof(ri[0]); i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&ri[i].sh), 0));
+			sweep_arg(s, sweep_i(ri[i].r));
+			if (ri[i].dim != 99)
+				sweep_arg(s, sweep_i(ri[i].dim));
+			sweep_end(s);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_i(3));
+		sweep_arg(s, sweep_i(0));
+		sweep_kw(s, "output_size", sweep_i(15));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_i(2));
+		sweep_arg(s, sweep_none());
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_i(2));
+		sweep_kw(s, "dim", sweep_i(1));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_one(struct sweep *s, unsigned classes)
+{
+	switch (s->ce->family) {
+	case FAM_UNARY:
+		sweep_unary(s, classes);
+		break;
+	case FAM_BINARY:
+		sweep_binary(s, classes);
+		break;
+	case FAM_BINARY_SCALAR:
+		sweep_binary_scalar(s, classes);
+		break;
+	case FAM_CLAMP:
+		sweep_clamp(s, classes);
+		break;
+	case FAM_WHERE:
+		sweep_where(s, classes);
+		break;
+	case FAM_MASKED_FILL:
+		sweep_masked_fill(s, classes);
+		break;
+	case FAM_REDUCE:
+		sweep_reduce(s, classes);
+		break;
+	case FAM_REDUCE_DIM:
+		sweep_reduce_dim(s, classes);
+		break;
+	case FAM_SCAN:
+		sweep_scan(s, classes);
+		break;
+	case FAM_SOFTMAX:
+		sweep_softmax(s, classes);
+		break;
+	case FAM_SORT:
+		sweep_sort(s, classes);
+		break;
+	case FAM_TOPK:
+		sweep_topk(s, classes);
+		break;
+	case FAM_MM:
+		sweep_mm(s, classes, 0);
+		break;
+	case FAM_BMM:
+		sweep_mm(s, classes, 1);
+		break;
+	case FAM_ADDMM:
+		sweep_addmm(s, classes);
+		break;
+	case FAM_RMS_NORM:
+		sweep_norm(s, classes, 0);
+		break;
+	case FAM_LAYER_NORM:
+		sweep_norm(s, classes, 1);
+		break;
+	case FAM_GATHER:
+		sweep_gather(s, classes);
+		break;
+	case FAM_INDEX_SELECT:
+		sweep_index_select(s, classes);
+		break;
+	case FAM_CAT:
+		sweep_cat(s, classes);
+		break;
+	case FAM_STACK:
+		sweep_stack(s, classes);
+		break;
+	case FAM_NONZERO:
+		sweep_nonzero(s, classes);
+		break;
+	case FAM_BINCOUNT:
+		sweep_bincount(s, classes);
+		break;
+	case FAM_REPEAT_INTERLEAVE:
+		sweep_repeat_interleave(s, classes);
+		break;
+	}
+}
+
+static int
+sweep_wants(const json_t *dtypes, const char *name)
+{
+	size_t	 i;
+	json_t	*v;
+
+	if (dtypes == NULL)
+		return 1;
+	json_array_foreach(dtypes, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+sweep_expand(const char *key, unsigned classes, const json_t *dtypes,
+    json_t *out)
+{
+	struct sweep	s;
+	unsigned	bit;
+	size_t		before;
+
+	memset(&s, 0, sizeof(s));
+	if ((s.ce = catalog_find(key)) == NULL || !json_is_array(out))
+		return -1;
+	if (dtypes != NULL && !json_is_array(dtypes))
+		return -1;
+	s.out = out;
+	before = json_array_size(out);
+	classes &= PROBE_ALL;
+	for (bit = 1; bit != 0 && bit <= DT_BOOL; bit <<= 1) {
+		if ((s.ce->dtypes & bit) == 0)
+			continue;
+		s.dtype = dtype_name(bit);
+		if (!sweep_wants(dtypes, s.dtype))
+			continue;
+		sweep_one(&s, classes);
+		if (s.err)
+			goto err;
+	}
+	return s.n;
+ err:
+	/* leave out as it was: a half-expanded key is worse than none */
+	json_decref(s.cur);
+	while (json_array_size(out) > before)
+		json_array_remove(out, json_array_size(out) - 1);
+	return -1;
+}

@@ -1,0 +1,132 @@
+"""opscreen_demolib: a CPU test kernel library with known defects.
+
+It registers aten overrides through torch.library exactly the way FlagGems does
+(_FULL_CONFIG, enable, only_enable, use_gems), so the runner's generic adapter
+and the daemon's end-to-end tests can be exercised without a GPU.
+"""
+
+import torch
+
+from .ops import (
+    abs, add, amax, clamp, cos, cumsum, eq, eq_scalar, exp, maximum, minimum,
+    mul, neg, relu, rsqrt, sigmoid, sin, softmax, sub, sum, sum_dim, where_self,
+)
+
+__version__ = "0.1.0"
+
+_DISPATCH_KEY = "CPU"
+
+_FULL_CONFIG = (
+    ("abs", abs),
+    ("add.Tensor", add),
+    ("amax", amax),
+    ("clamp", clamp),
+    ("cos", cos),
+    ("cumsum", cumsum),
+    ("eq.Scalar", eq_scalar),
+    ("eq.Tensor", eq),
+    ("exp", exp),
+    ("maximum", maximum),
+    ("minimum", minimum),
+    ("mul.Tensor", mul),
+    ("neg", neg),
+    ("relu", relu),
+    ("rsqrt", rsqrt),
+    ("sigmoid", sigmoid),
+    ("sin", sin),
+    ("_softmax", softmax),
+    ("sub.Tensor", sub),
+    ("sum", sum),
+    ("sum.dim_IntList", sum_dim),
+    ("where.self", where_self),
+)
+
+aten_lib = torch.library.Library("aten", "IMPL")
+_registered = []
+
+
+def _load_yaml_list(path, key):
+    with open(path) as f:
+        text = f.read()
+    try:
+        import yaml
+    except ImportError:
+        yaml = None
+    if yaml is not None:
+        data = yaml.safe_load(text) or {}
+        return list(data.get(key) or []) if isinstance(data, dict) else []
+    # Enough YAML for what /allowlist?format=yaml emits: "key: [a, b]" or a
+    # "key:" line followed by "- item" lines.
+    items, current = {}, None
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        stripped = line.strip()
+        if stripped.startswith("- ") and current is not None:
+            items[current].append(stripped[2:].strip().strip("'\""))
+        elif ":" in stripped and not line[0].isspace():
+            current, _, rest = stripped.partition(":")
+            current, rest = current.strip(), rest.strip()
+            items[current] = []
+            if rest.startswith("[") and rest.endswith("]"):
+                items[current] = [s.strip().strip("'\"")
+                                  for s in rest[1:-1].split(",") if s.strip()]
+    return items.get(key, [])
+
+
+def _resolve(setting, key):
+    if setting is None:
+        return []
+    if isinstance(setting, str):
+        return _load_yaml_list(setting, key)
+    return list(setting)
+
+
+def _register(lib, names=None, exclude=()):
+    _registered.clear()
+    for key, fn, *cond in _FULL_CONFIG:
+        if cond and not cond[0]():
+            continue
+        if names is not None and fn.__name__ not in names:
+            continue
+        if fn.__name__ in exclude:
+            continue
+        lib.impl(key, fn, _DISPATCH_KEY)
+        _registered.append(fn.__name__)
+
+
+def enable(lib=None, unused=None):
+    _register(lib if lib is not None else aten_lib,
+              exclude=set(_resolve(unused, "exclude")))
+
+
+def only_enable(lib=None, include=None):
+    names = set(_resolve(include, "include"))
+    if not names:
+        return
+    _register(lib if lib is not None else aten_lib, names=names)
+
+
+class use_gems:
+    """Registers into a private Library so leaving the block restores aten."""
+
+    def __init__(self, exclude=None, include=None):
+        self.lib = torch.library.Library("aten", "IMPL")
+        self.exclude = exclude
+        self.include = include
+
+    def __enter__(self):
+        if self.include:
+            only_enable(self.lib, include=self.include)
+        else:
+            enable(self.lib, unused=self.exclude)
+        return self
+
+    def __exit__(self, *exc):
+        self.lib._destroy()
+        return False
+
+
+def all_registered_ops():
+    return list(_registered)

@@ -1,0 +1,183 @@
+"""Operator implementations for opscreen_demolib, computed through numpy.
+
+Correct ops compute in float64 and round once to aten's output dtype, so they sit
+within the DESIGN.md pass rule. The defective ones are marked DEFECT. Names below
+shadow builtins on purpose (abs, sum): the library's enable names are the Python
+function names, as in FlagGems, so this module never uses those builtins.
+"""
+
+import os
+import time
+
+import numpy as np
+import torch
+
+
+def _np(x, dtype):
+    """Tensor or Python scalar -> numpy array holding the value of x in dtype."""
+    t = x if isinstance(x, torch.Tensor) else torch.tensor(x)
+    t = t.detach().to(dtype)
+    if t.is_floating_point():
+        t = t.to(torch.float64)  # numpy has no bfloat16; float64 holds every value
+    return t.numpy()
+
+
+def _back(a, dtype):
+    return torch.from_numpy(np.array(a, order="C")).to(dtype)
+
+
+def _float_out(x):
+    return x.dtype if x.is_floating_point() else torch.get_default_dtype()
+
+
+def _unary_float(f, x):
+    dt = _float_out(x)
+    return _back(f(_np(x, dt)), dt)
+
+
+def _binary(f, a, b):
+    dt = torch.result_type(a, b)
+    return _back(f(_np(a, dt), _np(b, dt)), dt)
+
+
+def abs(self):
+    return _back(np.abs(_np(self, self.dtype)), self.dtype)
+
+
+def neg(self):
+    return _back(np.negative(_np(self, self.dtype)), self.dtype)
+
+
+def relu(self):
+    a = _np(self, self.dtype)
+    return _back(np.where(a > 0, a, np.zeros_like(a)), self.dtype)
+
+
+def add(self, other, *, alpha=1):
+    if alpha == 1:
+        return _binary(np.add, self, other)
+    return _binary(lambda a, b: a + alpha * b, self, other)
+
+
+def sub(self, other, *, alpha=1):
+    if alpha == 1:
+        return _binary(np.subtract, self, other)
+    return _binary(lambda a, b: a - alpha * b, self, other)
+
+
+def mul(self, other):
+    return _binary(np.multiply, self, other)
+
+
+def maximum(self, other):
+    return _binary(np.maximum, self, other)
+
+
+def minimum(self, other):
+    # DEFECT (broadcast): when self is the operand that broadcasts, the result is
+    # cut back to self's shape; same-shape inputs are exact.
+    out = _binary(np.minimum, self, other)
+    if tuple(out.shape) == tuple(self.shape):
+        return out
+    lead = out.dim() - self.dim()
+    idx = [0] * lead + [slice(0, 1) if s == 1 else slice(None) for s in self.shape]
+    return out[tuple(idx)].reshape(self.shape).clone()
+
+
+def eq(self, other):
+    return _back(np.equal(*_promoted(self, other)), torch.bool)
+
+
+def eq_scalar(self, other):
+    return _back(np.equal(*_promoted(self, other)), torch.bool)
+
+
+def _promoted(a, b):
+    dt = torch.result_type(a, b)
+    return _np(a, dt), _np(b, dt)
+
+
+def where_self(condition, self, other):
+    dt = torch.result_type(self, other)
+    c = _np(condition, torch.bool)
+    return _back(np.where(c, _np(self, dt), _np(other, dt)), dt)
+
+
+def sin(self):
+    return _unary_float(np.sin, self)
+
+
+def cos(self):
+    return _unary_float(np.cos, self)
+
+
+def sigmoid(self):
+    return _unary_float(lambda a: 1.0 / (1.0 + np.exp(-a)), self)
+
+
+def exp(self):
+    # DEFECT (dtype): no bfloat16 kernel.
+    if self.dtype == torch.bfloat16:
+        raise RuntimeError("demolib: no kernel for bfloat16")
+    return _unary_float(np.exp, self)
+
+
+def rsqrt(self):
+    # DEFECT (crash): takes the whole process down, like a device fault would.
+    os.abort()
+
+
+def cumsum(self, dim, *, dtype=None):
+    # DEFECT (hang): never returns.
+    while True:
+        time.sleep(3600)
+
+
+def clamp(self, min=None, max=None):
+    # DEFECT (contract): aten declares max optional; this requires it.
+    if max is None:
+        raise TypeError("demolib: clamp() missing required argument 'max'")
+    dt = torch.result_type(self, max)
+    if min is not None:
+        dt = torch.promote_types(dt, torch.result_type(self, min))
+    return _back(np.clip(_np(self, dt), min, max), dt)
+
+
+def amax(self, dim=(), keepdim=False):
+    a = _np(self, self.dtype)
+    axis = tuple(dim) if len(dim) else None
+    return _back(np.max(a, axis=axis, keepdims=keepdim), self.dtype)
+
+
+def softmax(self, dim, half_to_float):
+    dt = torch.float32 if half_to_float else self.dtype
+    a = _np(self, self.dtype)
+    if a.ndim == 0:
+        return _back(np.ones(()), dt)
+    e = np.exp(a - np.max(a, axis=dim, keepdims=True))
+    return _back(e / np.sum(e, axis=dim, keepdims=True), dt)
+
+
+def sum(self, *, dtype=None):
+    return sum_dim(self, None, False, dtype=dtype)
+
+
+def sum_dim(self, dim, keepdim=False, *, dtype=None):
+    # DEFECT (accumulation): floating sums are accumulated sequentially in the
+    # storage dtype, rounding after every addition.
+    if dtype is None:
+        dtype = self.dtype if self.is_floating_point() else torch.int64
+    nd = self.dim()
+    dims = sorted({d % nd for d in dim} if dim and nd else range(nd))
+    a = _np(self, dtype)
+    if not torch.empty((), dtype=dtype).is_floating_point():
+        return _back(np.sum(a, axis=tuple(dims), keepdims=keepdim), dtype)
+    keep = [d for d in range(nd) if d not in dims]
+    a = np.transpose(a, keep + dims)
+    a = a.reshape([self.shape[d] for d in keep] + [-1]) if nd else a.reshape(1)
+    acc = np.zeros(a.shape[:-1])
+    for k in range(a.shape[-1]):
+        acc = _np(_back(acc + a[..., k], dtype), dtype)
+    if keepdim:
+        acc = acc.reshape([1 if d in dims else self.shape[d] for d in range(nd)])
+    return _back(acc, dtype)

@@ -1,0 +1,220 @@
+"""Bad input gets a clear error and loses nothing; the daemon keeps serving."""
+import os
+import stat
+import subprocess
+import time
+
+import pytest
+
+from conftest import DAEMON
+
+
+def test_allowlist_fails_closed_before_first_run(make_daemon):
+    d = make_daemon().start()
+    st, body = d.get_json("/allowlist")
+    assert st == 503 and "error" in body
+    d.wait_fingerprint()
+    st, body = d.get_json("/allowlist")
+    assert st == 503 and "no complete screen" in body["error"], body
+    assert body["fingerprint"]["library"] == "demolib"
+    st, body = d.get_json("/allowlist?stale=ok")
+    assert st == 503   # nothing at all to serve yet
+    st, body = d.get_json("/denylist")
+    assert st == 503
+
+
+def test_post_runs_requires_the_token(make_daemon):
+    d = make_daemon().start()
+    st, _, body = d.request("POST", "/runs", {})
+    assert st == 401 and b"token" in body
+    st, _, body = d.request("POST", "/runs", {}, token="x" * 32)
+    assert st == 401
+    st, _, body = d.request("DELETE", "/runs/1", token="wrong")
+    assert st == 401
+
+
+def test_post_runs_without_token_file_is_disabled(make_daemon):
+    d = make_daemon(daemon__token_file="/nonexistent/token").start()
+    st, _, body = d.request("POST", "/runs", {}, token="a" * 32)
+    assert st == 403 and b"no token configured" in body
+
+
+@pytest.mark.parametrize("body,code,needle", [
+    (b"{not json", 400, b"not JSON"),
+    (b"[1, 2]", 400, b"JSON object"),
+    (b'{"ops": "add"}', 400, b"array"),
+    (b'{"ops": ["no_such_op"]}', 400, b"no_such_op"),
+    (b'{"classes": ["telepathy"]}', 400, b"telepathy"),
+    (b'{"dtypes": ["float128"]}', 400, b"float128"),
+    (b'{"colour": "blue"}', 400, b"unknown field"),
+    (b'{"ops": ["add"], "ops": ["mul"]}', 400, b"not JSON"),
+])
+def test_post_runs_rejects_bad_bodies(make_daemon, body, code, needle):
+    d = make_daemon().start()
+    d.wait_fingerprint()
+    st, ctype, out = d.request("POST", "/runs", body, token=d.token)
+    assert st == code and needle in out, out
+    assert ctype == "application/json"
+    st, runs = d.get_json("/runs")
+    assert runs["runs"] == []
+
+
+def test_oversized_body_is_refused(make_daemon):
+    d = make_daemon().start()
+    st, _, out = d.request("POST", "/runs", b"{" + b" " * (200 * 1024) + b"}",
+                           token=d.token)
+    assert st == 413, out
+    assert d.get("/healthz")[0] == 200
+
+
+@pytest.mark.parametrize("path,code", [
+    ("/allowlist?format=xml", 400),
+    ("/allowlist?colour=blue", 400),
+    ("/allowlist?dtypes=float128", 400),
+    ("/allowlist?gpu=abc", 400),
+    ("/allowlist?gpu=-1", 400),
+    ("/allowlist?stale=maybe", 400),
+    ("/denylist?format=", 400),
+    ("/runs/abc", 400),
+    ("/runs/999", 404),
+    ("/runs/1?x=1", 400),
+    ("/ops?run=0", 400),
+    ("/nowhere", 404),
+    ("/cases/-3", 400),
+])
+def test_bad_queries_get_json_errors(make_daemon, path, code):
+    d = make_daemon().start()
+    st, ctype, body = d.get(path)
+    assert st == code, (path, body)
+    assert ctype == "application/json"
+    assert b'"error"' in body
+    assert d.get("/healthz")[0] == 200
+
+
+def test_wrong_method(make_daemon):
+    d = make_daemon().start()
+    st, _, body = d.request("PUT", "/allowlist", b"")
+    assert st == 405
+
+
+def test_restricted_run_and_cancel(make_daemon):
+    d = make_daemon().start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["add", "mul"], "dtypes": ["float32"],
+                          "classes": ["same_shape"]})
+    assert st == 202, out
+    run = d.wait_run(out["run"])
+    assert run["state"] == "complete" and run["full"] == 0
+    st, ops = d.get_json(f"/ops?run={out['run']}")
+    assert {v["name"] for v in ops["verdicts"]} == {"add", "mul"}
+    assert {v["dtype"] for v in ops["verdicts"]} == {"float32"}
+    # a restricted run never serves an allow-list
+    assert d.get("/allowlist")[0] == 503
+    st, out = d.post_run({})
+    assert st == 202
+    st, _, body = d.request("DELETE", f"/runs/{out['run']}", token=d.token)
+    assert st == 202, body
+    run = d.wait_run(out["run"])
+    assert run["state"] == "cancelled"
+    st, _, body = d.request("DELETE", f"/runs/{out['run']}", token=d.token)
+    assert st == 409
+
+
+def test_queue_is_bounded(make_daemon):
+    d = make_daemon().start()
+    codes = [d.post_run({"ops": ["add"], "dtypes": ["float32"]})[0]
+             for _ in range(8)]
+    assert codes.count(202) >= 4 and 429 in codes
+
+
+def run_check(conf_text, tmp_path):
+    p = tmp_path / "bad.conf"
+    p.write_text(conf_text)
+    return subprocess.run([DAEMON, "-n", "-c", str(p)], capture_output=True,
+                          text=True)
+
+
+def test_config_errors_name_the_line(tmp_path):
+    r = run_check("[daemon]\nport = 99999\n\n[runner]\ndevices = gpu0\n"
+                  "bogus = 1\n[daemon\n", tmp_path)
+    assert r.returncode == 1
+    assert ":2:" in r.stderr and "port" in r.stderr
+    assert ":5:" in r.stderr and "devices" in r.stderr
+    assert ":6:" in r.stderr and "unknown key" in r.stderr
+    assert ":7:" in r.stderr
+    r = run_check("[daemon]\nport = 8470\n", tmp_path)
+    assert r.returncode == 0 and "configuration OK" in r.stdout
+    r = subprocess.run([DAEMON, "-n", "-c", str(tmp_path / "missing.conf")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "No such file" in r.stderr
+
+
+def test_shipped_config_is_valid():
+    root = os.path.dirname(os.path.dirname(DAEMON))
+    r = subprocess.run([DAEMON, "-n", "-c", os.path.join(root, "conf",
+                        "opscreen.conf")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_missing_database_directory(make_daemon, tmp_path):
+    d = make_daemon(daemon__database=str(tmp_path / "nope" / "x.db"))
+    r = subprocess.run([DAEMON, "-c", d.conf], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 1
+    assert "does not exist" in r.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory modes")
+def test_read_only_database_directory_nonroot(make_daemon, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    d = make_daemon(daemon__database=str(ro / "x.db"))
+    r = subprocess.run([DAEMON, "-c", d.conf], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 1 and "not writable" in r.stderr
+
+
+def test_read_only_database_file(make_daemon, tmp_path):
+    """A database the daemon cannot write (here: a read-only file system image
+    is simulated by a directory path in place of the file) is refused at start."""
+    bad = tmp_path / "dir.db"
+    bad.mkdir()
+    d = make_daemon(daemon__database=str(bad))
+    r = subprocess.run([DAEMON, "-c", d.conf], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 1 and "store" in r.stderr
+
+
+def test_library_that_cannot_be_imported(make_daemon):
+    d = make_daemon(runner__library="no_such_library_xyz").start()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        st, h = d.get_json("/healthz")
+        if h["devices"][0].get("error"):
+            break
+        time.sleep(0.2)
+    assert "no_such_library_xyz" in h["devices"][0]["error"], h
+    st, body = d.get_json("/allowlist")
+    assert st == 503 and "not known" in body["error"], body
+    assert "no_such_library_xyz" in body["why"]
+    st, out = d.post_run({})
+    assert st == 202
+    run = d.wait_run(out["run"], timeout=120)
+    assert run["state"] == "failed" and "no_such_library_xyz" in run["error"]
+    assert d.get("/healthz")[0] == 200
+
+
+def test_results_survive_a_restart(make_daemon):
+    d = make_daemon().start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["add", "mul", "minimum"]})
+    run = d.wait_run(out["run"])
+    assert run["state"] == "complete"
+    st, before = d.get_json(f"/ops?run={out['run']}")
+    d.proc.kill()          # no clean shutdown
+    d.proc.wait()
+    d.logf.close()
+    d.start()
+    st, after = d.get_json(f"/ops?run={out['run']}")
+    assert after == before

@@ -1,0 +1,60 @@
+"""Figures and the hang case, without a library in the loop."""
+
+import signal
+import os
+
+import torch
+
+from conftest import Runner, make_case, tensor
+
+from opscreen_runner import figures, inputs
+
+
+def test_ulp_floor_and_R():
+    o = torch.tensor([1.0, 1e-6, -3.0], dtype=torch.float64)
+    c = o.to(torch.bfloat16)
+    rec = figures.float_figures(c, c, o, torch.bfloat16)
+    assert rec["R"] == rec["err_abs_c"] == rec["err_abs_n"]
+    assert rec["oracle_max"] == 3.0
+    # 1e-6 is measured in ULPs at 2^-10 * 3, so rounding it costs well below 1 ULP
+    assert rec["err_ulp_c"] <= 0.5
+
+
+def test_nonfinite_mismatch():
+    o = torch.tensor([1.0, float("nan"), float("inf")], dtype=torch.float64)
+    c = torch.tensor([float("nan"), float("nan"), float("-inf")], dtype=torch.float32)
+    rec = figures.float_figures(c, o.float(), o, torch.float32)
+    assert rec["nonfinite_mismatch_c"] == 2 and rec["nonfinite_mismatch_n"] == 0
+    assert rec["err_abs_c"] == 0.0  # non-finite positions are counted, not measured
+
+
+def test_sort_indices_tie_aware():
+    op = inputs.resolve_op("sort")
+    x = torch.tensor([[2.0, 1.0, 2.0, 0.0]])
+    native = op(x, 1, True)
+    swapped = (native[0], native[1][:, [1, 0, 2, 3]])  # equal values, other order
+    case = {"compare": "sort"}
+    outs = figures.compare(case, op, [x, 1, True], {}, swapped, native,
+                           op(x.double(), 1, True))
+    assert [o["kind"] for o in outs] == ["sort_values", "sort_indices"]
+    assert outs[0]["mismatch_c"] == 0 and outs[1]["mismatch_c"] == 0
+    wrong = (native[0], native[1][:, [2, 1, 0, 3]])
+    outs = figures.compare(case, op, [x, 1, True], {}, wrong, native,
+                           op(x.double(), 1, True))
+    assert outs[1]["mismatch_c"] == 2 and outs[1]["first_bad_c"] == [0, 0]
+
+
+def test_cumsum_hangs_until_killed():
+    r = Runner()
+    r.recv()
+    r.sock.settimeout(3)
+    r.send({"type": "case", "case": make_case(16, "cumsum", "cumsum",
+                                              [tensor([8]), {"t": "int", "v": 0}])})
+    assert r.recv()["type"] == "started"
+    try:
+        r.recv()
+        raise AssertionError("cumsum returned")
+    except TimeoutError:
+        pass
+    os.killpg(r.proc.pid, signal.SIGKILL)  # what the daemon's deadline does
+    r.close()

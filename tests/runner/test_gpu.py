@@ -1,0 +1,75 @@
+"""The runner against FlagGems on a GPU; skipped where either is missing."""
+
+import importlib.util
+
+import pytest
+import torch
+
+from conftest import Runner, make_case, tensor
+
+pytestmark = pytest.mark.skipif(
+    not torch.cuda.is_available() or importlib.util.find_spec("flag_gems") is None,
+    reason="needs CUDA and flag_gems")
+
+
+def test_flag_gems_cases():
+    r = Runner(OPSCREEN_LIBRARY="flag_gems", OPSCREEN_DEVICE="cuda",
+               CUDA_VISIBLE_DEVICES="0")
+    hello = r.recv()
+    assert "error" not in hello, hello.get("error")
+    fp = hello["fingerprint"]
+    print(fp, hello.get("import"))
+    assert fp["library_version"] and fp["triton"] and fp["gpu_uuid"].startswith("GPU-")
+    names = {e["name"] for e in hello["entries"]}
+    assert {"add", "sum_dim", "sort", "add_"} <= names
+    cases = [
+        make_case(1, "add.Tensor", "add", [tensor([3, 1, 5]), tensor([4, 1])]),
+        make_case(2, "sum.dim_IntList", "sum_dim",
+                  [tensor([8, 65536], domain="positive"), {"t": "ints", "v": [1]}]),
+        make_case(3, "sort", "sort", [tensor([16, 300], "float16", "int", low=0, high=10),
+                                      {"t": "int", "v": 1}], compare="sort", dtype="float16"),
+        dict(make_case(4, "add_.Tensor", "add_", [tensor([64, 64], "float32"),
+                                                  tensor([64], "float32")]), inplace=True),
+        make_case(5, "topk", "topk", [tensor([4, 1000], "float32"), {"t": "int", "v": 8}],
+                  compare="topk", dtype="float32"),
+    ]
+    for case in cases:
+        started, result = r.case(case)
+        print(case["key"], result)
+        assert result["status"] == "ok", result
+        assert result["times"]["cand_first_ms"] > 0
+    r.close()
+
+
+FAULTLIB = '''
+import contextlib
+import torch
+
+def neg(self):
+    # a device-side assert poisons the CUDA context, like an illegal address
+    torch._assert_async(torch.zeros((), device=self.device, dtype=torch.bool))
+    return torch.empty_like(self)
+
+_FULL_CONFIG = (("neg", neg),)
+
+@contextlib.contextmanager
+def use_gems(exclude=None, include=None):
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("neg", neg, "CUDA")
+    try:
+        yield
+    finally:
+        lib._destroy()
+'''
+
+
+def test_sticky_error_is_fatal(tmp_path):
+    (tmp_path / "faultlib.py").write_text(FAULTLIB)
+    r = Runner(OPSCREEN_LIBRARY="faultlib", OPSCREEN_DEVICE="cuda", CUDA_VISIBLE_DEVICES="0",
+               PYTHONPATH=str(tmp_path))
+    assert "error" not in r.recv()
+    started, result = r.case(make_case(1, "neg", "neg", [tensor([8], "float32")]))
+    print(result)
+    assert result["status"] == "cand_error" and result["fatal"] is True
+    assert r.recv() is None  # the runner exits after a fatal result
+    r.close()

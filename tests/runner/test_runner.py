@@ -1,0 +1,164 @@
+"""The runner against opscreen_demolib on the CPU, without the daemon."""
+
+import os
+import subprocess
+import sys
+
+from conftest import PYTHONPATH, Runner, make_case, tensor
+
+ADD = make_case(1, "add.Tensor", "add", [tensor([3, 5]), tensor([5])], cls="broadcast")
+MINIMUM = make_case(2, "minimum", "minimum", [tensor([5]), tensor([3, 5])], cls="broadcast")
+SUM = make_case(3, "sum.dim_IntList", "sum_dim",
+                [tensor([2, 4096], domain="positive"), {"t": "ints", "v": [1]}],
+                cls="accumulation")
+
+
+def only(result):
+    assert result["status"] == "ok", result
+    (out,) = result["outputs"]
+    return out
+
+
+def test_hello(runner):
+    h = runner.hello
+    assert h["type"] == "hello" and h["pid"] == runner.proc.pid and "error" not in h
+    names = {e["name"] for e in h["entries"]}
+    assert {"add", "minimum", "sum", "sum_dim", "clamp", "exp", "rsqrt", "cumsum"} <= names
+    add = next(e for e in h["entries"] if e["key"] == "add.Tensor")
+    assert add["schema"].startswith("add.Tensor(Tensor self, Tensor other")
+    fp = h["fingerprint"]
+    for field in ("library", "library_version", "library_hash", "torch", "triton", "cuda",
+                  "driver", "gpu_name", "gpu_uuid", "device", "python"):
+        assert isinstance(fp[field], str), field
+    assert fp["library"] == "demolib" and fp["library_version"] == "0.1.0"
+    assert fp["device"] == "cpu" and fp["gpu_name"] == "cpu" and fp["triton"] == ""
+    assert len(fp["library_hash"]) == 64
+
+
+def test_add_passes(runner):
+    started, result = runner.case(ADD)
+    assert started["type"] == "started" and started["id"] == 1 and "use_gems" in started["repro"]
+    assert result["type"] == "result" and result["id"] == 1 and result["fatal"] is False
+    out = only(result)
+    assert out["kind"] == "float" and out["cand"] == out["native"]
+    assert out["err_abs_c"] <= max(2 * out["err_abs_n"], 2 * out["R"])
+    assert out["err_ulp_c"] <= max(2 * out["err_ulp_n"], 1.0)
+    assert out["nonfinite_mismatch_c"] == 0
+    assert {"cand_first_ms", "cand_steady_ms", "native_ms", "oracle_ms",
+            "compare_ms"} <= set(result["times"])
+
+
+def test_minimum_broadcast_shape(runner):
+    out = only(runner.case(MINIMUM)[1])
+    assert out["native"]["shape"] == [3, 5]
+    assert out["cand"]["shape"] != out["native"]["shape"]
+    assert "err_abs_c" not in out  # figures only when shapes match the oracle's
+
+
+def test_minimum_same_shape_exact(runner):
+    case = make_case(2, "minimum", "minimum", [tensor([3, 5]), tensor([3, 5])])
+    out = only(runner.case(case)[1])
+    assert out["cand"] == out["native"] and out["err_abs_c"] == 0.0
+
+
+def test_sum_bf16_long_row(runner):
+    out = only(runner.case(SUM)[1])
+    assert out["err_abs_c"] > 10 * max(out["err_abs_n"], 2 * out["R"])
+
+
+def test_clamp_without_max(runner):
+    case = make_case(4, "clamp", "clamp", [tensor([8], "float32"), {"t": "float", "v": -0.5}],
+                     dtype="float32", cls="contract")
+    result = runner.case(case)[1]
+    assert result["status"] == "cand_error" and "max" in result["cand_error"]
+
+
+def test_exp_bf16_raises(runner):
+    result = runner.case(make_case(5, "exp", "exp", [tensor([16])], cls="dtype_exotic"))[1]
+    assert result["status"] == "cand_error"
+    assert "bfloat16" in result["cand_error"]
+    f16 = make_case(6, "exp", "exp", [tensor([16], "float16")], dtype="float16")
+    assert runner.case(f16)[1]["status"] == "ok"
+
+
+def test_exact_and_sort(runner):
+    eq = make_case(7, "eq.Tensor", "eq", [tensor([4, 4], "int32", "int", low=0, high=3),
+                                          tensor([4], "int32", "int", low=0, high=3)],
+                   dtype="int32")
+    out = only(runner.case(eq)[1])
+    assert out["kind"] == "exact" and out["mismatch_c"] == 0
+    # aten sort has no demolib override, so name a function of another key
+    # and expect a harness error rather than a silent native-vs-native pass.
+    bad = make_case(8, "sort", "add", [tensor([4, 9])], compare="sort")
+    assert runner.case(bad)[1]["status"] == "harness_error"
+
+
+def test_bad_specs_do_not_kill_the_loop(runner):
+    for i, case in enumerate([
+        make_case(9, "add.Tensor", "add", [{"t": "tensor", "shape": [2], "dtype": "float99"}]),
+        make_case(10, "add.Tensor", "add", [{"t": "wat"}]),
+        make_case(11, "add.Tensor", "add", [tensor([2], domain="index")]),
+        {"id": 12},
+        "not a case",
+    ]):
+        started, result = runner.case(case)
+        assert started["type"] == "started"
+        assert result["status"] == "harness_error" and result["harness_error"]
+    assert runner.case(ADD)[1]["status"] == "ok"
+
+
+def test_rsqrt_kills_runner():
+    r = Runner()
+    assert r.recv()["type"] == "hello"
+    case = make_case(13, "rsqrt", "rsqrt", [tensor([4], "float32", "positive")], dtype="float32")
+    started, result = r.case(case)
+    assert started["type"] == "started" and "rsqrt" in started["repro"]
+    assert result is None
+    assert r.proc.wait(timeout=30) != 0
+    r.close()
+
+
+def test_inputs_identical_across_processes():
+    case = make_case(14, "add.Tensor", "add", [
+        tensor([7, 9], layout="transposed"), tensor([9], "float16", "nonzero"),
+    ], kwargs={"alpha": {"t": "float", "v": 0.5}})
+    digests = []
+    for _ in range(2):
+        r = Runner(OPSCREEN_INPUT_DIGEST="1")
+        r.recv()
+        digests.append(r.case(case)[1]["inputs_sha256"])
+        other = dict(case, seed=case["seed"] + 1)
+        digests.append(r.case(other)[1]["inputs_sha256"])
+        r.close()
+    assert digests[0] == digests[2] and digests[1] == digests[3]
+    assert digests[0] != digests[1]
+
+
+def _run_repro(source, tmp_path):
+    path = tmp_path / "repro.py"
+    path.write_text(source)
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH.split(os.pathsep)[1], CUDA_VISIBLE_DEVICES="")
+    return subprocess.run([sys.executable, str(path)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+
+
+def test_repro_of_failing_case_fails(runner, tmp_path):
+    for case in (MINIMUM, SUM):
+        started, _ = runner.case(case)
+        proc = _run_repro(started["repro"], tmp_path)
+        assert proc.returncode != 0, proc.stdout
+        assert "AssertionError" in proc.stderr
+
+
+def test_repro_of_cand_error_fails(runner, tmp_path):
+    case = make_case(15, "exp", "exp", [tensor([16])])
+    proc = _run_repro(runner.case(case)[0]["repro"], tmp_path)
+    assert proc.returncode != 0 and "no kernel for bfloat16" in proc.stderr
+
+
+def test_repro_of_passing_case_passes(runner, tmp_path):
+    started, result = runner.case(ADD)
+    proc = _run_repro(started["repro"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("PASS")
+    assert f"inputs sha256 {result['inputs_sha256']}" in proc.stdout

@@ -1,0 +1,136 @@
+/* check_config.c: the INI configuration, its defaults and its error reports. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+
+struct opscreend *env;
+double now_mono(void) { return 0; }
+double now_wall(void) { return 0; }
+void main_wakeup(void) {}
+
+static char *
+write_tmp(const char *text)
+{
+	static char	 path[64];
+	FILE		*fp;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "/tmp/check_config.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	fp = fdopen(fd, "w");
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+static int
+load(const char *text, struct config *c, char *errs, size_t len)
+{
+	FILE	*e = fmemopen(errs, len, "w");
+	char	*p = write_tmp(text);
+	int	 rc;
+
+	config_defaults(c);
+	rc = config_load(c, p, e);
+	fclose(e);
+	unlink(p);
+	return rc;
+}
+
+START_TEST(defaults)
+{
+	struct config	 c;
+
+	config_defaults(&c);
+	ck_assert_int_eq(c.port, 8470);
+	ck_assert_str_eq(c.listen, "127.0.0.1");
+	ck_assert_str_eq(c.devices, "all");
+	ck_assert_str_eq(c.library, "auto");
+	ck_assert_int_gt(c.case_deadline, 0);
+}
+END_TEST
+
+START_TEST(good_file)
+{
+	struct config	 c;
+	char		 errs[1024] = "";
+
+	ck_assert_int_eq(load("# comment\n[daemon]\nport = 9000\nlisten = ::1\n"
+	    "[runner]\ndevices = 0,1\ncase_deadline = 30\nlibrary = demolib\n"
+	    "workers_per_device = 3\n", &c, errs, sizeof(errs)), 0);
+	ck_assert_int_eq(c.port, 9000);
+	ck_assert_str_eq(c.listen, "::1");
+	ck_assert_str_eq(c.devices, "0,1");
+	ck_assert_int_eq(c.case_deadline, 30);
+	ck_assert_int_eq(c.workers_per_device, 3);
+	ck_assert_str_eq(c.library, "demolib");
+}
+END_TEST
+
+START_TEST(every_error_with_its_line)
+{
+	struct config	 c;
+	char		 errs[2048] = "";
+
+	ck_assert_int_eq(load("[daemon]\nport = 0\nport = abc\n[runner]\n"
+	    "devices = gpu0\nlibrary = a;b\nnope = 1\n[api]\nthreads = 999\n",
+	    &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 6);
+	ck_assert_ptr_nonnull(strstr(errs, ":2: [daemon] port"));
+	ck_assert_ptr_nonnull(strstr(errs, ":3: [daemon] port"));
+	ck_assert_ptr_nonnull(strstr(errs, ":5: [runner] devices"));
+	ck_assert_ptr_nonnull(strstr(errs, ":6: [runner] library"));
+	ck_assert_ptr_nonnull(strstr(errs, ":7: [runner] nope = \"1\": unknown key"));
+	ck_assert_ptr_nonnull(strstr(errs, ":9: [api] threads"));
+}
+END_TEST
+
+START_TEST(syntax_error)
+{
+	struct config	 c;
+	char		 errs[1024] = "";
+
+	ck_assert_int_eq(load("[daemon]\nport 8470\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_ptr_nonnull(strstr(errs, ":2: syntax error"));
+}
+END_TEST
+
+START_TEST(overrides)
+{
+	struct config	 c;
+
+	config_defaults(&c);
+	ck_assert_int_eq(config_set(&c, "daemon.port", "1234"), 0);
+	ck_assert_int_eq(c.port, 1234);
+	ck_assert_int_eq(config_set(&c, "daemon.port", "x"), -1);
+	ck_assert_int_eq(config_set(&c, "noschema", "x"), -1);
+	ck_assert_int_eq(config_set(&c, "runner.devices", "cpu"), 0);
+	ck_assert_str_eq(c.devices, "cpu");
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("config");
+	TCase	*t = tcase_create("config");
+	SRunner	*r;
+	int	 failed;
+
+	tcase_add_test(t, defaults);
+	tcase_add_test(t, good_file);
+	tcase_add_test(t, every_error_with_its_line);
+	tcase_add_test(t, syntax_error);
+	tcase_add_test(t, overrides);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}

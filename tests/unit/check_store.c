@@ -1,0 +1,328 @@
+/*
+ * check_store.c: migrations, WAL, and the roll-up from (key x dtype) verdicts
+ * to enable names, on hand-built stores.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+
+struct opscreend *env;
+double now_mono(void) { return 0; }
+double now_wall(void) { return 1000.0; }
+void main_wakeup(void) {}
+
+static char	 dir[64];
+static char	 path[128];
+
+static struct store *
+fresh(void)
+{
+	char		 err[256];
+	struct store	*s;
+
+	snprintf(dir, sizeof(dir), "/tmp/check_store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	s = store_open(path, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	return s;
+}
+
+static void
+cleanup(struct store *s)
+{
+	char	 cmd[192];
+
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int
+scalar(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt	*st;
+	int		 v = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+START_TEST(migrates_once)
+{
+	struct store	*s = fresh();
+	char		 err[256];
+
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 1);
+	store_close(s);
+	s = store_open(path, err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
+	    "WHERE name='verdicts'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(refuses_newer_schema)
+{
+	struct store	*s = fresh();
+	char		 err[256] = "";
+
+	store_exec(s, "PRAGMA user_version=99");
+	store_close(s);
+	ck_assert_ptr_null(store_open(path, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "newer"));
+	s = NULL;
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(missing_directory)
+{
+	char	 err[256] = "";
+
+	ck_assert_ptr_null(store_open("/nonexistent/dir/x.db", err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "does not exist"));
+}
+END_TEST
+
+START_TEST(fingerprint_identity)
+{
+	struct store	*s = fresh();
+	json_t		*a = json_pack("{ss ss}", "library", "x", "torch", "2");
+	json_t		*b = json_pack("{ss ss}", "torch", "2", "library", "x");
+	json_t		*c = json_pack("{ss ss}", "torch", "3", "library", "x");
+	char		*ha = fingerprint_hash(a), *hb = fingerprint_hash(b);
+	char		*hc = fingerprint_hash(c);
+
+	ck_assert_str_eq(ha, hb);	/* key order does not matter */
+	ck_assert_str_ne(ha, hc);
+	ck_assert_int_eq(store_fingerprint(s, a), store_fingerprint(s, b));
+	ck_assert_int_ne(store_fingerprint(s, a), store_fingerprint(s, c));
+	free(ha);
+	free(hb);
+	free(hc);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	cleanup(s);
+}
+END_TEST
+
+/* A complete run with: add (verified f32, bf16), sub (broken bf16 only),
+ * div serving two keys of which one is broken, neg with an unscreened key. */
+static json_t *
+seed_run(struct store *s, const char *state, int full)
+{
+	json_t	*fp = json_pack("{ss}", "library", "demo");
+	int64_t	 fpid = store_fingerprint(s, fp);
+	char	 sql[4096];
+
+	snprintf(sql, sizeof(sql),
+	    "INSERT INTO runs (id, state, full, created) VALUES (1, '%s', %d, 1);"
+	    "INSERT INTO run_devices VALUES (1, -1, %lld);"
+	    "INSERT INTO entries VALUES (1, 'add.Tensor', 'add', '', 1);"
+	    "INSERT INTO entries VALUES (1, 'sub.Tensor', 'sub', '', 1);"
+	    "INSERT INTO entries VALUES (1, 'div.Tensor', 'true_divide', '', 1);"
+	    "INSERT INTO entries VALUES (1, 'div.Scalar', 'true_divide', '', 1);"
+	    "INSERT INTO entries VALUES (1, 'neg', 'neg', '', 1);"
+	    "INSERT INTO entries VALUES (1, 'neg.out', 'neg', '', 0);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
+	    "VALUES (7, 1, -1, 'sub.Tensor', 'sub', 'broadcast', 'bfloat16', '{}');"
+	    "INSERT INTO results (case_id, status, reason, detail, repro, created) "
+	    "VALUES (7, 'fail', 'shape_mismatch', 'shape [4,5] vs [1,5]', "
+	    "'print(1)', 1);"
+	    "INSERT INTO verdicts (run_id, device, key, name, dtype, verdict) VALUES "
+	    "(1, -1, 'add.Tensor', 'add', 'float32', 'verified'),"
+	    "(1, -1, 'add.Tensor', 'add', 'bfloat16', 'verified'),"
+	    "(1, -1, 'sub.Tensor', 'sub', 'float32', 'verified'),"
+	    "(1, -1, 'div.Tensor', 'true_divide', 'float32', 'verified'),"
+	    "(1, -1, 'div.Scalar', 'true_divide', 'float32', 'verified'),"
+	    "(1, -1, 'neg', 'neg', 'float32', 'verified');"
+	    "INSERT INTO verdicts (run_id, device, key, name, dtype, verdict, "
+	    "reason, class, detail, evidence_case) VALUES "
+	    "(1, -1, 'sub.Tensor', 'sub', 'bfloat16', 'broken', 'shape_mismatch', "
+	    "'broadcast', 'shape [4,5] vs [1,5]', 7),"
+	    "(1, -1, 'div.Scalar', 'true_divide', 'bfloat16', 'broken', "
+	    "'numeric_error', 'scalar', 'err_ulp 9', NULL);",
+	    state, full, (long long)fpid);
+	ck_assert_int_eq(store_exec(s, sql), 0);
+	return fp;
+}
+
+static json_t *
+devices_with(json_t *fp)
+{
+	return json_pack("[{si so}]", "device", -1, "fingerprint",
+	    fp ? json_incref(fp) : json_null());
+}
+
+static int
+has(json_t *arr, const char *name)
+{
+	size_t	 i;
+	json_t	*v;
+
+	json_array_foreach(arr, i, v) {
+		const char *s = json_is_string(v) ? json_string_value(v) :
+		    json_string_value(json_object_get(v, "name"));
+
+		if (!strcmp(s, name))
+			return 1;
+	}
+	return 0;
+}
+
+START_TEST(rollup_rules)
+{
+	struct store		*s = fresh();
+	json_t			*fp = seed_run(s, "complete", 1), *fps, *allow, *deny;
+	json_t			*err, *sub;
+	struct rollup_query	 q;
+	int			 st;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fps = devices_with(fp);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert_int_eq(st, 200);
+	ck_assert(has(json_object_get(allow, "names"), "add"));
+	ck_assert(!has(json_object_get(allow, "names"), "sub"));
+	/* one of the two keys it serves is broken: the name is denied */
+	ck_assert(!has(json_object_get(allow, "names"), "true_divide"));
+	ck_assert(has(json_object_get(deny, "names"), "true_divide"));
+	/* a key without probes withholds the name, but does not deny it */
+	ck_assert(!has(json_object_get(allow, "names"), "neg"));
+	ck_assert(!has(json_object_get(deny, "names"), "neg"));
+	ck_assert(has(json_object_get(allow, "withheld"), "neg"));
+	sub = json_array_get(json_object_get(deny, "names"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(sub, "name")), "sub");
+	ck_assert_str_eq(json_string_value(json_object_get(sub, "class")),
+	    "broadcast");
+	ck_assert_str_eq(json_string_value(json_object_get(sub, "repro")),
+	    "print(1)");
+	json_decref(allow);
+	json_decref(deny);
+
+	/* scoped to float32, sub and true_divide are fine */
+	snprintf(q.dtypes, sizeof(q.dtypes), "float32");
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert(has(json_object_get(allow, "names"), "sub"));
+	ck_assert(has(json_object_get(allow, "names"), "true_divide"));
+	ck_assert_int_eq(json_array_size(json_object_get(deny, "names")), 0);
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(rollup_fails_closed)
+{
+	struct store		*s = fresh();
+	json_t			*fp = seed_run(s, "complete", 1), *fps, *allow, *deny;
+	json_t			*err, *other = json_pack("{ss}", "library", "demo2");
+	struct rollup_query	 q;
+	int			 st;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	/* the fingerprint moved: 503 */
+	fps = devices_with(other);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), -1);
+	ck_assert_int_eq(st, 503);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(err,
+	    "error")), "current fingerprint"));
+	json_decref(err);
+	/* unless stale lists are accepted */
+	q.stale_ok = 1;
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert(json_is_true(json_object_get(allow, "stale")));
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(fps);
+	/* no fingerprint known at all */
+	q.stale_ok = 0;
+	fps = devices_with(NULL);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), -1);
+	ck_assert_int_eq(st, 503);
+	json_decref(err);
+	json_decref(fps);
+	/* an unknown GPU */
+	q.gpu = 3;
+	fps = devices_with(fp);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), -1);
+	ck_assert_int_eq(st, 400);
+	json_decref(err);
+	json_decref(fps);
+	json_decref(fp);
+	json_decref(other);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(rollup_ignores_running_and_restricted)
+{
+	struct store		*s = fresh();
+	json_t			*fp = seed_run(s, "running", 1), *fps, *allow, *deny;
+	json_t			*err;
+	struct rollup_query	 q;
+	int			 st;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fps = devices_with(fp);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), -1);
+	ck_assert_int_eq(st, 503);
+	json_decref(err);
+	store_exec(s, "UPDATE runs SET state='complete', full=0");
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), -1);
+	ck_assert_int_eq(st, 503);
+	json_decref(err);
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("store");
+	TCase	*t = tcase_create("store");
+	SRunner	*r;
+	int	 failed;
+
+	log_init(0, 0);
+	tcase_add_test(t, migrates_once);
+	tcase_add_test(t, refuses_newer_schema);
+	tcase_add_test(t, missing_directory);
+	tcase_add_test(t, fingerprint_identity);
+	tcase_add_test(t, rollup_rules);
+	tcase_add_test(t, rollup_fails_closed);
+	tcase_add_test(t, rollup_ignores_running_and_restricted);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}

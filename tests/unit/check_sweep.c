@@ -1,0 +1,750 @@
+/*
+ * Unit tests for probes/catalog.c and probes/sweep.c: every key expands,
+ * every case is a valid protocol CASE, expansions are deterministic, and the
+ * sweeps contain the probes the screen relies on.
+ *
+ * cc -std=c11 -Wall -Wextra -Werror -Iprobes -Idaemon -o build/check_sweep \
+ *     tests/unit/check_sweep.c probes/catalog.c probes/sweep.c \
+ *     $(pkg-config --cflags --libs check jansson) -lm
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include <jansson.h>
+
+#include "probes.h"
+
+static const char *const required[] = {
+	"abs", "add.Tensor", "amax", "bincount", "bitwise_and.Tensor", "clamp",
+	"cos", "cumsum", "div.Tensor", "eq.Tensor", "eq.Scalar", "exp",
+	"gather", "ge.Tensor", "gelu", "index_select", "lt.Tensor",
+	"masked_fill.Scalar", "maximum", "mean", "mean.dim", "minimum", "mm",
+	"mul.Tensor", "neg", "nonzero", "pow.Tensor_Scalar",
+	"pow.Tensor_Tensor", "reciprocal", "relu", "remainder.Tensor",
+	"repeat_interleave.self_int", "rms_norm", "rsqrt", "sigmoid", "silu",
+	"sin", "_softmax", "sort", "sqrt", "stack", "sub.Tensor", "sum",
+	"sum.dim_IntList", "topk", "where.self", "cat", "bmm", "addmm",
+	"layer_norm", "div.Scalar", "sort.stable", "ge.Scalar", "lt.Scalar",
+	"bitwise_and.Scalar",
+};
+
+static json_t *
+expand(const char *key, unsigned classes, const char *dtype)
+{
+	json_t	*out = json_array(), *dt = NULL;
+	int	 n;
+
+	if (dtype != NULL)
+		dt = json_pack("[s]", dtype);
+	n = sweep_expand(key, classes, dt, out);
+	json_decref(dt);
+	ck_assert_int_ge(n, 0);
+	ck_assert_int_eq((int)json_array_size(out), n);
+	return out;
+}
+
+static int
+valid_shape(const json_t *s)
+{
+	const json_t	*d;
+	size_t		 i;
+
+	if (!json_is_array(s) || json_array_size(s) > 8)
+		return 0;
+	json_array_foreach(s, i, d)
+		if (!json_is_integer(d) || json_integer_value(d) < 0)
+			return 0;
+	return 1;
+}
+
+static long long
+numel(const json_t *s)
+{
+	const json_t	*d;
+	size_t		 i;
+	long long	 n = 1;
+
+	json_array_foreach(s, i, d)
+		n *= json_integer_value(d);
+	return n;
+}
+
+/* One ARG against the protocol's table; returns a reason or NULL. */
+static const char *
+arg_invalid(const json_t *a)
+{
+	static const char *const domains[] = { "normal", "uniform",
+	    "positive", "nonzero", "int", "index", "bool", "arange" };
+	const char	*t, *dom, *dt;
+	const json_t	*v, *e, *lo, *hi;
+	size_t		 i;
+	int		 ok;
+
+	if (!json_is_object(a))
+		return "arg not an object";
+	if ((t = json_string_value(json_object_get(a, "t"))) == NULL)
+		return "no t";
+	v = json_object_get(a, "v");
+	if (!strcmp(t, "tensor")) {
+		if (!valid_shape(json_object_get(a, "shape")))
+			return "bad shape";
+		dt = json_string_value(json_object_get(a, "dtype"));
+		if (dt == NULL || !dtype_valid(dt))
+			return "bad dtype";
+		dom = json_string_value(json_object_get(a, "domain"));
+		if (dom == NULL)
+			return "no domain";
+		for (ok = 0, i = 0; i < sizeof(domains) / sizeof(domains[0]); i++)
+			ok |= !strcmp(dom, domains[i]);
+		if (!ok)
+			return "unknown domain";
+		lo = json_object_get(a, "low");
+		hi = json_object_get(a, "high");
+		if ((lo && !json_is_number(lo)) || (hi && !json_is_number(hi)))
+			return "bad low/high";
+		if (lo && hi && json_number_value(lo) >= json_number_value(hi))
+			return "empty range";
+		if (!strcmp(dom, "index") &&
+		    (!json_is_integer(hi) || json_integer_value(hi) < 1))
+			return "index without high";
+		if (!strcmp(dom, "bool") && strcmp(dt, "bool"))
+			return "bool domain on non-bool";
+		if (!strcmp(dt, "bool") && strcmp(dom, "bool"))
+			return "bool tensor without bool domain";
+		if (!dtype_is_float(dt) && strcmp(dt, "bool") &&
+		    strcmp(dom, "int") && strcmp(dom, "index") &&
+		    strcmp(dom, "arange"))
+			return "integer tensor with a float domain";
+		return NULL;
+	}
+	if (!strcmp(t, "tensors")) {
+		if (!json_is_array(v) || json_array_size(v) == 0)
+			return "bad tensors";
+		json_array_foreach(v, i, e) {
+			if (strcmp(json_string_value(json_object_get(e, "t")),
+			    "tensor"))
+				return "tensors element not a tensor";
+			if (arg_invalid(e))
+				return arg_invalid(e);
+		}
+		return NULL;
+	}
+	if (!strcmp(t, "int"))
+		return json_is_integer(v) ? NULL : "bad int";
+	if (!strcmp(t, "float"))
+		return json_is_real(v) ? NULL : "bad float";
+	if (!strcmp(t, "bool"))
+		return json_is_boolean(v) ? NULL : "bad bool";
+	if (!strcmp(t, "ints")) {
+		if (!json_is_array(v))
+			return "bad ints";
+		json_array_foreach(v, i, e)
+			if (!json_is_integer(e))
+				return "bad ints element";
+		return NULL;
+	}
+	if (!strcmp(t, "none"))
+		return NULL;
+	if (!strcmp(t, "str"))
+		return json_is_string(v) ? NULL : "bad str";
+	if (!strcmp(t, "dtype"))
+		return json_is_string(v) && dtype_valid(json_string_value(v)) ?
+		    NULL : "bad dtype arg";
+	return "unknown t";
+}
+
+static void
+check_case(const json_t *c, const char *key, const char *dtype)
+{
+	const char	*cmp, *why;
+	const json_t	*a, *seed;
+	json_t		*back;
+	char		*s;
+	size_t		 i;
+	const char	*k;
+
+	ck_assert(json_is_object(c));
+	ck_assert_ptr_null(json_object_get(c, "id"));
+	ck_assert_ptr_null(json_object_get(c, "name"));
+	ck_assert_str_eq(json_string_value(json_object_get(c, "key")), key);
+	ck_assert_str_eq(json_string_value(json_object_get(c, "dtype")), dtype);
+	ck_assert_int_gt(probe_class_parse(json_string_value(
+	    json_object_get(c, "class"))), 0);
+	seed = json_object_get(c, "seed");
+	ck_assert(json_is_integer(seed));
+	ck_assert_int_ge(json_integer_value(seed), 0);
+	ck_assert_int_lt(json_integer_value(seed), 2147483648LL);
+	cmp = json_string_value(json_object_get(c, "compare"));
+	ck_assert_ptr_nonnull(cmp);
+	ck_assert(!strcmp(cmp, "float") || !strcmp(cmp, "exact") ||
+	    !strcmp(cmp, "sort") || !strcmp(cmp, "topk") ||
+	    !strcmp(cmp, "shape_only"));
+	ck_assert(json_is_false(json_object_get(c, "inplace")));
+	ck_assert(json_is_array(json_object_get(c, "args")));
+	ck_assert(json_is_object(json_object_get(c, "kwargs")));
+	json_array_foreach(json_object_get(c, "args"), i, a) {
+		why = arg_invalid(a);
+		ck_assert_msg(why == NULL, "%s %s arg %zu: %s", key, dtype, i,
+		    why);
+	}
+	json_object_foreach((json_t *)json_object_get(c, "kwargs"), k, a) {
+		why = arg_invalid(a);
+		ck_assert_msg(why == NULL, "%s %s kwarg %s: %s", key, dtype, k,
+		    why);
+	}
+	/* valid JSON: it survives a dump and a load unchanged */
+	s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+	ck_assert_ptr_nonnull(s);
+	back = json_loads(s, 0, NULL);
+	ck_assert_ptr_nonnull(back);
+	ck_assert(json_equal(back, (json_t *)c));
+	json_decref(back);
+	free(s);
+}
+
+START_TEST(catalog_required)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		ck_assert_msg(catalog_has(required[i]), "missing %s",
+		    required[i]);
+	ck_assert_uint_ge(catalog_count(), sizeof(required) /
+	    sizeof(required[0]));
+	ck_assert_ptr_null(catalog_key(catalog_count()));
+	ck_assert(!catalog_has("no_such_op"));
+	ck_assert(!catalog_has(NULL));
+	ck_assert_ptr_null(catalog_dtypes("no_such_op"));
+	ck_assert(dtype_valid("bfloat16"));
+	ck_assert(!dtype_valid("float8_e4m3fn"));
+	ck_assert(!dtype_valid(NULL));
+}
+END_TEST
+
+START_TEST(catalog_dtype_sets)
+{
+	json_t	*d;
+	char	*s;
+
+	d = catalog_dtypes("bitwise_and.Tensor");
+	s = json_dumps(d, JSON_COMPACT);
+	ck_assert_str_eq(s,
+	    "[\"int64\",\"int32\",\"int8\",\"uint8\",\"bool\"]");
+	free(s);
+	json_decref(d);
+	d = catalog_dtypes("bincount");
+	ck_assert_uint_eq(json_array_size(d), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(d, 0)), "int64");
+	json_decref(d);
+	d = catalog_dtypes("sqrt");
+	ck_assert_uint_eq(json_array_size(d), 3);
+	json_decref(d);
+	d = catalog_dtypes("where.self");
+	ck_assert_uint_eq(json_array_size(d), 6);
+	json_decref(d);
+}
+END_TEST
+
+START_TEST(classes)
+{
+	static const char *const names[] = { "same_shape", "broadcast",
+	    "scalar", "reduction", "contract" };
+	size_t	i;
+
+	for (i = 0; i < 5; i++) {
+		ck_assert_int_eq(probe_class_parse(names[i]), 1 << i);
+		ck_assert_str_eq(probe_class_name(1 << i), names[i]);
+	}
+	ck_assert_int_eq(probe_class_parse("bogus"), -1);
+	ck_assert_int_eq(probe_class_parse(NULL), -1);
+}
+END_TEST
+
+START_TEST(every_key_expands)
+{
+	json_t		*dts, *out, *c, *tot;
+	const char	*key, *dt;
+	size_t		 i, j, k;
+	int		 verbose = getenv("SWEEP_COUNTS") != NULL;
+
+	tot = json_object();
+	for (i = 0; i < catalog_count(); i++) {
+		key = catalog_key(i);
+		dts = catalog_dtypes(key);
+		ck_assert_uint_gt(json_array_size(dts), 0);
+		for (j = 0; j < json_array_size(dts); j++) {
+			dt = json_string_value(json_array_get(dts, j));
+			ck_assert(dtype_valid(dt));
+			out = expand(key, PROBE_ALL, dt);
+			ck_assert_msg(json_array_size(out) > 0, "%s %s: 0 cases",
+			    key, dt);
+			/* modest: a CPU screen of the catalog stays minutes */
+			ck_assert_msg(json_array_size(out) <= 36,
+			    "%s %s: %zu cases", key, dt, json_array_size(out));
+			json_array_foreach(out, k, c)
+				check_case(c, key, dt);
+			if (verbose)
+				printf("%-28s %-9s %zu\n", key, dt,
+				    json_array_size(out));
+			json_object_set_new(tot, dt, json_integer(
+			    json_integer_value(json_object_get(tot, dt)) +
+			    (json_int_t)json_array_size(out)));
+			json_decref(out);
+		}
+		json_decref(dts);
+	}
+	if (verbose) {
+		char	*s = json_dumps(tot, JSON_SORT_KEYS);
+
+		printf("total per dtype: %s\n", s);
+		free(s);
+	}
+	json_decref(tot);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+	json_t	*a, *b;
+	char	*sa, *sb;
+	size_t	 i;
+
+	for (i = 0; i < catalog_count(); i++) {
+		a = expand(catalog_key(i), PROBE_ALL, NULL);
+		b = expand(catalog_key(i), PROBE_ALL, NULL);
+		sa = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+		sb = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS);
+		ck_assert_str_eq(sa, sb);
+		free(sa);
+		free(sb);
+		json_decref(a);
+		json_decref(b);
+	}
+	/* a filtered expansion gives the same cases as the full one */
+	a = expand("add.Tensor", PROBE_BROADCAST, "float16");
+	b = expand("add.Tensor", PROBE_ALL, "float16");
+	ck_assert_uint_gt(json_array_size(a), 0);
+	for (i = 0; i < json_array_size(b); i++)
+		if (!strcmp(json_string_value(json_object_get(
+		    json_array_get(b, i), "class")), "broadcast"))
+			break;
+	ck_assert(json_equal(json_array_get(a, 0), json_array_get(b, i)));
+	json_decref(a);
+	json_decref(b);
+	ck_assert_uint_eq(sweep_seed("add.Tensor", "broadcast", "float16", 0),
+	    sweep_seed("add.Tensor", "broadcast", "float16", 0));
+	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
+	    sweep_seed("add.Tensor", "broadcast", "float16", 1));
+	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
+	    sweep_seed("add.Tensor", "broadcast", "bfloat16", 0));
+}
+END_TEST
+
+START_TEST(seeds_distinct)
+{
+	json_t	*out, *seen;
+	char	 buf[32];
+	size_t	 i, k;
+
+	for (i = 0; i < catalog_count(); i++) {
+		out = expand(catalog_key(i), PROBE_ALL, NULL);
+		seen = json_object();
+		for (k = 0; k < json_array_size(out); k++) {
+			snprintf(buf, sizeof(buf), "%lld", (long long)
+			    json_integer_value(json_object_get(
+			    json_array_get(out, k), "seed")));
+			ck_assert_msg(json_object_get(seen, buf) == NULL,
+			    "%s: seed %s twice", catalog_key(i), buf);
+			json_object_set_new(seen, buf, json_true());
+		}
+		json_decref(seen);
+		json_decref(out);
+	}
+}
+END_TEST
+
+START_TEST(filters)
+{
+	json_t	*out = json_array(), *dt;
+
+	ck_assert_int_eq(sweep_expand("no_such_op", PROBE_ALL, NULL, out), -1);
+	dt = json_pack("[s]", "bool");
+	ck_assert_int_eq(sweep_expand("sqrt", PROBE_ALL, dt, out), 0);
+	json_decref(dt);
+	ck_assert_int_eq(sweep_expand("add.Tensor", PROBE_REDUCTION, NULL,
+	    out), 0);
+	ck_assert_int_eq(sweep_expand("add.Tensor", 0, NULL, out), 0);
+	ck_assert_uint_eq(json_array_size(out), 0);
+	/* appends, does not replace */
+	ck_assert_int_gt(sweep_expand("neg", PROBE_SAME_SHAPE, NULL, out), 0);
+	dt = json_pack("[s]", "float32");
+	ck_assert_int_gt(sweep_expand("neg", PROBE_SAME_SHAPE, dt, out), 0);
+	json_decref(dt);
+	ck_assert_uint_eq(json_array_size(out), 5 * 9 + 9);
+	json_decref(out);
+}
+END_TEST
+
+/* The broadcast of two shapes, or NULL when incompatible. */
+static json_t *
+bshape(const json_t *a, const json_t *b)
+{
+	size_t		 na = json_array_size(a), nb = json_array_size(b);
+	size_t		 n = na > nb ? na : nb, i;
+	json_t		*r = json_array();
+	long long	 x, y;
+
+	for (i = 0; i < n; i++) {
+		x = i + na >= n ? json_integer_value(json_array_get(a,
+		    i + na - n)) : 1;
+		y = i + nb >= n ? json_integer_value(json_array_get(b,
+		    i + nb - n)) : 1;
+		if (x != y && x != 1 && y != 1) {
+			json_decref(r);
+			return NULL;
+		}
+		json_array_append_new(r, json_integer(x == 1 ? y : x));
+	}
+	return r;
+}
+
+static const json_t *
+argshape(const json_t *c, size_t i)
+{
+	return json_object_get(json_array_get(json_object_get(c, "args"), i),
+	    "shape");
+}
+
+/* For each operand position < nops: some broadcast case expands it. */
+static void
+check_each_broadcasts(const char *key, size_t nops)
+{
+	json_t		*out, *c, *r, *t;
+	size_t		 k, i;
+	int		 seen[3] = { 0, 0, 0 };
+
+	out = expand(key, PROBE_BROADCAST, "float32");
+	ck_assert_uint_gt(json_array_size(out), 0);
+	json_array_foreach(out, k, c) {
+		r = json_deep_copy(argshape(c, 0));
+		for (i = 1; i < nops; i++) {
+			t = bshape(r, argshape(c, i));
+			ck_assert_msg(t != NULL, "%s: incompatible shapes",
+			    key);
+			json_decref(r);
+			r = t;
+		}
+		for (i = 0; i < nops; i++)
+			if (!json_equal(r, (json_t *)argshape(c, i)))
+				seen[i] = 1;
+		json_decref(r);
+	}
+	for (i = 0; i < nops; i++)
+		ck_assert_msg(seen[i], "%s: operand %zu never broadcasts", key,
+		    i);
+	json_decref(out);
+}
+
+START_TEST(broadcast_first_operand)
+{
+	check_each_broadcasts("add.Tensor", 2);
+	check_each_broadcasts("mul.Tensor", 2);
+	check_each_broadcasts("remainder.Tensor", 2);
+	check_each_broadcasts("eq.Tensor", 2);
+	check_each_broadcasts("where.self", 3);
+	check_each_broadcasts("masked_fill.Scalar", 2);
+}
+END_TEST
+
+START_TEST(broadcast_rank4)
+{
+	json_t	*out, *c;
+	size_t	 k;
+	int	 r4 = 0;
+
+	out = expand("sub.Tensor", PROBE_BROADCAST, "bfloat16");
+	json_array_foreach(out, k, c)
+		if (json_array_size(argshape(c, 0)) == 4 ||
+		    json_array_size(argshape(c, 1)) == 4)
+			r4 = 1;
+	ck_assert(r4);
+	json_decref(out);
+}
+END_TEST
+
+START_TEST(contract_clamp)
+{
+	json_t		*out, *c, *args, *kw;
+	size_t		 k;
+	int		 no_max = 0, no_min = 0;
+
+	out = expand("clamp", PROBE_CONTRACT, "float16");
+	json_array_foreach(out, k, c) {
+		args = json_object_get(c, "args");
+		kw = json_object_get(c, "kwargs");
+		if (json_array_size(args) == 2 &&
+		    json_object_get(kw, "max") == NULL)
+			no_max = 1;
+		if (json_array_size(args) == 1 &&
+		    json_object_get(kw, "min") == NULL &&
+		    json_object_get(kw, "max") != NULL)
+			no_min = 1;
+	}
+	ck_assert(no_max);
+	ck_assert(no_min);
+	json_decref(out);
+}
+END_TEST
+
+START_TEST(contract_optional)
+{
+	json_t		*out, *c, *args;
+	size_t		 k;
+	int		 bare = 0, dimnone = 0, alpha = 0;
+
+	out = expand("rms_norm", PROBE_CONTRACT, "bfloat16");
+	json_array_foreach(out, k, c)
+		if (json_array_size(json_object_get(c, "args")) == 2 &&
+		    json_object_size(json_object_get(c, "kwargs")) == 0)
+			bare = 1;
+	ck_assert(bare);
+	json_decref(out);
+
+	bare = 0;
+	out = expand("layer_norm", PROBE_CONTRACT, "float32");
+	json_array_foreach(out, k, c)
+		if (json_array_size(json_object_get(c, "args")) == 2 &&
+		    json_object_size(json_object_get(c, "kwargs")) == 0)
+			bare = 1;
+	ck_assert(bare);
+	json_decref(out);
+
+	out = expand("sum.dim_IntList", PROBE_CONTRACT, "float16");
+	json_array_foreach(out, k, c) {
+		args = json_object_get(c, "args");
+		if (!strcmp(json_string_value(json_object_get(json_array_get(
+		    args, 1), "t")), "none"))
+			dimnone = 1;
+	}
+	ck_assert(dimnone);
+	json_decref(out);
+
+	out = expand("add.Tensor", PROBE_CONTRACT, "int32");
+	json_array_foreach(out, k, c)
+		if (json_object_get(json_object_get(c, "kwargs"), "alpha"))
+			alpha = 1;
+	ck_assert(alpha);
+	json_decref(out);
+}
+END_TEST
+
+static int
+norm_dim(int dim, size_t nd)
+{
+	if (nd == 0)
+		return 0;
+	return dim < 0 ? dim + (int)nd : dim;
+}
+
+/* gather / index_select: index "high" is within the indexed dim */
+static void
+check_index_high(const char *key)
+{
+	json_t		*out, *c, *args, *kw, *self, *ix, *dimv;
+	long long	 size, high;
+	size_t		 k, nd;
+	int		 dim;
+
+	out = expand(key, PROBE_ALL, NULL);
+	json_array_foreach(out, k, c) {
+		args = json_object_get(c, "args");
+		kw = json_object_get(c, "kwargs");
+		self = json_array_get(args, 0);
+		dimv = json_array_size(args) > 1 ? json_array_get(args, 1) :
+		    json_object_get(kw, "dim");
+		ix = json_array_size(args) > 2 ? json_array_get(args, 2) :
+		    json_object_get(kw, "index");
+		ck_assert_ptr_nonnull(dimv);
+		ck_assert_ptr_nonnull(ix);
+		ck_assert_str_eq(json_string_value(json_object_get(ix,
+		    "domain")), "index");
+		nd = json_array_size(json_object_get(self, "shape"));
+		dim = norm_dim((int)json_integer_value(json_object_get(dimv,
+		    "v")), nd);
+		size = nd == 0 ? 1 : json_integer_value(json_array_get(
+		    json_object_get(self, "shape"), dim));
+		high = json_integer_value(json_object_get(ix, "high"));
+		ck_assert_msg(high >= 1 && high <= size,
+		    "%s: index high %lld, dim size %lld", key, high, size);
+		if (!strcmp(key, "gather"))
+			ck_assert_str_eq(json_string_value(json_object_get(ix,
+			    "dtype")), "int64");
+	}
+	json_decref(out);
+}
+
+START_TEST(index_domains)
+{
+	json_t		*out, *c, *a;
+	size_t		 k;
+
+	check_index_high("gather");
+	check_index_high("index_select");
+	/* bincount: non-negative integers */
+	out = expand("bincount", PROBE_ALL, NULL);
+	json_array_foreach(out, k, c) {
+		a = json_array_get(json_object_get(c, "args"), 0);
+		ck_assert_str_eq(json_string_value(json_object_get(a, "domain")),
+		    "index");
+		ck_assert_str_eq(json_string_value(json_object_get(a, "dtype")),
+		    "int64");
+	}
+	json_decref(out);
+}
+END_TEST
+
+/* Domains that keep the op defined: positive bases, nonzero divisors. */
+static void
+check_domain(const char *key, size_t argi)
+{
+	json_t		*out, *c, *a;
+	const char	*dom;
+	size_t		 k;
+	double		 lo, hi;
+
+	out = expand(key, PROBE_ALL, NULL);
+	json_array_foreach(out, k, c) {
+		a = json_array_get(json_object_get(c, "args"), argi);
+		if (strcmp(json_string_value(json_object_get(a, "t")), "tensor"))
+			continue;
+		dom = json_string_value(json_object_get(a, "domain"));
+		if (!strcmp(dom, "positive") || !strcmp(dom, "nonzero"))
+			continue;
+		ck_assert_msg(!strcmp(dom, "int"), "%s: domain %s", key, dom);
+		lo = json_number_value(json_object_get(a, "low"));
+		hi = json_number_value(json_object_get(a, "high"));
+		/* [lo, hi) excludes 0 */
+		ck_assert_msg(lo > 0 || hi <= 0, "%s: int range [%g,%g)", key,
+		    lo, hi);
+	}
+	json_decref(out);
+}
+
+START_TEST(value_domains)
+{
+	check_domain("sqrt", 0);
+	check_domain("rsqrt", 0);
+	check_domain("pow.Tensor_Scalar", 0);
+	check_domain("pow.Tensor_Tensor", 0);
+	check_domain("reciprocal", 0);
+	check_domain("div.Tensor", 1);
+	check_domain("remainder.Tensor", 1);
+}
+END_TEST
+
+START_TEST(reseed)
+{
+	json_t	*out, *c, *r1, *r1b, *r2;
+
+	out = expand("cumsum", PROBE_REDUCTION, "bfloat16");
+	c = json_array_get(out, 0);
+	r1 = sweep_reseed(c, 1);
+	r1b = sweep_reseed(c, 1);
+	r2 = sweep_reseed(c, 2);
+	ck_assert(json_equal(r1, r1b));
+	ck_assert(!json_equal(r1, c));
+	ck_assert(!json_equal(r1, r2));
+	ck_assert_int_lt(json_integer_value(json_object_get(r1, "seed")),
+	    2147483648LL);
+	json_object_set(r1, "seed", json_object_get(c, "seed"));
+	ck_assert(json_equal(r1, c));
+	ck_assert_ptr_null(sweep_reseed(NULL, 1));
+	json_decref(r1);
+	json_decref(r1b);
+	json_decref(r2);
+	json_decref(out);
+}
+END_TEST
+
+START_TEST(reduction_sweeps)
+{
+	json_t		*out, *c, *a;
+	size_t		 k;
+	int		 dims[8] = { 0 }, keep[2] = { 0, 0 }, full = 0, long_last = 0,
+			 long_inner = 0;
+	long long	 d, n;
+	const json_t	*sh;
+
+	out = expand("sum.dim_IntList", PROBE_REDUCTION, "float16");
+	json_array_foreach(out, k, c) {
+		a = json_array_get(json_object_get(c, "args"), 1);
+		sh = argshape(c, 0);
+		keep[json_is_true(json_object_get(json_array_get(
+		    json_object_get(c, "args"), 2), "v"))] = 1;
+		n = json_array_size(json_object_get(a, "v"));
+		if (n == 0)
+			full = 1;
+		if (n == 1) {
+			d = json_integer_value(json_array_get(
+			    json_object_get(a, "v"), 0));
+			if (json_array_size(sh) == 3 && d >= -3 && d <= 2)
+				dims[d + 3] = 1;
+			if (json_integer_value(json_array_get(sh, d < 0 ?
+			    d + (long long)json_array_size(sh) : d)) == 4096) {
+				if (d == -1 || d == (long long)
+				    json_array_size(sh) - 1)
+					long_last = 1;
+				else
+					long_inner = 1;
+			}
+		}
+	}
+	for (k = 0; k < 6; k++)
+		ck_assert_msg(dims[k], "dim %d not swept", (int)k - 3);
+	ck_assert(keep[0] && keep[1]);
+	ck_assert(full);
+	ck_assert(long_last);
+	ck_assert(long_inner);
+	json_decref(out);
+	(void)numel;
+}
+END_TEST
+
+static Suite *
+sweep_suite(void)
+{
+	Suite	*s = suite_create("sweep");
+	TCase	*tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, catalog_required);
+	tcase_add_test(tc, catalog_dtype_sets);
+	tcase_add_test(tc, classes);
+	tcase_add_test(tc, every_key_expands);
+	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, seeds_distinct);
+	tcase_add_test(tc, filters);
+	tcase_add_test(tc, broadcast_first_operand);
+	tcase_add_test(tc, broadcast_rank4);
+	tcase_add_test(tc, contract_clamp);
+	tcase_add_test(tc, contract_optional);
+	tcase_add_test(tc, index_domains);
+	tcase_add_test(tc, value_domains);
+	tcase_add_test(tc, reseed);
+	tcase_add_test(tc, reduction_sweeps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(sweep_suite());
+	int	 nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}

@@ -1,0 +1,575 @@
+/*
+ * Unit tests for daemon/verdict.c on hand-computed figures.
+ *
+ * cc -std=c11 -Wall -Wextra -Werror -Iprobes -Idaemon -o build/check_verdict \
+ *     tests/unit/check_verdict.c daemon/verdict.c \
+ *     $(pkg-config --cflags --libs check jansson) -lm
+ */
+#include <string.h>
+#include <check.h>
+#include <jansson.h>
+
+#include "verdict.h"
+
+static json_t *
+spec(void)
+{
+	return json_pack("{s:s,s:s,s:b}", "key", "add.Tensor", "compare",
+	    "float", "inplace", 0);
+}
+
+/* A float OUT of shape [4,5] with the given figures. */
+static json_t *
+fout(double ea_c, double ea_n, double eu_c, double eu_n, double r,
+    double omax, int nf_c)
+{
+	return json_pack("{s:i,s:{s:[ii],s:s},s:{s:[ii],s:s},s:s,s:i,"
+	    "s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i}",
+	    "index", 0,
+	    "cand", "shape", 4, 5, "dtype", "bfloat16",
+	    "native", "shape", 4, 5, "dtype", "bfloat16",
+	    "kind", "float", "numel", 20,
+	    "err_abs_c", ea_c, "err_abs_n", ea_n, "err_ulp_c", eu_c,
+	    "err_ulp_n", eu_n, "R", r, "oracle_max", omax,
+	    "nonfinite_mismatch_c", nf_c, "nonfinite_mismatch_n", 0);
+}
+
+static json_t *
+eout(const char *kind, int mc, int mn)
+{
+	return json_pack("{s:i,s:{s:[i],s:s},s:{s:[i],s:s},s:s,s:i,s:i,s:i}",
+	    "index", 0,
+	    "cand", "shape", 100, "dtype", "int64",
+	    "native", "shape", 100, "dtype", "int64",
+	    "kind", kind, "numel", 100, "mismatch_c", mc, "mismatch_n", mn);
+}
+
+/* A status-ok RESULT owning the given outputs (stolen). */
+static json_t *
+ok1(json_t *o)
+{
+	return json_pack("{s:s,s:i,s:s,s:[o]}", "type", "result", "id", 1,
+	    "status", "ok", "outputs", o);
+}
+
+static json_t *
+ok2(json_t *a, json_t *b)
+{
+	return json_pack("{s:s,s:i,s:s,s:[o,o]}", "type", "result", "id", 1,
+	    "status", "ok", "outputs", a, b);
+}
+
+static struct case_verdict
+judge(json_t *result)
+{
+	struct case_verdict	 v;
+	json_t			*s = spec();
+
+	ck_assert_ptr_nonnull(result);
+	ck_assert_int_eq(verdict_case(s, result, &v), 0);
+	json_decref(s);
+	json_decref(result);
+	return v;
+}
+
+START_TEST(ratio_to_native)
+{
+	struct case_verdict	v;
+
+	/* err_abs_n 0.01, R 0.001: allowance 0.02 */
+	v = judge(ok1(fout(0.02, 0.01, 0.5, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	ck_assert_str_eq(v.reason, "ok");
+	ck_assert_double_le(v.score, 1.0);
+	v = judge(ok1(fout(0.0201, 0.01, 0.5, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
+	ck_assert_double_gt(v.score, 1.0);
+	ck_assert_ptr_nonnull(strstr(v.detail, "err_abs"));
+	/* ULP side: err_ulp_n 10 allows 20 */
+	v = judge(ok1(fout(0.001, 0.01, 20, 10, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	v = judge(ok1(fout(0.001, 0.01, 20.1, 10, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_ptr_nonnull(strstr(v.detail, "err_ulp 20.1 > max(2*err_ulp_n=20, 1)"));
+	ck_assert_double_eq_tol(v.score, 20.1 / 20, 1e-12);
+}
+END_TEST
+
+START_TEST(floor_2r)
+{
+	struct case_verdict	v;
+
+	/* native exact: the floor 2R = 0.008 is all that is allowed */
+	v = judge(ok1(fout(0.008, 0, 0.9, 0, 0.004, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	v = judge(ok1(fout(0.00801, 0, 0.9, 0, 0.004, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
+	/* R = 0 and native exact: any error fails */
+	v = judge(ok1(fout(1e-9, 0, 0.5, 0, 0, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	v = judge(ok1(fout(0, 0, 0, 0, 0, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+}
+END_TEST
+
+START_TEST(floor_1ulp)
+{
+	struct case_verdict	v;
+
+	v = judge(ok1(fout(0.001, 0.001, 1.0, 0, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	v = judge(ok1(fout(0.001, 0.001, 1.01, 0, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_ptr_nonnull(strstr(v.detail, "err_ulp"));
+	/* native at 0.4 ULP still allows 1 ULP */
+	v = judge(ok1(fout(0.001, 0.001, 0.99, 0.4, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+}
+END_TEST
+
+START_TEST(nonfinite)
+{
+	struct case_verdict	v;
+
+	v = judge(ok1(fout(0, 0, 0, 0, 0.001, 3, 1)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
+	ck_assert_double_gt(v.score, 1e6);
+}
+END_TEST
+
+START_TEST(shape_dtype)
+{
+	struct case_verdict	 v;
+	json_t			*o;
+
+	/* broadcast bug: figures absent because shapes differ */
+	o = json_pack("{s:i,s:{s:[ii],s:s},s:{s:[ii],s:s},s:s,s:i}",
+	    "index", 0, "cand", "shape", 1, 5, "dtype", "float32",
+	    "native", "shape", 4, 5, "dtype", "float32", "kind", "float",
+	    "numel", 20);
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+	ck_assert_double_eq(v.score, 1e9);
+	ck_assert_ptr_nonnull(strstr(v.detail, "[1,5]"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "[4,5]"));
+
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_object_set_new(json_object_get(o, "cand"), "dtype",
+	    json_string("float32"));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "dtype_mismatch");
+
+	/* a 0-d output against a [1] output is a shape difference */
+	o = json_pack("{s:i,s:{s:[],s:s},s:{s:[i],s:s},s:s,s:i,s:i}",
+	    "index", 0, "cand", "shape", "dtype", "int64",
+	    "native", "shape", 1, "dtype", "int64", "kind", "exact",
+	    "numel", 1, "mismatch_c", 0);
+	v = judge(ok1(o));
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+}
+END_TEST
+
+START_TEST(exact_kinds)
+{
+	struct case_verdict	 v;
+	json_t			*o;
+
+	v = judge(ok1(eout("exact", 0, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	o = eout("exact", 3, 0);
+	json_object_set_new(o, "first_bad_c", json_pack("[i]", 17));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "mismatch");
+	ck_assert_ptr_nonnull(strstr(v.detail, "3 of 100"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "[17]"));
+	/* empty exact output without counts passes */
+	o = json_pack("{s:i,s:{s:[ii],s:s},s:{s:[ii],s:s},s:s,s:i}",
+	    "index", 0, "cand", "shape", 0, 2, "dtype", "int64",
+	    "native", "shape", 0, 2, "dtype", "int64", "kind", "exact",
+	    "numel", 0);
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* shape_only: only shapes */
+	o = json_pack("{s:i,s:{s:[i],s:s},s:{s:[i],s:s},s:s}",
+	    "index", 0, "cand", "shape", 3, "dtype", "int64",
+	    "native", "shape", 3, "dtype", "int64", "kind", "shape_only");
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_PASS);
+}
+END_TEST
+
+START_TEST(sort_ties)
+{
+	struct case_verdict	v;
+
+	/* indices that differ from the oracle's but point at equal values */
+	v = judge(ok2(eout("sort_values", 0, 0), eout("sort_indices", 0, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	v = judge(ok2(eout("sort_values", 0, 0), eout("sort_indices", 2, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "mismatch");
+	ck_assert_ptr_nonnull(strstr(v.detail, "out1 (sort_indices)"));
+	v = judge(ok2(eout("sort_values", 5, 0), eout("sort_indices", 1, 0)));
+	ck_assert_ptr_nonnull(strstr(v.detail, "out0 (sort_values)"));
+}
+END_TEST
+
+START_TEST(errors)
+{
+	struct case_verdict	 v;
+	char			 big[2000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "RuntimeError: ", 14);
+	v = judge(json_pack("{s:s,s:i,s:s,s:s}", "type", "result", "id", 1,
+	    "status", "cand_error", "cand_error", big));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "raises");
+	ck_assert_double_eq(v.score, 1e9);
+	ck_assert_uint_eq(strlen(v.detail), sizeof(v.detail) - 1);
+	ck_assert_int_eq(strncmp(v.detail, "RuntimeError: ", 14), 0);
+
+	v = judge(json_pack("{s:s,s:s,s:s}", "status", "both_error",
+	    "cand_error", "a", "native_error", "b"));
+	ck_assert_int_eq(v.status, CASE_NA);
+	ck_assert_str_eq(v.reason, "not_applicable");
+
+	v = judge(json_pack("{s:s,s:s}", "status", "native_error",
+	    "native_error", "b"));
+	ck_assert_int_eq(v.status, CASE_NA);
+	ck_assert_str_eq(v.reason, "native_raises");
+
+	v = judge(json_pack("{s:s,s:s}", "status", "harness_error",
+	    "harness_error", "bad spec"));
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "harness_error");
+	ck_assert_str_eq(v.detail, "bad spec");
+}
+END_TEST
+
+START_TEST(degenerate)
+{
+	struct case_verdict	 v;
+	json_t			*o;
+
+	v = judge(ok1(fout(0, 0, 0, 0, 0, 0, 0)));
+	ck_assert_int_eq(v.status, CASE_DEGENERATE);
+	ck_assert_str_eq(v.reason, "degenerate_oracle");
+	/* every oracle value non-finite: no finite max to report */
+	o = fout(0, 0, 0, 0, 0, 0, 0);
+	json_object_set_new(o, "oracle_max", json_null());
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_DEGENERATE);
+	/* an empty output is not degenerate */
+	o = json_pack("{s:i,s:{s:[ii],s:s},s:{s:[ii],s:s},s:s,s:i}",
+	    "index", 0, "cand", "shape", 3, 0, "dtype", "float16",
+	    "native", "shape", 3, 0, "dtype", "float16", "kind", "float",
+	    "numel", 0);
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* a failing second output outranks a degenerate first one */
+	v = judge(ok2(fout(0, 0, 0, 0, 0, 0, 0), eout("exact", 1, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	/* a shape bug is reported even where the oracle is degenerate */
+	o = fout(0, 0, 0, 0, 0, 0, 0);
+	json_object_set_new(json_object_get(o, "cand"), "shape",
+	    json_pack("[i]", 5));
+	v = judge(ok1(o));
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+}
+END_TEST
+
+START_TEST(oracle_failure)
+{
+	struct case_verdict	 v;
+	json_t			*r, *o, *s = spec();
+
+	/* the runner's report of a failed oracle: no figures */
+	o = json_pack("{s:i,s:{s:[ii],s:s},s:{s:[ii],s:s},s:s,s:i}",
+	    "index", 0, "cand", "shape", 4, 5, "dtype", "float32",
+	    "native", "shape", 4, 5, "dtype", "float32", "kind", "float",
+	    "numel", 20);
+	r = ok1(o);
+	json_object_set_new(r, "oracle_error", json_string("TypeError: x"));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "harness_error");
+	ck_assert_ptr_nonnull(strstr(v.detail, "TypeError: x"));
+	/* a shape bug is still a shape bug */
+	json_object_set_new(json_object_get(o, "cand"), "shape",
+	    json_pack("[i]", 5));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+	json_decref(r);
+
+	/* figures absent without a reason: the runner is at fault */
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_object_del(o, "oracle_max");
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	json_decref(r);
+
+	/* the candidate returned fewer outputs */
+	o = eout("sort_indices", 0, 0);
+	json_object_set_new(o, "cand", json_null());
+	v = judge(ok2(eout("sort_values", 0, 0), o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+	json_decref(s);
+}
+END_TEST
+
+START_TEST(native_inaccurate)
+{
+	struct case_verdict	v;
+
+	v = judge(ok1(fout(0.05, 0.05, 3, 3, 0.004, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	ck_assert_int_eq(v.native_inaccurate, 1);
+	v = judge(ok1(fout(0.03, 0.03, 3, 3, 0.004, 3, 0)));
+	ck_assert_int_eq(v.native_inaccurate, 0);
+}
+END_TEST
+
+START_TEST(malformed)
+{
+	struct case_verdict	 v;
+	json_t			*s = spec(), *r, *o;
+
+	r = json_string("nope");
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "harness_error");
+	json_decref(r);
+
+	r = json_pack("{s:i}", "id", 1);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	r = json_pack("{s:s}", "status", "weird");
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	r = json_pack("{s:s}", "status", "ok");
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_str_eq(v.reason, "harness_error");
+	json_decref(r);
+
+	r = json_pack("{s:s,s:[]}", "status", "ok", "outputs");
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	/* float figures missing while shapes agree */
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_object_del(o, "err_ulp_c");
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	json_decref(r);
+
+	/* string where a number belongs */
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_object_set_new(o, "err_abs_c", json_string("0.1"));
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	o = eout("exact", 0, 0);
+	json_object_set_new(o, "kind", json_string("fuzzy"));
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	o = eout("exact", 0, 0);
+	json_object_del(o, "mismatch_c");
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	o = eout("exact", 0, 0);
+	json_object_set_new(json_object_get(o, "cand"), "shape",
+	    json_string("[100]"));
+	r = ok1(o);
+	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	json_decref(r);
+
+	/* a NULL spec is tolerated */
+	r = ok1(eout("exact", 0, 0));
+	ck_assert_int_eq(verdict_case(NULL, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	json_decref(s);
+}
+END_TEST
+
+START_TEST(inplace_alias)
+{
+	struct case_verdict	 v;
+	json_t			*s, *r;
+
+	s = json_pack("{s:s,s:b}", "compare", "float", "inplace", 1);
+	r = ok1(eout("exact", 0, 0));
+	json_object_set_new(r, "alias_c", json_false());
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "alias_mismatch");
+	json_object_set_new(r, "alias_c", json_true());
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	json_decref(s);
+}
+END_TEST
+
+static struct case_verdict
+mk(enum case_status st, const char *reason, double score)
+{
+	struct case_verdict	v;
+
+	memset(&v, 0, sizeof(v));
+	v.status = st;
+	snprintf(v.reason, sizeof(v.reason), "%s", reason);
+	snprintf(v.detail, sizeof(v.detail), "detail %s %g", reason, score);
+	v.score = score;
+	return v;
+}
+
+START_TEST(fold_rules)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			reason[64];
+
+	verdict_fold_init(&f);
+	ck_assert_ptr_null(verdict_fold_result(&f, reason, sizeof(reason)));
+
+	/* all not applicable: the key does not take this dtype */
+	v = mk(CASE_NA, "not_applicable", 0);
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	v = mk(CASE_NA, "native_raises", 0);
+	verdict_fold_add(&f, 2, "scalar", &v);
+	ck_assert_ptr_null(verdict_fold_result(&f, reason, sizeof(reason)));
+	ck_assert_str_eq(reason, "not_applicable");
+
+	v = mk(CASE_PASS, "ok", 0.5);
+	verdict_fold_add(&f, 3, "same_shape", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "verified");
+	ck_assert_int_eq(f.n, 3);
+	ck_assert_int_eq(f.pass, 1);
+	ck_assert_int_eq(f.na, 2);
+
+	v = mk(CASE_DEGENERATE, "degenerate_oracle", 0);
+	verdict_fold_add(&f, 4, "reduction", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "inconclusive");
+	ck_assert_str_eq(reason, "degenerate_oracle");
+	ck_assert_int_eq(f.worst_case, 4);
+
+	v = mk(CASE_FAIL, "numeric_error", 3.0);
+	verdict_fold_add(&f, 5, "reduction", &v);
+	v = mk(CASE_FAIL, "shape_mismatch", 1e9);
+	verdict_fold_add(&f, 6, "broadcast", &v);
+	v = mk(CASE_FAIL, "numeric_error", 7.0);
+	verdict_fold_add(&f, 7, "reduction", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "broken");
+	ck_assert_str_eq(reason, "shape_mismatch");
+	ck_assert_int_eq(f.worst_case, 6);
+	ck_assert_str_eq(f.worst_class, "broadcast");
+	ck_assert_str_eq(f.worst_detail, "detail shape_mismatch 1e+09");
+
+	/* a later inconclusive case does not displace the evidence */
+	v = mk(CASE_ERROR, "harness_error", 0);
+	verdict_fold_add(&f, 8, "scalar", &v);
+	ck_assert_int_eq(f.worst_case, 6);
+
+	/* a hang outranks every wrong answer */
+	v = mk(CASE_TIMEOUT, "timeout", 0);
+	verdict_fold_add(&f, 9, "contract", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "broken");
+	ck_assert_str_eq(reason, "timeout");
+	ck_assert_int_eq(f.worst_case, 9);
+	ck_assert_double_eq(f.worst_score, 1e12);
+	ck_assert_int_eq(f.n, 9);
+	ck_assert_int_eq(f.fail, 3);
+	ck_assert_int_eq(f.timeout, 1);
+	ck_assert_int_eq(f.error, 1);
+	ck_assert_int_eq(f.degenerate, 1);
+}
+END_TEST
+
+START_TEST(fold_crash_and_error)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			reason[64];
+
+	verdict_fold_init(&f);
+	v = mk(CASE_PASS, "ok", 0);
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	v = mk(CASE_ERROR, "harness_error", 0);
+	verdict_fold_add(&f, 2, "same_shape", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "inconclusive");
+	ck_assert_str_eq(reason, "harness_error");
+
+	verdict_fold_init(&f);
+	v = mk(CASE_CRASH, "crash", 0);
+	verdict_fold_add(&f, 3, "broadcast", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, NULL, 0), "broken");
+	ck_assert_str_eq(f.worst_reason, "crash");
+	ck_assert_int_eq(f.crash, 1);
+
+	ck_assert_str_eq(case_status_name(CASE_PASS), "pass");
+	ck_assert_str_eq(case_status_name(CASE_DEGENERATE), "degenerate");
+	ck_assert_str_eq(case_status_name(CASE_CRASH), "crash");
+}
+END_TEST
+
+static Suite *
+verdict_suite(void)
+{
+	Suite	*s = suite_create("verdict");
+	TCase	*tc = tcase_create("core");
+
+	tcase_add_test(tc, ratio_to_native);
+	tcase_add_test(tc, floor_2r);
+	tcase_add_test(tc, floor_1ulp);
+	tcase_add_test(tc, nonfinite);
+	tcase_add_test(tc, shape_dtype);
+	tcase_add_test(tc, exact_kinds);
+	tcase_add_test(tc, sort_ties);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, degenerate);
+	tcase_add_test(tc, oracle_failure);
+	tcase_add_test(tc, native_inaccurate);
+	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, inplace_alias);
+	tcase_add_test(tc, fold_rules);
+	tcase_add_test(tc, fold_crash_and_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(verdict_suite());
+	int	 nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
