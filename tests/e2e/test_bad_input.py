@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import DAEMON
+from e2e_harness import DAEMON
 
 
 def test_allowlist_fails_closed_before_first_run(make_daemon):
@@ -122,6 +122,7 @@ def test_restricted_run_and_cancel(make_daemon):
 
 def test_queue_is_bounded(make_daemon):
     d = make_daemon().start()
+    d.wait_fingerprint()   # names are known once the runner reported its table
     codes = [d.post_run({"ops": ["add"], "dtypes": ["float32"]})[0]
              for _ in range(8)]
     assert codes.count(202) >= 4 and 429 in codes

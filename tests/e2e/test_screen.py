@@ -6,7 +6,7 @@ import sys
 
 import yaml
 
-from conftest import ROOT
+from e2e_harness import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib as demolib  # noqa: E402

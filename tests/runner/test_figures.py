@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from conftest import Runner, make_case, tensor
+from runner_harness import Runner, make_case, tensor
 
 from opscreen_runner import figures, inputs
 

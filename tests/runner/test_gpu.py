@@ -5,7 +5,7 @@ import importlib.util
 import pytest
 import torch
 
-from conftest import Runner, make_case, tensor
+from runner_harness import Runner, make_case, tensor
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available() or importlib.util.find_spec("flag_gems") is None,

@@ -1,0 +1,134 @@
+"""End-to-end harness: the real opscreend (build/opscreend) and the real runner
+(probes/opscreen_runner) screening the demo library (tests/demolib) on the CPU,
+driven only through the HTTP API and the command line."""
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DAEMON = os.path.join(ROOT, "build", "opscreend")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    def __init__(self, tmp, **overrides):
+        self.tmp = str(tmp)
+        os.makedirs(self.tmp, exist_ok=True)
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self.db = os.path.join(self.tmp, "opscreen.db")
+        tokfile = os.path.join(self.tmp, "token")
+        with open(tokfile, "w") as f:
+            f.write(self.token + "\n")
+        conf = {
+            "daemon": {"listen": "127.0.0.1", "port": self.port,
+                       "database": self.db, "token_file": tokfile,
+                       "screen_on_start": "no"},
+            "runner": {"python": sys.executable,
+                       "runner_path": f"{ROOT}/probes:{ROOT}/tests/demolib",
+                       "library": "demolib", "devices": "cpu",
+                       "case_deadline": 8, "start_deadline": 120,
+                       "workers_per_device": 2},
+            "api": {"threads": 4},
+        }
+        for k, v in overrides.items():
+            sect, key = k.split("__")
+            conf[sect][key] = v
+        self.conf = os.path.join(self.tmp, "opscreen.conf")
+        with open(self.conf, "w") as f:
+            for sect, kv in conf.items():
+                f.write(f"[{sect}]\n")
+                for k, v in kv.items():
+                    f.write(f"{k} = {v}\n")
+        self.log = os.path.join(self.tmp, "opscreend.log")
+        self.proc = None
+
+    def start(self):
+        self.logf = open(self.log, "ab")
+        self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
+                                     stdout=self.logf, stderr=subprocess.STDOUT,
+                                     cwd=self.tmp)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("opscreend exited: " + self.logtext())
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("opscreend did not answer: " + self.logtext())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc:
+            self.logf.close()
+
+    def logtext(self):
+        with open(self.log, "rb") as f:
+            return f.read().decode(errors="replace")[-6000:]
+
+    def request(self, method, path, body=None, token=None, headers=None):
+        url = f"http://127.0.0.1:{self.port}{path}"
+        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+        req = urllib.request.Request(url, data=data, method=method)
+        if token:
+            req.add_header("Authorization", "Bearer " + token)
+        for k, v in (headers or {}).items():
+            req.add_header(k, v)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers.get("Content-Type"), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type"), e.read()
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def get_json(self, path):
+        status, ctype, body = self.get(path)
+        return status, json.loads(body)
+
+    def post_run(self, body=None):
+        status, _, out = self.request("POST", "/runs", body or {}, token=self.token)
+        return status, json.loads(out)
+
+    def wait_run(self, run_id, timeout=600):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, run = self.get_json(f"/runs/{run_id}")
+            assert st == 200, run
+            if run["state"] in ("complete", "failed", "cancelled"):
+                return run
+            time.sleep(0.5)
+        raise AssertionError(f"run {run_id} did not finish: {run}\n" + self.logtext())
+
+    def wait_fingerprint(self, timeout=120):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, h = self.get_json("/healthz")
+            if all(d.get("fingerprint") for d in h["devices"]):
+                return h
+            time.sleep(0.2)
+        raise AssertionError("no fingerprint: " + self.logtext())
+
+
