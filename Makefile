@@ -76,7 +76,7 @@ test-unit: $(UNIT_TESTS)
 
 # Runner tests and end-to-end tests (real daemon + real runner on the CPU).
 test-py: build/opscreend
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e tests/gpu
 
 test: all test-unit test-py
 

@@ -25,13 +25,12 @@ struct req {
 	int	 too_big;
 };
 
+/* Rendered lists, as MHD responses queued again and again (refcounted). */
 struct cached {
-	char		*key;
-	char		*body;
-	size_t		 len;
-	int		 status;
-	const char	*ctype;
-	unsigned long	 gen;
+	char			*key;
+	struct MHD_Response	*resp;
+	int			 status;
+	unsigned long		 gen;
 };
 
 static struct MHD_Daemon	*httpd;
@@ -178,57 +177,52 @@ valid_dtype_list(const char *s, char *bad, size_t len)
 static int
 cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 {
-	unsigned long	 gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
-	int		 i, status = 0;
-	char		*body = NULL;
-	size_t		 len = 0;
-	const char	*ct = NULL;
+	unsigned long		 gen = __atomic_load_n(&api_generation,
+	    __ATOMIC_ACQUIRE);
+	struct MHD_Response	*resp = NULL;
+	int			 i, status = 0;
 
 	pthread_mutex_lock(&cache_mtx);
 	for (i = 0; i < ncache; i++)
 		if (cache[i].gen == gen && !strcmp(cache[i].key, key)) {
-			if ((body = malloc(cache[i].len + 1)) != NULL) {
-				memcpy(body, cache[i].body, cache[i].len);
-				len = cache[i].len;
-				status = cache[i].status;
-				ct = cache[i].ctype;
-			}
+			resp = cache[i].resp;
+			status = cache[i].status;
+			/* queued under the lock: eviction cannot free it first */
+			*rc = MHD_queue_response(c, status, resp);
 			break;
 		}
 	pthread_mutex_unlock(&cache_mtx);
-	if (body == NULL)
-		return 0;
-	*rc = send_buf(c, status, ct, body, len);
-	return 1;
+	return resp != NULL;
 }
 
 static void
 cache_put(const char *key, unsigned long gen, int status, const char *ct,
     const char *body, size_t len)
 {
-	int	 i;
+	struct MHD_Response	*r;
+	int			 i;
 
+	r = MHD_create_response_from_buffer(len, (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (r == NULL)
+		return;
+	MHD_add_response_header(r, "Content-Type", ct);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
 	pthread_mutex_lock(&cache_mtx);
 	if (ncache == CACHE_MAX) {
 		for (i = 0; i < ncache; i++) {
 			free(cache[i].key);
-			free(cache[i].body);
+			MHD_destroy_response(cache[i].resp);
 		}
 		ncache = 0;
 	}
-	cache[ncache].key = strdup(key);
-	cache[ncache].body = malloc(len);
-	if (cache[ncache].key && cache[ncache].body) {
-		memcpy(cache[ncache].body, body, len);
-		cache[ncache].len = len;
+	if ((cache[ncache].key = strdup(key)) != NULL) {
+		cache[ncache].resp = r;
 		cache[ncache].status = status;
-		cache[ncache].ctype = ct;
 		cache[ncache].gen = gen;
 		ncache++;
-	} else {
-		free(cache[ncache].key);
-		free(cache[ncache].body);
-	}
+	} else
+		MHD_destroy_response(r);
 	pthread_mutex_unlock(&cache_mtx);
 }
 

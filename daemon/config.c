@@ -36,6 +36,7 @@ config_defaults(struct config *c)
 	c->case_deadline = 120;
 	c->hello_deadline = 300;
 	c->workers_per_device = 1;
+	c->runner_nice = 10;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
 	c->api_max_connections = 256;
@@ -153,6 +154,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.workers_per_device"))
 		return parse_int(v, 1, 8, &c->workers_per_device) ?
 		    "must be an integer 1..8" : NULL;
+	if (IS("runner.nice"))
+		return parse_int(v, 0, 19, &c->runner_nice) ?
+		    "must be an integer 0..19" : NULL;
 	if (IS("runner.classes"))
 		return set_str(c->default_classes, sizeof(c->default_classes), v) ?
 		    "too long" : NULL;

@@ -45,6 +45,7 @@ struct config {
 	int	 case_deadline;		/* seconds */
 	int	 hello_deadline;	/* seconds for a runner to start */
 	int	 workers_per_device;
+	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
 	int	 api_threads;
 	int	 api_max_connections;

@@ -922,10 +922,55 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	    (double)(1 << (w->failures - 1)));
 }
 
+static int
+same_key_dtype(int64_t a, int64_t b)
+{
+	sqlite3_stmt	*st;
+	int		 same = 0;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT count(*) FROM cases "
+	    "x, cases y WHERE x.id=? AND y.id=? AND x.key=y.key AND "
+	    "x.dtype=y.dtype AND x.device=y.device", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		same = sqlite3_column_int(st, 0) == 1;
+	sqlite3_finalize(st);
+	return same;
+}
+
+/* A case another runner holds while its sibling hung: stop it, say so. */
+static void
+case_abandon(struct worker *w, int64_t hung)
+{
+	char	 sql[512];
+	int64_t	 id = w->case_id;
+
+	supervise_kill(w);
+	w->restarts++;
+	free(w->repro);
+	w->repro = NULL;
+	w->case_id = 0;
+	worker_restart_later(w, 0);
+	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
+	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
+	    "'skipped', 'skipped', 'abandoned: case %lld of this key and dtype "
+	    "hung', %.3f); UPDATE cases SET state='skipped' WHERE id=%lld; "
+	    "UPDATE runs SET done=done+1 WHERE id=%lld; COMMIT", (long long)id,
+	    (long long)hung, now_wall(), (long long)id, (long long)cur.run_id);
+	if (store_exec(env->store, sql) == -1)
+		store_exec(env->store, "ROLLBACK");
+	else
+		cur.done++;
+}
+
 void
 sched_on_deadline(struct worker *w)
 {
 	char	 what[256];
+	int64_t	 hung = w->case_id;
+	int	 i;
 
 	if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
@@ -937,6 +982,14 @@ sched_on_deadline(struct worker *w)
 		w->repro = NULL;
 		w->case_id = 0;
 		worker_restart_later(w, 0);
+		/* its siblings on other runners would each wait out a deadline */
+		for (i = 0; i < env->nworkers; i++) {
+			struct worker	*o = &env->workers[i];
+
+			if (o != w && o->state == W_BUSY && o->case_id &&
+			    same_key_dtype(o->case_id, hung))
+				case_abandon(o, hung);
+		}
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);

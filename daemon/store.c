@@ -153,6 +153,10 @@ store_close(struct store *s)
 {
 	if (s == NULL)
 		return;
+	/* fold the WAL back so a copy of the file alone is whole */
+	if (s->db)
+		sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
+		    NULL);
 	if (s->db)
 		sqlite3_close_v2(s->db);
 	free(s);

@@ -43,7 +43,7 @@ env_overridden(const char *e)
 {
 	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
-	    "PYTHONUNBUFFERED=" };
+	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -57,7 +57,8 @@ supervise_spawn(struct worker *w)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
-	char				*envp[ENV_MAX], **e, dev[16], *pp = NULL;
+	char				*envp[ENV_MAX], **e, dev[16], nice[16];
+	char				*pp = NULL;
 	char				*argv[4];
 	const char			*oldpp;
 	int				 sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
@@ -89,6 +90,9 @@ supervise_spawn(struct worker *w)
 	    env_push(envp, &n, "OPSCREEN_LIBRARY", env->library) == -1 ||
 	    env_push(envp, &n, "PYTHONPATH", pp) == -1 ||
 	    env_push(envp, &n, "PYTHONUNBUFFERED", "1") == -1)
+		goto fail;
+	snprintf(nice, sizeof(nice), "%d", env->conf.runner_nice);
+	if (env_push(envp, &n, "OPSCREEN_NICE", nice) == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

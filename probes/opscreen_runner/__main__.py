@@ -60,6 +60,9 @@ def _case(fd, adapter, device, case):
 def main():
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="opscreen_runner[%(process)d] %(levelname)s %(message)s")
+    # Screening is background work: the daemon's API must not wait behind it.
+    if os.environ.get("OPSCREEN_NICE"):
+        os.nice(int(os.environ["OPSCREEN_NICE"]))
     fd = int(os.environ.get("OPSCREEN_FD", "3"))
     device = os.environ.get("OPSCREEN_DEVICE", "cpu")
     torch.set_grad_enabled(False)
