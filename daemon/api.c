@@ -653,8 +653,13 @@ post_runs(struct MHD_Connection *c, struct req *r)
 		return send_error(c, 429, "%s", err);
 	if (rc < 0)
 		return send_error(c, 503, "%s", err);
-	return send_json(c, 202, json_pack("{sI ss ss}", "run", (json_int_t)id,
-	    "state", "queued", "href", "/runs/"));
+	{
+		char	 href[64];
+
+		snprintf(href, sizeof(href), "/runs/%lld", (long long)id);
+		return send_json(c, 202, json_pack("{sI ss ss}", "run",
+		    (json_int_t)id, "state", "queued", "href", href));
+	}
 }
 
 static enum MHD_Result

@@ -71,6 +71,8 @@ static const struct catalog_entry catalog_table[] = {
 	  FAM_INDEX_SELECT, DT_FLOATS | DT_INTS, DN, "exact", 0 },
 	{ "layer_norm", "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
 	  FAM_LAYER_NORM, DT_FLOATS, DN, "float", 0 },
+	{ "native_layer_norm", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
+	  FAM_NATIVE_LAYER_NORM, DT_FLOATS, DN, "float", 0 },
 	{ "lt.Scalar", "lt.Scalar(Tensor self, Scalar other) -> Tensor",
 	  FAM_BINARY_SCALAR, DT_FLOATS | DT_INTS,
 	  D3(SMALLINT, SMALLINT, SMALLINT), "exact", 0 },

@@ -37,6 +37,7 @@ enum catalog_family {
 	FAM_ADDMM,
 	FAM_RMS_NORM,
 	FAM_LAYER_NORM,
+	FAM_NATIVE_LAYER_NORM,	/* every argument positional, optional = None */
 	FAM_GATHER,
 	FAM_INDEX_SELECT,
 	FAM_CAT,

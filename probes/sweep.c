@@ -1401,6 +1401,47 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
 	sweep_end(s);
 }
 
+/* native_layer_norm: the optional tensors are positional, None when absent. */
+static void
+sweep_native_layer_norm(struct sweep *s, unsigned classes)
+{
+	const struct sweep_dimcase	*nc;
+	size_t				 i;
+	int				 w, b;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NNORMS; i++) {
+			nc = &sweep_norms[i];
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+			sweep_arg(s, sweep_f(1e-5));
+			sweep_end(s);
+		}
+	}
+	if (!(classes & PROBE_CONTRACT))
+		return;
+	sweep_class(s, PROBE_CONTRACT);
+	nc = &sweep_norms[1];
+	for (w = 0; w < 2; w++)
+		for (b = 0; b < 2; b++) {
+			if (w && b)
+				continue;	/* the reduction class has it */
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
+			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+			sweep_arg(s, w ? sweep_op(s, sweep_norm_shape(nc), 1) :
+			    sweep_none());
+			sweep_arg(s, b ? sweep_op(s, sweep_norm_shape(nc), 2) :
+			    sweep_none());
+			sweep_arg(s, sweep_f(1e-3));
+			sweep_end(s);
+		}
+}
+
 /* (self shape, dim, index shape) */
 struct sweep_gathercase {
 	struct sweep_shape	self;
@@ -1797,6 +1838,9 @@ sweep_one(struct sweep *s, unsigned classes)
 		break;
 	case FAM_LAYER_NORM:
 		sweep_norm(s, classes, 1);
+		break;
+	case FAM_NATIVE_LAYER_NORM:
+		sweep_native_layer_norm(s, classes);
 		break;
 	case FAM_GATHER:
 		sweep_gather(s, classes);

@@ -1,6 +1,5 @@
 """Bad input gets a clear error and loses nothing; the daemon keeps serving."""
 import os
-import stat
 import subprocess
 import time
 
@@ -165,15 +164,33 @@ def test_missing_database_directory(make_daemon, tmp_path):
     assert "does not exist" in r.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory modes")
-def test_read_only_database_directory_nonroot(make_daemon, tmp_path):
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    d = make_daemon(daemon__database=str(ro / "x.db"))
-    r = subprocess.run([DAEMON, "-c", d.conf], capture_output=True, text=True,
-                       timeout=30)
-    assert r.returncode == 1 and "not writable" in r.stderr
+def test_read_only_database_directory(tmp_path):
+    """The daemon, as an unprivileged user (root ignores directory modes, so
+    under root the test drops to nobody with setpriv), refuses a database
+    directory it cannot write, with a clear message."""
+    import shutil
+    import tempfile
+    base = tempfile.mkdtemp(prefix="opscreen-ro-")
+    os.chmod(base, 0o755)
+    ro = os.path.join(base, "ro")
+    os.mkdir(ro, 0o555)
+    os.chmod(ro, 0o555)
+    conf = os.path.join(base, "opscreen.conf")
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\ndatabase = {ro}/x.db\nport = 1\ntoken_file =\n"
+                "[runner]\ndevices = cpu\n")
+    os.chmod(conf, 0o644)
+    cmd = [DAEMON, "-c", conf]
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("running as root without setpriv to drop privileges")
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert r.returncode == 1, r.stderr
+    assert "not writable" in r.stderr, r.stderr
 
 
 def test_read_only_database_file(make_daemon, tmp_path):

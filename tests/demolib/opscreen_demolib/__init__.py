@@ -9,7 +9,8 @@ import torch
 
 from .ops import (
     abs, add, amax, clamp, cos, cumsum, eq, eq_scalar, exp, maximum, minimum,
-    mul, neg, relu, rsqrt, sigmoid, sin, softmax, sub, sum, sum_dim, where_self,
+    layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax, sub, sum, sum_dim,
+    where_self,
 )
 
 __version__ = "0.1.0"
@@ -29,6 +30,7 @@ _FULL_CONFIG = (
     ("maximum", maximum),
     ("minimum", minimum),
     ("mul.Tensor", mul),
+    ("native_layer_norm", layer_norm),
     ("neg", neg),
     ("relu", relu),
     ("rsqrt", rsqrt),

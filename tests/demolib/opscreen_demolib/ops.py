@@ -181,3 +181,19 @@ def sum_dim(self, dim, keepdim=False, *, dtype=None):
     if keepdim:
         acc = acc.reshape([1 if d in dims else self.shape[d] for d in range(nd)])
     return _back(acc, dtype)
+
+
+def layer_norm(input, normalized_shape, weight, bias, eps):
+    """native_layer_norm: (out, mean, rstd), statistics shaped like aten's CPU."""
+    dt = input.dtype
+    x = _np(input, dt)
+    n = len(normalized_shape)
+    axes = tuple(range(x.ndim - n, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * _np(weight, dt)
+    if bias is not None:
+        out = out + _np(bias, dt)
+    return _back(out, dt), _back(mean, dt), _back(rstd, dt)
