@@ -7,7 +7,7 @@ PREFIX	?= /usr/local
 DESTDIR	?=
 SUDO	:= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-PKGS	 = libmicrohttpd jansson sqlite3 inih
+PKGS	 = libmicrohttpd jansson sqlite3 inih libsystemd
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE \
 	   -Idaemon -Iprobes $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -16,17 +16,19 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
-	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c
+	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c \
+	daemon/regress.c daemon/metrics.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
 HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
-	build/check_store
+	build/check_store build/check_regress
 
-.PHONY: all deps test test-unit test-py test-gpu run clean install bench-api
+.PHONY: all deps test test-unit test-py test-gpu run clean install bench-api \
+	verify-units
 
-all: build/opscreend
+all: build/opscreend build/opscreenctl
 
 build/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -46,6 +48,10 @@ build/gen_%.o: build/gen_%.c
 build/opscreend: $(DAEMON_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJS) $(LDLIBS)
 
+# The command-line client: jansson only (its HTTP/1.0 client is a socket).
+build/opscreenctl: build/daemon/opscreenctl.o
+	$(CC) $(CFLAGS) -o $@ $< $(shell pkg-config --libs jansson 2>/dev/null)
+
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
@@ -59,13 +65,17 @@ build/check_store: tests/unit/check_store.c build/daemon/store.o build/daemon/lo
 		build/daemon/rollup.o build/gen_migrations.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
+build/check_regress: tests/unit/check_regress.c build/daemon/regress.o \
+		build/daemon/store.o build/daemon/log.o build/gen_migrations.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
 # Installs what the project needs on a fresh Debian machine (packages, then the
 # pinned Python packages into .venv).
 deps:
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	    --no-install-recommends build-essential pkg-config libmicrohttpd-dev \
-	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check \
+	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check systemd \
 	    python3 python3-venv python3-dev curl wrk ca-certificates
 	[ -x .venv/bin/python3 ] || python3 -m venv .venv
 	.venv/bin/python3 -m pip install -q --upgrade pip
@@ -78,7 +88,7 @@ test-unit: $(UNIT_TESTS)
 test-py: build/opscreend
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e tests/gpu
 
-test: all test-unit test-py
+test: all test-unit test-py verify-units
 
 # Needs a GPU and flag_gems; skips with a message elsewhere.
 test-gpu: build/opscreend
@@ -93,10 +103,56 @@ run: build/opscreend
 bench-api: build/opscreend
 	sh tools/bench_api.sh
 
-install: build/opscreend
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/opscreen/probes
+# Installs under $(DESTDIR)$(PREFIX); the configuration goes to $(DESTDIR)/etc
+# (the units name /etc/opscreen/opscreen.conf) and is never overwritten.
+SHARE	 = $(PREFIX)/share/opscreen
+UNITS	 = opscreend.service opscreen-nightly.service opscreen-nightly.timer
+
+install: build/opscreend build/opscreenctl
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(SHARE)/probes/opscreen_runner \
+	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib $(DESTDIR)$(SHARE)/web \
+	    $(DESTDIR)$(PREFIX)/share/doc/opscreen \
+	    $(DESTDIR)$(PREFIX)/lib/systemd/system \
+	    $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)/etc/opscreen
 	install -m 755 build/opscreend $(DESTDIR)$(PREFIX)/sbin/opscreend
-	cp -r probes/opscreen_runner $(DESTDIR)$(PREFIX)/share/opscreen/probes/
+	install -m 755 build/opscreenctl $(DESTDIR)$(PREFIX)/bin/opscreenctl
+	install -m 644 probes/opscreen_runner/*.py \
+	    $(DESTDIR)$(SHARE)/probes/opscreen_runner/
+	install -m 644 tests/demolib/opscreen_demolib/*.py \
+	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib/
+	install -m 644 web/* $(DESTDIR)$(SHARE)/web/
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/opscreen/
+	for u in $(UNITS); do \
+	    sed 's|@PREFIX@|$(PREFIX)|g' systemd/$$u > \
+	        $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u || exit 1; \
+	    chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u; done
+	install -m 644 systemd/opscreen.sysusers \
+	    $(DESTDIR)$(PREFIX)/lib/sysusers.d/opscreen.conf
+	[ -e $(DESTDIR)/etc/opscreen/opscreen.conf ] || { \
+	    sed -e 's|^runner_path = .*|runner_path = $(SHARE)/probes:$(SHARE)/demolib|' \
+	        -e 's|^database = .*|database = /var/lib/opscreen/opscreen.db|' \
+	        -e 's|^token_file = .*|token_file = /etc/opscreen/token|' \
+	        conf/opscreen.conf > $(DESTDIR)/etc/opscreen/opscreen.conf && \
+	    chmod 644 $(DESTDIR)/etc/opscreen/opscreen.conf; }
+
+# systemd-analyze verify wants every ExecStart= binary to exist: install into
+# build/verify-root and point @PREFIX@ at that copy.
+VERIFY_ROOT = $(CURDIR)/build/verify-root
+
+verify-units: build/opscreend build/opscreenctl
+	@if ! command -v systemd-analyze >/dev/null; then \
+	    echo "verify-units: SKIPPED, systemd-analyze is missing (make deps)"; \
+	    exit 0; fi; \
+	rm -rf $(VERIFY_ROOT) && \
+	$(MAKE) -s install DESTDIR=$(VERIFY_ROOT) PREFIX=/usr >/dev/null && \
+	mkdir -p $(VERIFY_ROOT)/units && \
+	for u in $(UNITS); do \
+	    sed 's|@PREFIX@|$(VERIFY_ROOT)/usr|g' systemd/$$u > \
+	        $(VERIFY_ROOT)/units/$$u || exit 1; done && \
+	cd $(VERIFY_ROOT)/units && \
+	SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no $(UNITS) && \
+	echo "verify-units: OK ($(UNITS))"
 
 clean:
 	rm -rf build

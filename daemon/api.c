@@ -46,6 +46,7 @@ static const char	*CT_YAML = "application/yaml";
 static const char	*CT_HTML = "text/html; charset=utf-8";
 
 extern const char web_index_html[];
+static const char	*CT_PROM = "text/plain; version=0.0.4; charset=utf-8";
 
 static enum MHD_Result
 send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
@@ -308,6 +309,11 @@ serve_list(struct MHD_Connection *c, int deny)
 	}
 	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d", deny, fmt, q.dtypes, q.gpu,
 	    q.stale_ok);
+	/* fail-closed: a library that may have changed unseen is not vouched for */
+	if (!sched_fingerprint_fresh(2.0) && !q.stale_ok)
+		return send_error(c, 503, "the library fingerprint has not been "
+		    "re-read within runner.fingerprint_period (runners busy or "
+		    "down); add stale=ok to accept the last complete screen");
 	if (cache_get(ckey, c, &rc))
 		return rc;
 	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
@@ -315,6 +321,20 @@ serve_list(struct MHD_Connection *c, int deny)
 		return send_error(c, 500, "store unavailable");
 	fps = sched_current_fingerprints();
 	rollup_lists(db, &q, fps, &allow, &dlist, &status, &err);
+	if (status == 503 && json_object_get(err, "fingerprint")) {
+		json_t	*d;
+		size_t	 i;
+
+		/* say what changed, so the operator sees which upgrade did it */
+		json_array_foreach(fps, i, d)
+			if (json_equal(json_object_get(d, "device"),
+			    json_object_get(err, "device")) &&
+			    json_object_get(d, "previous_fingerprint")) {
+				json_object_set(err, "previous_fingerprint",
+				    json_object_get(d, "previous_fingerprint"));
+				json_object_set_new(err, "changed", json_true());
+			}
+	}
 	json_decref(fps);
 	if (status != 200) {
 		json_object_set_new(err, "status", json_integer(status));
@@ -594,6 +614,82 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	}
 }
 
+/*
+ * Changes between consecutive full screens, oldest first. `since` is an event
+ * id (exclusive), so a poller passes the last id it saw and never misses or
+ * repeats one; `kind` narrows to regression, fix, new or vanished.
+ */
+static enum MHD_Result
+serve_regressions(struct MHD_Connection *c)
+{
+	static const char	*allowed[] = { "since", "limit", "kind", NULL };
+	sqlite3			*db;
+	sqlite3_stmt		*st;
+	json_t			*arr, *ev, *o;
+	json_error_t		 jerr;
+	const char		*v, *kind = NULL;
+	char			 bad[128];
+	int64_t			 since = 0, limit = 100, last = 0;
+
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s' (known: "
+		    "since, limit, kind)", bad);
+	if ((v = arg(c, "since")) != NULL && strcmp(v, "0") &&
+	    parse_id(v, &since) == -1)
+		return send_error(c, 400, "since must be an event id (a "
+		    "non-negative integer)");
+	if ((v = arg(c, "limit")) != NULL && (parse_id(v, &limit) == -1 ||
+	    limit > 1000))
+		return send_error(c, 400, "limit must be an integer 1..1000");
+	if ((kind = arg(c, "kind")) != NULL && strcmp(kind, "regression") &&
+	    strcmp(kind, "fix") && strcmp(kind, "new") && strcmp(kind, "vanished"))
+		return send_error(c, 400, "kind must be regression, fix, new or "
+		    "vanished");
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	if (sqlite3_prepare_v2(db, "SELECT id, created, kind, json FROM events "
+	    "WHERE id > ?1 AND kind IN ('regression', 'fix', 'new', 'vanished') "
+	    "AND (?2 IS NULL OR kind = ?2) ORDER BY id LIMIT ?3", -1, &st, NULL)
+	    != SQLITE_OK)
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, since);
+	if (kind)
+		sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, limit);
+	arr = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		last = sqlite3_column_int64(st, 0);
+		o = json_pack("{sI sf ss}", "id", (json_int_t)last, "created",
+		    sqlite3_column_double(st, 1), "kind",
+		    (const char *)sqlite3_column_text(st, 2));
+		ev = json_loads((const char *)sqlite3_column_text(st, 3), 0, &jerr);
+		if (json_is_object(ev))
+			json_object_update(o, ev);
+		json_decref(ev);
+		json_array_append_new(arr, o);
+	}
+	sqlite3_finalize(st);
+	return send_json(c, 200, json_pack("{so sI}", "events", arr, "last_id",
+	    (json_int_t)(last ? last : since)));
+}
+
+static enum MHD_Result
+serve_metrics(struct MHD_Connection *c)
+{
+	static const char	*none[] = { NULL };
+	sqlite3			*db;
+	char			*out, bad[128];
+	size_t			 len = 0;
+
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	if ((out = metrics_render(db, &len)) == NULL)
+		return send_error(c, 500, "cannot render the metrics");
+	return send_buf(c, 200, CT_PROM, out, len);
+}
+
 static int
 token_ok(struct MHD_Connection *c)
 {
@@ -753,6 +849,10 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return serve_ops(c, url + 5);
 	if (!strncmp(url, "/cases/", 7))
 		return serve_case(c, url + 7);
+	if (!strcmp(url, "/regressions"))
+		return serve_regressions(c);
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(c);
 	if (!strcmp(url, "/") || !strcmp(url, "/index.html")) {
 		char	*s = strdup(web_index_html);
 

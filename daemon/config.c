@@ -34,7 +34,9 @@ config_defaults(struct config *c)
 	snprintf(c->library, sizeof(c->library), "auto");
 	snprintf(c->devices, sizeof(c->devices), "all");
 	c->case_deadline = 120;
+	c->cpu_case_deadline = 10;
 	c->hello_deadline = 300;
+	c->fingerprint_period = 600;
 	c->workers_per_device = 1;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;
@@ -148,6 +150,12 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.case_deadline"))
 		return parse_int(v, 1, 86400, &c->case_deadline) ?
 		    "must be seconds, 1..86400" : NULL;
+	if (IS("runner.cpu_case_deadline"))
+		return parse_int(v, 1, 86400, &c->cpu_case_deadline) ?
+		    "must be seconds, 1..86400" : NULL;
+	if (IS("runner.fingerprint_period"))
+		return parse_int(v, 0, 86400, &c->fingerprint_period) ?
+		    "must be seconds, 0..86400 (0 = never re-check)" : NULL;
 	if (IS("runner.start_deadline"))
 		return parse_int(v, 1, 86400, &c->hello_deadline) ?
 		    "must be seconds, 1..86400" : NULL;

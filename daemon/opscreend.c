@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include "opscreend.h"
 #include "probes.h"
@@ -155,11 +156,25 @@ main_loop(void)
 	struct worker	*who[1 + 2 * MAX_WORKERS];
 	int		 isock[1 + 2 * MAX_WORKERS];
 	int		 n, i, timeout;
-	double		 dl, t;
+	double		 dl, t, wd_every = 0, wd_next = 0;
+	uint64_t	 wd_usec;
 	json_t		*msg;
 	char		 drain[64];
 
+	/*
+	 * Pet systemd's watchdog from the loop itself, at half its interval, so
+	 * that a loop stuck in a handler (not merely a slow screen) gets the
+	 * daemon restarted.
+	 */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		wd_every = wd_usec / 2e6;
+		log_debug("systemd watchdog every %.1f s", wd_every);
+	}
 	while (!env->quit) {
+		if (wd_every > 0 && (t = now_mono()) >= wd_next) {
+			sd_notify(0, "WATCHDOG=1");
+			wd_next = t + wd_every;
+		}
 		n = 0;
 		pfd[n].fd = env->wakefd[0];
 		pfd[n].events = POLLIN;
@@ -184,6 +199,11 @@ main_loop(void)
 		timeout = 1000;
 		if ((dl = sched_next_deadline()) > 0) {
 			t = (dl - now_mono()) * 1000 + 1;
+			if (t < timeout)
+				timeout = t < 0 ? 0 : (int)t;
+		}
+		if (wd_every > 0) {
+			t = (wd_next - now_mono()) * 1000 + 1;
 			if (t < timeout)
 				timeout = t < 0 ? 0 : (int)t;
 		}
@@ -325,8 +345,13 @@ main(int argc, char *argv[])
 			log_warnx("cannot queue the start-up screen: %s", err);
 		json_decref(req);
 	}
+	/* store open, listener bound: systemd may start what depends on us */
+	sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%d, library %s on %s",
+	    env->conf.listen, env->conf.port, env->library,
+	    env->cpu ? "the cpu" : "the GPUs");
 	main_loop();
 
+	sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
 	log_info("shutting down");
 	api_stop();
 	for (i = 0; i < env->nworkers; i++)

@@ -43,7 +43,9 @@ struct config {
 	char	 library[64];		/* auto | flag_gems | demolib | <module> */
 	char	 devices[256];		/* all | cpu | 0,1,... */
 	int	 case_deadline;		/* seconds */
+	int	 cpu_case_deadline;	/* seconds, on the CPU (no JIT) */
 	int	 hello_deadline;	/* seconds for a runner to start */
+	int	 fingerprint_period;	/* seconds between library re-checks */
 	int	 workers_per_device;
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
@@ -99,6 +101,8 @@ struct worker {
 	json_t		*entries;
 	char		 hello_error[1024];
 	int		 restarts;
+	double		 fp_asked;		/* fingerprint request in flight since */
+	int		 fp_stale;		/* library changed: restart when idle */
 };
 int	 supervise_spawn(struct worker *);
 void	 supervise_kill(struct worker *);
@@ -118,6 +122,15 @@ int	 sched_queue_run(json_t *request, int64_t *run_id, char *err, size_t errlen)
 int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
 json_t	*sched_progress(void);			/* live progress of the current run */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
+void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
+int	 sched_fingerprint_fresh(double wait);	/* 0: not re-checked in time */
+
+/* regress.c */
+int64_t	 regress_previous(sqlite3 *, int64_t run);
+int	 regress_run(sqlite3 *, int64_t run, double now, int *nevents);
+
+/* metrics.c */
+char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */
 
 /* verdict.c: see verdict.h */
 

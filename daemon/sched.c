@@ -46,6 +46,10 @@ static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
+static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
+static json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
+static double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
+static double		 fp_wanted;		/* an API thread asked for a look */
 
 static __thread sqlite3	*api_writer;
 
@@ -279,6 +283,47 @@ run_fail(const char *why)
 	api_invalidate();
 }
 
+/*
+ * runner.classes and runner.dtypes are the operator's own scope for this host:
+ * a run that asks for no narrower scope screens that, and it still counts as
+ * the host's full screen (it serves lists and is compared for regressions).
+ */
+static unsigned
+conf_classes(void)
+{
+	char		 buf[sizeof(env->conf.default_classes)], *p, *tok;
+	char		*save = NULL;
+	unsigned	 m = 0;
+	int		 c;
+
+	snprintf(buf, sizeof(buf), "%s", env->conf.default_classes);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+		if ((c = probe_class_parse(tok)) > 0)
+			m |= c;
+		else
+			log_warnx("runner.classes: unknown class '%s' ignored", tok);
+	return m;
+}
+
+static json_t *
+conf_dtypes(void)
+{
+	char	 buf[sizeof(env->conf.default_dtypes)], *p, *tok, *save = NULL;
+	json_t	*a = json_array();
+
+	snprintf(buf, sizeof(buf), "%s", env->conf.default_dtypes);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+		if (dtype_valid(tok))
+			json_array_append_new(a, json_string(tok));
+		else
+			log_warnx("runner.dtypes: unknown dtype '%s' ignored", tok);
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
 static int
 run_activate(void)
 {
@@ -313,9 +358,13 @@ run_activate(void)
 			cur.classes |= c;
 	}
 	if (cur.classes == 0)
+		cur.classes = conf_classes();
+	if (cur.classes == 0)
 		cur.classes = PROBE_ALL;
 	if ((v = json_object_get(req, "dtypes")) && json_array_size(v))
 		cur.dtypes = json_incref(v);
+	else
+		cur.dtypes = conf_dtypes();
 	if ((v = json_object_get(req, "ops")) && json_array_size(v))
 		cur.ops = json_incref(v);
 	json_decref(req);
@@ -507,7 +556,7 @@ run_finish(void)
 	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
-	int		 nt = 0, have = 0;
+	int		 nt = 0, have = 0, nreg = 0, nevents = 0;
 
 	if (store_begin(env->store) == -1)
 		return -1;
@@ -629,12 +678,20 @@ run_finish(void)
 		run_add_event(cur.run_id, "run_complete", ev);
 		json_decref(ev);
 	}
+	/* in the same transaction: the lists and their changes appear together */
+	if (cur.full && (nreg = regress_run(db, cur.run_id, now_wall(),
+	    &nevents)) == -1)
+		goto fail;
 	if (store_commit(env->store) == -1)
 		goto fail;
 	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
 	    "%d verified, %d broken, %d inconclusive", (long long)cur.run_id,
 	    (long long)cur.done, now_wall() - cur.started, nverified, nbroken,
 	    ninc);
+	if (nevents)
+		log_info("run %lld: %d changes against the previous full screen, "
+		    "%d of them regressions (GET /regressions)",
+		    (long long)cur.run_id, nevents, nreg);
 	return 0;
  fail:
 	error("store: finishing run %lld: %s", (long long)cur.run_id,
@@ -720,13 +777,21 @@ case_dispatch(struct worker *w, int64_t id)
 		return -1;
 	w->state = W_BUSY;
 	w->case_id = id;
-	w->deadline = now_mono() + env->conf.case_deadline;
+	w->deadline = now_mono() + (w->device < 0 ?
+	    env->conf.cpu_case_deadline : env->conf.case_deadline);
 	return 0;
 }
 
 static void
 worker_restart_later(struct worker *w, double delay)
 {
+	int	 s = slot_of_device(w->device);
+
+	if (s >= 0) {
+		pthread_mutex_lock(&sched_mtx);
+		restarts_total[s]++;
+		pthread_mutex_unlock(&sched_mtx);
+	}
 	w->state = W_DOWN;
 	w->next_spawn = now_mono() + delay;
 }
@@ -974,7 +1039,8 @@ sched_on_deadline(struct worker *w)
 
 	if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
-		    "deadline; runner process group killed", env->conf.case_deadline);
+		    "deadline; runner process group killed", w->device < 0 ?
+		    env->conf.cpu_case_deadline : env->conf.case_deadline);
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		supervise_kill(w);
 		w->restarts++;
@@ -995,6 +1061,139 @@ sched_on_deadline(struct worker *w)
 		    "start within %d s", env->conf.hello_deadline);
 		supervise_kill(w);
 		sched_on_worker_exit(w, "start deadline");
+	}
+}
+
+/*
+ * The library under a device changed (an upgrade, an edited file): lists stop
+ * (the current fingerprint has no complete screen), every runner of the device
+ * is restarted once idle so that it imports the new code, and a full screen is
+ * queued at once.
+ */
+static void
+fingerprint_changed(int slot, json_t *fp)
+{
+	sqlite3_stmt	*st;
+	int		 i, queued = 0, nq = 0;
+	char		*old = NULL, *new = NULL;
+
+	pthread_mutex_lock(&sched_mtx);
+	if (cur_fp[slot] == NULL || json_equal(cur_fp[slot], fp)) {
+		pthread_mutex_unlock(&sched_mtx);
+		return;
+	}
+	json_decref(prev_fp[slot]);
+	prev_fp[slot] = cur_fp[slot];
+	cur_fp[slot] = json_deep_copy(fp);
+	fp_confirmed[slot] = now_mono();
+	old = json_dumps(prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
+	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
+	pthread_mutex_unlock(&sched_mtx);
+	api_invalidate();
+	log_warnx("device %d: library fingerprint changed; lists withheld until "
+	    "a full screen of it completes: was %s, now %s", device_of_slot(slot),
+	    old ? old : "?", new ? new : "?");
+	free(old);
+	free(new);
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].device == device_of_slot(slot))
+			env->workers[i].fp_stale = 1;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
+	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
+	    -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		queued = sqlite3_column_int(st, 0);
+		nq = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (queued)
+		return;		/* the queued full screen covers the new library */
+	if (nq >= QUEUED_RUNS_MAX) {
+		log_warnx("cannot queue a screen of the changed library: %d runs "
+		    "already queued", nq);
+		return;
+	}
+	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO runs (state, "
+	    "request, full, created) VALUES ('queued', '{\"reason\":\"library "
+	    "fingerprint changed\"}', 1, ?)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_double(st, 1, now_wall());
+	if (sqlite3_step(st) == SQLITE_DONE)
+		log_info("queued run %lld (library fingerprint changed)",
+		    (long long)sqlite3_last_insert_rowid(store_db(env->store)));
+	sqlite3_finalize(st);
+}
+
+static void
+on_fingerprint(struct worker *w, json_t *msg)
+{
+	json_t	*fp = json_object_get(msg, "fingerprint");
+	int	 slot = slot_of_device(w->device);
+
+	w->fp_asked = 0;
+	if (!json_is_object(fp) || slot < 0) {
+		log_warnx("worker %d: fingerprint answer without a fingerprint",
+		    w->slot);
+		return;
+	}
+	pthread_mutex_lock(&sched_mtx);
+	if (cur_fp[slot] && json_equal(cur_fp[slot], fp)) {
+		fp_confirmed[slot] = now_mono();
+		pthread_mutex_unlock(&sched_mtx);
+		log_debug("worker %d: library fingerprint unchanged", w->slot);
+		return;
+	}
+	pthread_mutex_unlock(&sched_mtx);
+	fingerprint_changed(slot, fp);
+}
+
+/*
+ * Asks one idle runner per device for its fingerprint when the period has run
+ * out or an API thread wants one, and restarts runners whose library changed.
+ */
+static void
+fingerprint_poll(double t)
+{
+	static const double	 answer_within = 30;
+	int			 i, s, asked[NSLOTS] = { 0 }, due;
+	double			 period = env->conf.fingerprint_period;
+	json_t			*msg;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+
+		if (w->state == W_IDLE && w->fp_stale) {
+			log_info("worker %d: restarting on the changed library",
+			    w->slot);
+			supervise_kill(w);
+			w->fp_stale = 0;
+			w->fp_asked = 0;
+			worker_restart_later(w, 0);
+		}
+		if (w->fp_asked > 0 && t - w->fp_asked < answer_within &&
+		    (s = slot_of_device(w->device)) >= 0)
+			asked[s] = 1;
+	}
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+
+		if (w->state != W_IDLE || (s = slot_of_device(w->device)) < 0 ||
+		    asked[s])
+			continue;
+		pthread_mutex_lock(&sched_mtx);
+		due = cur_fp[s] != NULL && ((period > 0 && t - fp_confirmed[s] >=
+		    period) || fp_confirmed[s] < fp_wanted);
+		pthread_mutex_unlock(&sched_mtx);
+		if (!due)
+			continue;
+		msg = json_pack("{ss}", "type", "fingerprint");
+		if (supervise_send(w, msg) == 0) {
+			w->fp_asked = t;
+			asked[s] = 1;
+		}
+		json_decref(msg);
 	}
 }
 
@@ -1032,8 +1231,21 @@ on_hello(struct worker *w, json_t *msg)
 	w->failures = 0;
 	w->state = W_IDLE;
 	w->deadline = 0;
+	w->fp_asked = 0;
+	w->fp_stale = 0;
 	if (slot >= 0) {
+		int	 changed;
+
 		pthread_mutex_lock(&sched_mtx);
+		fp_confirmed[slot] = now_mono();
+		changed = cur_fp[slot] != NULL &&
+		    !json_equal(cur_fp[slot], w->fingerprint);
+		if (changed) {
+			pthread_mutex_unlock(&sched_mtx);
+			fingerprint_changed(slot, w->fingerprint);
+			w->fp_stale = 0;	/* this one runs the new code */
+			pthread_mutex_lock(&sched_mtx);
+		}
 		if (cur_fp[slot] == NULL ||
 		    !json_equal(cur_fp[slot], w->fingerprint)) {
 			json_decref(cur_fp[slot]);
@@ -1134,6 +1346,8 @@ sched_on_message(struct worker *w, json_t *msg)
 		    strdup(json_string_value(json_object_get(msg, "repro"))) : NULL;
 	} else if (!strcmp(type, "result"))
 		on_result(w, msg);
+	else if (!strcmp(type, "fingerprint"))
+		on_fingerprint(w, msg);
 	else
 		log_warnx("worker %d: unknown message type '%s'", w->slot, type);
 }
@@ -1209,6 +1423,7 @@ sched_poll(void)
 			}
 		}
 	}
+	fingerprint_poll(t);
 	pthread_mutex_lock(&sched_mtx);
 	creq = cancel_req;
 	cancel_req = 0;
@@ -1501,10 +1716,67 @@ sched_current_fingerprints(void)
 		o = json_pack("{si}", "device", device_of_slot(s));
 		json_object_set_new(o, "fingerprint", cur_fp[s] ?
 		    json_deep_copy(cur_fp[s]) : json_null());
+		if (prev_fp[s])
+			json_object_set_new(o, "previous_fingerprint",
+			    json_deep_copy(prev_fp[s]));
 		if (cur_err[s][0])
 			json_object_set_new(o, "error", json_string(cur_err[s]));
 		json_array_append_new(a, o);
 	}
 	pthread_mutex_unlock(&sched_mtx);
 	return a;
+}
+
+/* Runner respawns per device slot since start-up, for /metrics. */
+void
+sched_counters(int64_t *restarts, int n)
+{
+	int	 s;
+
+	pthread_mutex_lock(&sched_mtx);
+	for (s = 0; s < n && s < NSLOTS; s++)
+		restarts[s] = restarts_total[s];
+	pthread_mutex_unlock(&sched_mtx);
+}
+
+/*
+ * For /allowlist: when a device's fingerprint has not been confirmed within
+ * the period, ask for it now and wait up to `wait` seconds. 0 when it is
+ * still unconfirmed past the period plus a case deadline (the longest a
+ * healthy runner stays busy): the library may have changed unseen.
+ */
+int
+sched_fingerprint_fresh(double wait)
+{
+	double	 period = env->conf.fingerprint_period, t, want, oldest;
+	double	 grace = env->conf.case_deadline + 5;
+	int	 s, due = 0;
+
+	if (period <= 0)
+		return 1;
+	t = now_mono();
+	pthread_mutex_lock(&sched_mtx);
+	for (s = 0; s < nslots(); s++)
+		if (cur_fp[s] && t - fp_confirmed[s] >= period)
+			due = 1;
+	if (due && fp_wanted < t)
+		fp_wanted = t;
+	want = fp_wanted;
+	pthread_mutex_unlock(&sched_mtx);
+	if (!due)
+		return 1;
+	main_wakeup();
+	for (;;) {
+		pthread_mutex_lock(&sched_mtx);
+		oldest = t;
+		for (s = 0; s < nslots(); s++)
+			if (cur_fp[s] && fp_confirmed[s] < oldest)
+				oldest = fp_confirmed[s];
+		pthread_mutex_unlock(&sched_mtx);
+		if (oldest >= want)
+			return 1;
+		if (now_mono() - t >= wait)
+			return now_mono() - oldest < period + grace;
+		usleep(20000);
+	}
 }

@@ -19,6 +19,7 @@ runner_path = $PWD/probes:$PWD/tests/demolib
 library = demolib
 devices = cpu
 case_deadline = 8
+cpu_case_deadline = 8
 workers_per_device = 1
 nice = ${NICE:-10}
 [api]

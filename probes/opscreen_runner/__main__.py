@@ -85,6 +85,11 @@ def main():
             continue
         if msg is None or (isinstance(msg, dict) and msg.get("type") == "bye"):
             return 0
+        if isinstance(msg, dict) and msg.get("type") == "fingerprint":
+            # Re-read from disk: the daemon notices a library changed under it.
+            proto.send(fd, {"type": "fingerprint",
+                            "fingerprint": adapter.fingerprint(device)})
+            continue
         if not isinstance(msg, dict) or msg.get("type") != "case":
             log.warning("ignored message %.200r", msg)
             continue

@@ -39,7 +39,7 @@ class Daemon:
             "runner": {"python": sys.executable,
                        "runner_path": f"{ROOT}/probes:{ROOT}/tests/demolib",
                        "library": "demolib", "devices": "cpu",
-                       "case_deadline": 8, "start_deadline": 120,
+                       "case_deadline": 8, "cpu_case_deadline": 8, "start_deadline": 120,
                        "workers_per_device": 2},
             "api": {"threads": 4},
         }

@@ -53,7 +53,16 @@ def relu(self):
     return _back(np.where(a > 0, a, np.zeros_like(a)), self.dtype)
 
 
+# Names listed in OPSCREEN_DEMOLIB_BREAK (comma separated) turn wrong at import:
+# the tests plant a regression between two screens of one database this way.
+_BREAK = frozenset(n for n in os.environ.get("OPSCREEN_DEMOLIB_BREAK", "").split(",")
+                   if n)
+
+
 def add(self, other, *, alpha=1):
+    if "add" in _BREAK:
+        # DEFECT (planted on request): every element 1/8 too large
+        return _binary(lambda a, b: a + alpha * b + 0.125, self, other)
     if alpha == 1:
         return _binary(np.add, self, other)
     return _binary(lambda a, b: a + alpha * b, self, other)

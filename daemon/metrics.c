@@ -1,0 +1,298 @@
+/*
+ * metrics.c: GET /metrics in the Prometheus text format (version 0.0.4).
+ * Per-device series carry gpu="N" and UUID="GPU-..." spelled the way
+ * dcgm-exporter spells them, so the two join on a dashboard without relabelling.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscreend.h"
+
+#define METRICS_MAX	(4u * 1024 * 1024)	/* bound on one answer */
+
+struct mbuf {
+	char	*buf;
+	size_t	 len, cap;
+	int	 full;
+};
+
+static void
+metrics_add(struct mbuf *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+metrics_add(struct mbuf *m, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+	size_t	 nc;
+	char	*nb;
+
+	if (m->full)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(m->buf + m->len, m->cap - m->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			m->full = 1;
+			return;
+		}
+		if (m->len + n < m->cap) {
+			m->len += n;
+			return;
+		}
+		nc = m->cap * 2 > m->len + n + 1 ? m->cap * 2 : m->len + n + 1;
+		if (nc > METRICS_MAX || (nb = realloc(m->buf, nc)) == NULL) {
+			/* a truncated exposition is worse than none: say so */
+			m->full = 1;
+			return;
+		}
+		m->buf = nb;
+		m->cap = nc;
+	}
+}
+
+static void
+metrics_head(struct mbuf *m, const char *name, const char *type,
+    const char *help)
+{
+	metrics_add(m, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value with \, " and newline escaped as the text format asks. */
+static void
+metrics_escape(const char *s, char *out, size_t len)
+{
+	size_t	 j = 0;
+
+	for (; s && *s && j + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			out[j++] = '\\';
+			out[j++] = *s;
+		} else if (*s == '\n') {
+			out[j++] = '\\';
+			out[j++] = 'n';
+		} else
+			out[j++] = *s;
+	}
+	out[j] = '\0';
+}
+
+/* gpu="0",UUID="GPU-..." for a device; the cpu is gpu="cpu",UUID="". */
+static void
+metrics_labels(json_t *fps, int device, char *out, size_t len)
+{
+	json_t		*d;
+	size_t		 i;
+	const char	*uuid = "";
+	char		 esc[256];
+
+	json_array_foreach(fps, i, d)
+		if (json_integer_value(json_object_get(d, "device")) == device)
+			uuid = json_string_value(json_object_get(json_object_get(d,
+			    "fingerprint"), "gpu_uuid")) ?: "";
+	metrics_escape(uuid, esc, sizeof(esc));
+	if (device < 0)
+		snprintf(out, len, "gpu=\"cpu\",UUID=\"%s\"", esc);
+	else
+		snprintf(out, len, "gpu=\"%d\",UUID=\"%s\"", device, esc);
+}
+
+static int64_t
+metrics_scalar(sqlite3 *db, const char *sql, int64_t dflt)
+{
+	sqlite3_stmt	*st;
+	int64_t		 v = dflt;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Names per state in the run that serves each device's lists. */
+static void
+metrics_names(struct mbuf *m, sqlite3 *db, json_t *fps)
+{
+	static const char	*states[] = { "verified", "broken", "hazard",
+	    "inconclusive", "withheld" };
+	struct rollup_query	 q;
+	json_t			*d, *allow, *deny, *err, *e, *r, *runs;
+	size_t			 i, j, k;
+	int64_t			 count[5], serving;
+	char			 lab[320];
+	int			 device, status;
+	struct mbuf		 served = { 0 }, run = { 0 };
+
+	metrics_head(m, "opscreen_names", "gauge", "Enable names per state in "
+	    "the complete full screen that serves the device's lists.");
+	json_array_foreach(fps, i, d) {
+		device = json_integer_value(json_object_get(d, "device"));
+		metrics_labels(fps, device, lab, sizeof(lab));
+		memset(&q, 0, sizeof(q));
+		q.gpu = device;
+		rollup_lists(db, &q, fps, &allow, &deny, &status, &err);
+		serving = 0;
+		if (status == 200) {
+			memset(count, 0, sizeof(count));
+			count[0] = json_array_size(json_object_get(allow, "names"));
+			json_array_foreach(json_object_get(deny, "names"), j, e)
+				count[strcmp(json_string_value(json_object_get(e,
+				    "verdict")) ?: "", "hazard") ? 1 : 2]++;
+			json_array_foreach(json_object_get(allow, "withheld"), j,
+			    e) {
+				int	 inc = 0;
+
+				json_array_foreach(json_object_get(e, "reasons"),
+				    k, r)
+					if (!strcmp(json_string_value(
+					    json_object_get(r, "verdict")) ?: "",
+					    "inconclusive"))
+						inc = 1;
+				count[inc ? 3 : 4]++;
+			}
+			for (j = 0; j < 5; j++)
+				metrics_add(m, "opscreen_names{%s,state=\"%s\"} "
+				    "%lld\n", lab, states[j], (long long)count[j]);
+			runs = json_object_get(allow, "runs");
+			serving = json_integer_value(json_object_get(
+			    json_array_get(runs, 0), "run"));
+		}
+		metrics_add(&served, "opscreen_lists_served{%s} %d\n", lab,
+		    status == 200);
+		metrics_add(&run, "opscreen_serving_run{%s} %lld\n", lab,
+		    (long long)serving);
+		json_decref(allow);
+		json_decref(deny);
+		json_decref(err);
+	}
+	metrics_head(m, "opscreen_lists_served", "gauge", "1 when the device's "
+	    "current library fingerprint has a complete full screen (lists are "
+	    "served), else 0 (/allowlist answers 503).");
+	metrics_add(m, "%s", served.buf ? served.buf : "");
+	metrics_head(m, "opscreen_serving_run", "gauge", "Id of the run that "
+	    "serves the device's lists, 0 when none.");
+	metrics_add(m, "%s", run.buf ? run.buf : "");
+	m->full |= served.full | run.full;
+	free(served.buf);
+	free(run.buf);
+}
+
+/* Cases per status in the newest run that has started. */
+static void
+metrics_cases(struct mbuf *m, sqlite3 *db, json_t *fps)
+{
+	static const char	*statuses[] = { "pass", "fail", "na",
+	    "degenerate", "error", "timeout", "crash", "skipped", "pending" };
+	sqlite3_stmt		*st;
+	json_t			*d;
+	int64_t			 last;
+	size_t			 i, j;
+	char			 lab[320];
+	int			 device;
+
+	last = metrics_scalar(db, "SELECT max(id) FROM runs WHERE state != "
+	    "'queued'", 0);
+	metrics_head(m, "opscreen_last_run_id", "gauge", "Id of the newest run "
+	    "that has started.");
+	metrics_add(m, "opscreen_last_run_id %lld\n", (long long)last);
+	metrics_head(m, "opscreen_last_run_cases", "gauge", "Cases of the newest "
+	    "run that has started, per status (pending: no result yet).");
+	if (last <= 0)
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM cases c LEFT JOIN "
+	    "results r ON r.case_id = c.id WHERE c.run_id=? AND c.device=? AND "
+	    "coalesce(r.status, 'pending')=?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	json_array_foreach(fps, i, d) {
+		device = json_integer_value(json_object_get(d, "device"));
+		metrics_labels(fps, device, lab, sizeof(lab));
+		for (j = 0; j < sizeof(statuses) / sizeof(statuses[0]); j++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, last);
+			sqlite3_bind_int(st, 2, device);
+			sqlite3_bind_text(st, 3, statuses[j], -1, SQLITE_STATIC);
+			metrics_add(m, "opscreen_last_run_cases{%s,status=\"%s\"} "
+			    "%lld\n", lab, statuses[j], sqlite3_step(st) ==
+			    SQLITE_ROW ? (long long)sqlite3_column_int64(st, 0) : 0LL);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+char *
+metrics_render(sqlite3 *db, size_t *len)
+{
+	struct mbuf	 m = { 0 };
+	json_t		*fps, *d;
+	int64_t		 restarts[MAX_DEVICES + 1];
+	sqlite3_stmt	*st;
+	size_t		 i;
+	char		 lab[320];
+
+	fps = sched_current_fingerprints();
+	metrics_head(&m, "opscreen_up", "gauge", "1 while opscreend answers.");
+	metrics_add(&m, "opscreen_up 1\n");
+	metrics_names(&m, db, fps);
+	metrics_cases(&m, db, fps);
+
+	metrics_head(&m, "opscreen_last_run_duration_seconds", "gauge",
+	    "Wall-clock seconds of the newest complete run.");
+	if (sqlite3_prepare_v2(db, "SELECT finished - started FROM runs WHERE "
+	    "state='complete' AND started IS NOT NULL AND finished IS NOT NULL "
+	    "ORDER BY id DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			metrics_add(&m, "opscreen_last_run_duration_seconds %.3f\n",
+			    sqlite3_column_double(st, 0));
+		sqlite3_finalize(st);
+	}
+
+	memset(restarts, 0, sizeof(restarts));
+	sched_counters(restarts, MAX_DEVICES + 1);
+	metrics_head(&m, "opscreen_worker_restarts_total", "counter", "Runner "
+	    "processes respawned since opscreend started (crash, hang, "
+	    "cancellation, failed start).");
+	json_array_foreach(fps, i, d) {
+		metrics_labels(fps, json_integer_value(json_object_get(d,
+		    "device")), lab, sizeof(lab));
+		metrics_add(&m, "opscreen_worker_restarts_total{%s} %lld\n", lab,
+		    (long long)restarts[i]);
+	}
+
+	metrics_head(&m, "opscreen_regressions_total", "counter", "Names that "
+	    "went from verified to broken or hazard between two full screens "
+	    "(GET /regressions).");
+	metrics_add(&m, "opscreen_regressions_total %lld\n", (long long)
+	    metrics_scalar(db, "SELECT count(*) FROM events WHERE "
+	    "kind='regression'", 0));
+	metrics_head(&m, "opscreen_fixes_total", "counter", "Names that went "
+	    "from broken or hazard to verified between two full screens.");
+	metrics_add(&m, "opscreen_fixes_total %lld\n", (long long)
+	    metrics_scalar(db, "SELECT count(*) FROM events WHERE kind='fix'",
+	    0));
+	metrics_head(&m, "opscreen_runs", "gauge", "Runs in the store per state.");
+	if (sqlite3_prepare_v2(db, "SELECT s.state, (SELECT count(*) FROM runs r "
+	    "WHERE r.state = s.state) FROM (SELECT 'queued' AS state UNION ALL "
+	    "SELECT 'running' UNION ALL SELECT 'complete' UNION ALL SELECT "
+	    "'cancelled' UNION ALL SELECT 'failed') s", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			metrics_add(&m, "opscreen_runs{state=\"%s\"} %lld\n",
+			    (const char *)sqlite3_column_text(st, 0),
+			    (long long)sqlite3_column_int64(st, 1));
+		sqlite3_finalize(st);
+	}
+	json_decref(fps);
+	if (m.full || m.buf == NULL) {
+		free(m.buf);
+		return NULL;
+	}
+	*len = m.len;
+	return m.buf;
+}

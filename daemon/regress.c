@@ -1,0 +1,221 @@
+/*
+ * regress.c: what changed between two complete unrestricted screens of this
+ * host. Each change of a name's state per (name, dtype, device) becomes a row
+ * in `events`, written in the transaction that completes the new run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscreend.h"
+
+/*
+ * A name's state per (device, dtype) is the worst of its keys' verdicts: one
+ * broken key keeps the whole name off the allow-list, so that is what an
+ * operator sees change.
+ */
+#define NAME_STATES \
+	"WITH s AS (SELECT run_id, device, name, dtype, CASE " \
+	"WHEN sum(verdict='broken') > 0 THEN 'broken' " \
+	"WHEN sum(verdict='hazard') > 0 THEN 'hazard' " \
+	"WHEN sum(verdict='inconclusive') > 0 THEN 'inconclusive' " \
+	"ELSE 'verified' END AS state FROM verdicts WHERE run_id IN (?1, ?2) " \
+	"GROUP BY run_id, device, name, dtype) "
+
+static int
+is_bad(const char *state)
+{
+	return !strcmp(state, "broken") || !strcmp(state, "hazard");
+}
+
+/* The complete unrestricted run before `run`: >0, 0 none, -1 error. */
+int64_t
+regress_previous(sqlite3 *db, int64_t run)
+{
+	sqlite3_stmt	*st;
+	int64_t		 id = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM runs WHERE "
+	    "state='complete' AND full=1 AND id < ?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* The first bad key of (run, device, name, dtype), as the event's evidence. */
+static void
+regress_evidence(sqlite3 *db, int64_t run, int device, const char *name,
+    const char *dtype, json_t *ev)
+{
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(db, "SELECT key, verdict, reason, class, detail, "
+	    "evidence_case FROM verdicts WHERE run_id=? AND device=? AND name=? "
+	    "AND dtype=? AND verdict IN ('broken', 'hazard') ORDER BY "
+	    "verdict='hazard', key LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		json_object_set_new(ev, "key", json_string((const char *)
+		    sqlite3_column_text(st, 0)));
+		json_object_set_new(ev, "verdict", json_string((const char *)
+		    sqlite3_column_text(st, 1)));
+		json_object_set_new(ev, "reason", json_string((const char *)
+		    sqlite3_column_text(st, 2)));
+		json_object_set_new(ev, "class", json_string((const char *)
+		    sqlite3_column_text(st, 3)));
+		json_object_set_new(ev, "detail", json_string((const char *)
+		    sqlite3_column_text(st, 4)));
+		json_object_set_new(ev, "evidence_run", json_integer(run));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			json_object_set_new(ev, "evidence_case", json_integer(
+			    sqlite3_column_int64(st, 5)));
+	}
+	sqlite3_finalize(st);
+}
+
+static int
+regress_insert(sqlite3 *db, int64_t run, double now, const char *kind,
+    json_t *ev)
+{
+	sqlite3_stmt	*st;
+	char		*js;
+	int		 rc = -1;
+
+	if ((js = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER)) == NULL)
+		return -1;
+	if (sqlite3_prepare_v2(db, "INSERT INTO events (created, run_id, kind, "
+	    "json) VALUES (?,?,?,?)", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_double(st, 1, now);
+		sqlite3_bind_int64(st, 2, run);
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, js, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	free(js);
+	return rc;
+}
+
+/* Names registered in run a and not in run b become `kind` events. */
+static int
+regress_names(sqlite3 *db, int64_t run, int64_t prev, int64_t a, int64_t b,
+    const char *kind, double now, int *counts)
+{
+	sqlite3_stmt	*st;
+	json_t		*ev;
+	int		 n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT name, group_concat(key, ',') FROM "
+	    "(SELECT name, key FROM entries WHERE run_id=?1 AND name NOT IN "
+	    "(SELECT name FROM entries WHERE run_id=?2) ORDER BY name, key) "
+	    "GROUP BY name ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ev = json_pack("{ss ss sn sn so so sI sI}", "name",
+		    (const char *)sqlite3_column_text(st, 0), "key",
+		    (const char *)sqlite3_column_text(st, 1), "dtype", "device",
+		    "from", strcmp(kind, "new") ? json_string("registered") :
+		    json_null(), "to", strcmp(kind, "new") ? json_null() :
+		    json_string("registered"), "run", (json_int_t)run,
+		    "previous_run", (json_int_t)prev);
+		if (ev == NULL || regress_insert(db, run, now, kind, ev) == -1) {
+			json_decref(ev);
+			sqlite3_finalize(st);
+			return -1;
+		}
+		json_decref(ev);
+		n++;
+	}
+	sqlite3_finalize(st);
+	*counts += n;
+	return n;
+}
+
+/*
+ * Compares `run` with the complete unrestricted run before it and records the
+ * differences as events. The caller holds the write transaction. Returns the
+ * number of regressions (verified -> broken or hazard), -1 on a store error;
+ * `nevents` gets every event written.
+ */
+int
+regress_run(sqlite3 *db, int64_t run, double now, int *nevents)
+{
+	sqlite3_stmt	*st;
+	json_t		*ev;
+	int64_t		 prev;
+	int		 nreg = 0, n = 0;
+
+	*nevents = 0;
+	if ((prev = regress_previous(db, run)) <= 0)
+		return prev < 0 ? -1 : 0;
+	if (sqlite3_prepare_v2(db, NAME_STATES "SELECT n.device, n.name, n.dtype, "
+	    "o.state, n.state FROM s n JOIN s o ON o.run_id=?2 AND "
+	    "o.device=n.device AND o.name=n.name AND o.dtype=n.dtype WHERE "
+	    "n.run_id=?1 AND o.state != n.state AND (o.state='verified' OR "
+	    "n.state='verified') ORDER BY n.name, n.dtype, n.device", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, prev);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int		 device = sqlite3_column_int(st, 0);
+		const char	*name = (const char *)sqlite3_column_text(st, 1);
+		const char	*dtype = (const char *)sqlite3_column_text(st, 2);
+		const char	*from = (const char *)sqlite3_column_text(st, 3);
+		const char	*to = (const char *)sqlite3_column_text(st, 4);
+		const char	*kind;
+
+		/* verified <-> inconclusive says nothing about the library */
+		if (is_bad(to))
+			kind = "regression";
+		else if (is_bad(from))
+			kind = "fix";
+		else
+			continue;
+		ev = json_pack("{ss sn ss si ss ss sI sI}", "name", name, "key",
+		    "dtype", dtype, "device", device, "from", from, "to", to,
+		    "run", (json_int_t)run, "previous_run", (json_int_t)prev);
+		if (ev == NULL)
+			goto fail;
+		/* the evidence is the bad side: the new run's, or the old one's */
+		regress_evidence(db, is_bad(to) ? run : prev, device, name, dtype,
+		    ev);
+		if (regress_insert(db, run, now, kind, ev) == -1) {
+			json_decref(ev);
+			goto fail;
+		}
+		if (is_bad(to)) {
+			nreg++;
+			log_warnx("regression: %s (%s, device %d) was verified in "
+			    "run %lld, %s in run %lld: %s %s", name, dtype, device,
+			    (long long)prev, to, (long long)run,
+			    json_string_value(json_object_get(ev, "reason")) ?: "",
+			    json_string_value(json_object_get(ev, "detail")) ?: "");
+		} else
+			log_info("fix: %s (%s, device %d) %s in run %lld, verified "
+			    "in run %lld", name, dtype, device, from,
+			    (long long)prev, (long long)run);
+		json_decref(ev);
+		n++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (regress_names(db, run, prev, run, prev, "new", now, &n) == -1 ||
+	    regress_names(db, run, prev, prev, run, "vanished", now, &n) == -1)
+		return -1;
+	*nevents = n;
+	return nreg;
+ fail:
+	sqlite3_finalize(st);
+	return -1;
+}

@@ -1,0 +1,155 @@
+"""opscreenctl against the real daemon: its exit status is what a deployment
+script gates on (0 verified list, 3 stale or no complete screen, 4 daemon
+unreachable, 2 usage, 1 other errors), the body goes to stdout."""
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from e2e_harness import ROOT, Daemon, free_port
+
+CTL = os.path.join(ROOT, "build", "opscreenctl")
+
+
+@pytest.fixture(scope="module")
+def ctl_bin():
+    if not os.access(CTL, os.X_OK):
+        pytest.fail("build/opscreenctl is missing: run `make` first")
+    return CTL
+
+
+def ctl(hostport, *args, token=None, env=None, timeout=300):
+    cmd = [CTL, "-H", hostport]
+    if token:
+        cmd += ["-t", token]
+    r = subprocess.run(cmd + list(args), capture_output=True, text=True,
+                       timeout=timeout, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def d(tmp_path_factory, daemon_bin, ctl_bin):
+    """One daemon for the module: tests before `screened` see no complete screen."""
+    dm = Daemon(tmp_path_factory.mktemp("ctl"))
+    dm.start()
+    dm.wait_fingerprint()
+    dm.hp = f"127.0.0.1:{dm.port}"
+    dm.tokfile = os.path.join(dm.tmp, "token")
+    yield dm
+    dm.stop()
+
+
+@pytest.fixture(scope="module")
+def screened(d):
+    """The module's daemon after a full screen started by `opscreenctl run --wait`."""
+    rc, out, err = ctl(d.hp, "run", "--wait", token=d.tokfile, timeout=600)
+    assert rc == 0, (out, err, d.logtext())
+    # the POST answer, then the finished run
+    assert '"state": "complete"' in out, out
+    return d
+
+
+def test_unreachable_is_4(ctl_bin):
+    hp = f"127.0.0.1:{free_port()}"   # nothing listens there
+    for args in (["allowlist"], ["denylist", "--format", "yaml"], ["status"]):
+        rc, out, err = ctl(hp, *args)
+        assert rc == 4, (args, out, err)
+        assert out == "" and "cannot reach" in err
+
+
+def test_usage_is_2(ctl_bin):
+    for args in ([], ["frobnicate"], ["allowlist", "--format", "xml"],
+                 ["allowlist", "--bogus"], ["run", "--ops", ","],
+                 ["allowlist", "--dtypes", "a&b=c"]):
+        rc, out, err = ctl("127.0.0.1:1", *args)
+        assert rc == 2, (args, out, err)
+    rc, _, err = ctl("nocolon", "status")
+    assert rc == 2 and "host:port" in err
+
+
+def test_stale_before_the_first_screen_is_3(d):
+    for args in (["allowlist"], ["allowlist", "--format", "yaml"],
+                 ["denylist"], ["allowlist", "--stale-ok"]):
+        rc, out, err = ctl(d.hp, *args)
+        assert rc == 3, (args, out, err)
+        # the list file a script redirects stdout into stays empty
+        assert out == "" and "503" in err, (args, out, err)
+    rc, _, err = ctl(d.hp, "allowlist")
+    assert "no complete screen" in err
+
+
+def test_status(d):
+    rc, out, err = ctl(d.hp, "status")
+    assert rc == 0, err
+    h = json.loads(out)
+    assert h["devices"][0]["fingerprint"]["library"] == "demolib"
+
+
+def test_run_needs_the_token(d, tmp_path):
+    rc, out, err = ctl(d.hp, "run", token=str(tmp_path / "missing"))
+    assert rc == 1 and "token file" in err, (out, err)
+    bad = tmp_path / "bad"
+    bad.write_text("x" * 32 + "\n")
+    rc, out, err = ctl(d.hp, "run", token=str(bad))
+    assert rc == 1 and "401" in err, (out, err)
+    assert d.get_json("/runs")[1]["runs"] == []
+
+
+def test_run_ops_queues_a_restricted_run(d):
+    # the token comes from OPSCREEN_TOKEN_FILE when -t is not given
+    env = dict(os.environ, OPSCREEN_TOKEN_FILE=d.tokfile)
+    rc, out, err = ctl(d.hp, "run", "--ops", "abs,relu", env=env)
+    assert rc == 0, (out, err)
+    run_id = json.loads(out)["run"]
+    run = d.wait_run(run_id)
+    assert run["state"] == "complete", run
+    st, runs = d.get_json("/runs")
+    assert [r["id"] for r in runs["runs"]] == [run_id]
+    # a restricted run never serves lists
+    rc, out, err = ctl(d.hp, "allowlist")
+    assert rc == 3 and out == "", (out, err)
+
+
+def test_run_ops_unknown_op_is_1(d):
+    rc, out, err = ctl(d.hp, "run", "--ops", "no_such_op", token=d.tokfile)
+    assert rc == 1 and "400" in err, (out, err)
+
+
+def test_allowlist_after_a_full_screen_is_0(screened):
+    rc, out, err = ctl(screened.hp, "allowlist")
+    assert rc == 0, (out, err)
+    allow = json.loads(out)
+    assert allow["stale"] is False
+    assert "abs" in allow["names"] and "sum" not in allow["names"]
+    st, served = screened.get_json("/allowlist")
+    assert st == 200 and served["names"] == allow["names"]
+
+    rc, out, err = ctl(screened.hp, "allowlist", "--format", "text")
+    assert rc == 0 and out.split() == allow["names"], (out, err)
+    rc, out, err = ctl(screened.hp, "allowlist", "--format=yaml")
+    assert rc == 0 and yaml.safe_load(out)["include"] == allow["names"]
+    rc, out, err = ctl(screened.hp, "allowlist", "--format", "csv",
+                       "--dtypes", "float32")
+    assert rc == 0 and out.strip(), (out, err)
+    # stale=ok on a current screen: still 0, the JSON form says not stale
+    rc, out, err = ctl(screened.hp, "allowlist", "--format", "text",
+                       "--stale-ok")
+    assert rc == 0 and out.split() == allow["names"], (out, err)
+
+
+def test_denylist_after_a_full_screen_is_0(screened):
+    rc, out, err = ctl(screened.hp, "denylist")
+    assert rc == 0, (out, err)
+    names = {e["name"] for e in json.loads(out)["names"]}
+    assert {"sum", "clamp", "cumsum"} <= names
+    rc, out, err = ctl(screened.hp, "denylist", "--format", "yaml")
+    assert rc == 0 and set(yaml.safe_load(out)["exclude"]) == names
+
+
+def test_run_wait_reports_the_finished_run(screened):
+    rc, out, err = ctl(screened.hp, "run", "--ops", "neg", "--wait",
+                       token=screened.tokfile)
+    assert rc == 0, (out, err)
+    assert '"state": "complete"' in out

@@ -1,0 +1,104 @@
+"""GET /metrics: Prometheus text format 0.0.4 that parses line by line, carries
+dcgm-exporter's gpu/UUID labels, and moves when a run completes."""
+import re
+
+import pytest
+
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+
+
+def parse(text):
+    """{(name, frozenset(labels)): value}; every line must be a sample or comment."""
+    samples, types = {}, {}
+    assert text.endswith("\n")
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            assert kind in ("gauge", "counter"), line
+            types[name] = kind
+            continue
+        m = LINE.match(line)
+        assert m, f"not a sample: {line!r}"
+        labels = {}
+        if m.group(3):
+            pairs = LABEL.findall(m.group(3))
+            assert ",".join(f'{k}="{v}"' for k, v in pairs) == m.group(3), line
+            labels = dict(pairs)
+        assert m.group(1) in types, f"sample before its TYPE: {line!r}"
+        key = (m.group(1), frozenset(labels.items()))
+        assert key not in samples, f"duplicate series: {line!r}"
+        samples[key] = float(m.group(4))
+    return samples, types
+
+
+def value(samples, name, **labels):
+    return samples[(name, frozenset(labels.items()))]
+
+
+def metrics(d):
+    st, ctype, body = d.get("/metrics")
+    assert st == 200, body
+    assert ctype.startswith("text/plain") and "version=0.0.4" in ctype, ctype
+    return parse(body.decode())
+
+
+@pytest.fixture
+def daemon(make_daemon):
+    d = make_daemon(**SCOPE).start()
+    d.wait_fingerprint()
+    return d
+
+
+def test_metrics_parse_and_move_after_a_run(daemon):
+    s, types = metrics(daemon)
+    assert value(s, "opscreen_up") == 1
+    cpu = {"gpu": "cpu", "UUID": ""}
+    assert value(s, "opscreen_lists_served", **cpu) == 0
+    assert value(s, "opscreen_last_run_id") == 0
+    assert value(s, "opscreen_worker_restarts_total", **cpu) == 0
+    assert types["opscreen_worker_restarts_total"] == "counter"
+    assert types["opscreen_regressions_total"] == "counter"
+    assert value(s, "opscreen_regressions_total") == 0
+    assert not any(n == "opscreen_names" for n, _ in s)
+
+    st, out = daemon.post_run({})
+    assert st == 202
+    run = daemon.wait_run(out["run"], timeout=300)
+    assert run["state"] == "complete"
+    s, _ = metrics(daemon)
+    assert value(s, "opscreen_lists_served", **cpu) == 1
+    assert value(s, "opscreen_serving_run", **cpu) == out["run"]
+    assert value(s, "opscreen_last_run_id") == out["run"]
+    st, allow = daemon.get_json("/allowlist")
+    st, deny = daemon.get_json("/denylist")
+    assert value(s, "opscreen_names", state="verified", **cpu) == len(allow["names"])
+    assert value(s, "opscreen_names", state="broken", **cpu) + \
+        value(s, "opscreen_names", state="hazard", **cpu) == len(deny["names"])
+    assert value(s, "opscreen_names", state="withheld", **cpu) + \
+        value(s, "opscreen_names", state="inconclusive", **cpu) == len(allow["withheld"])
+    statuses = {r["status"]: r["n"] for r in run["cases_by_status"]}
+    for status, n in statuses.items():
+        assert value(s, "opscreen_last_run_cases", status=status, **cpu) == n
+    assert value(s, "opscreen_last_run_cases", status="pending", **cpu) == 0
+    assert value(s, "opscreen_last_run_duration_seconds") > 0
+    # the demo library's rsqrt aborts its runner: each crash is a respawn
+    assert value(s, "opscreen_worker_restarts_total", **cpu) >= statuses.get("crash", 0) >= 1
+    assert value(s, "opscreen_runs", state="complete") == 1
+
+
+def test_every_series_names_its_device(daemon):
+    s, _ = metrics(daemon)
+    per_device = {"opscreen_lists_served", "opscreen_serving_run",
+                  "opscreen_worker_restarts_total"}
+    for name, labels in s:
+        if name in per_device:
+            assert dict(labels).keys() >= {"gpu", "UUID"}, (name, labels)
+
+
+def test_metrics_refuses_parameters(daemon):
+    st, ctype, body = daemon.get("/metrics?x=1")
+    assert st == 400 and ctype.startswith("application/json"), body

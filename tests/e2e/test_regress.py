@@ -1,0 +1,159 @@
+"""Regressions between two full screens of one database: the demo library's
+`add` turns wrong (OPSCREEN_DEMOLIB_BREAK=add) between two daemon lifetimes, and
+GET /regressions says so with the evidence, as the dashboard reads it."""
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from e2e_harness import ROOT, Daemon
+
+# the operator's own scope: small enough for seconds, still the host's full screen
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+
+
+def screen(tmp, env=None):
+    saved = os.environ.copy()
+    os.environ.update(env or {})
+    try:
+        d = Daemon(tmp, **SCOPE).start()   # the runners inherit the daemon's env
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300)
+        assert run["state"] == "complete", (run, d.logtext())
+        assert run["full"] == 1, run
+        return d, out["run"]
+    except BaseException:
+        d.stop()
+        raise
+
+
+@pytest.fixture(scope="module")
+def two_screens(tmp_path_factory, daemon_bin):
+    tmp = tmp_path_factory.mktemp("regress")
+    d, first = screen(tmp)
+    st, before = d.get_json("/regressions")
+    d.stop()
+    d, second = screen(tmp, {"OPSCREEN_DEMOLIB_BREAK": "add"})
+    d.first, d.second, d.before = first, second, before
+    yield d
+    d.stop()
+
+
+def test_first_screen_has_nothing_to_compare(two_screens):
+    assert two_screens.before == {"events": [], "last_id": 0}
+
+
+def test_add_regressed(two_screens):
+    d = two_screens
+    st, out = d.get_json("/regressions")
+    assert st == 200, out
+    regs = [e for e in out["events"] if e["kind"] == "regression"]
+    assert [(e["name"], e["dtype"], e["device"]) for e in regs] == \
+        [("add", "float32", -1)], out
+    e = regs[0]
+    assert e["from"] == "verified" and e["to"] == "broken"
+    assert e["run"] == d.second and e["previous_run"] == d.first
+    assert e["key"] == "add.Tensor"
+    assert e["reason"] == "numeric_error" and e["detail"], e
+    assert e["evidence_run"] == d.second
+    assert e["id"] > 0 and e["created"] > 0
+    # the evidence case is the failing case of the second run
+    st, case = d.get_json(f"/cases/{e['evidence_case']}")
+    assert st == 200 and case["run_id"] == d.second and case["status"] == "fail"
+    assert case["name"] == "add" and case["repro"], case
+    # the regression is in the logs at warning level
+    with open(d.log, errors="replace") as f:
+        assert "warning: regression: add (float32" in f.read()
+    # and the served lists moved with it
+    st, deny = d.get_json("/denylist")
+    assert "add" in {n["name"] for n in deny["names"]}, deny
+
+
+def test_only_add_changed(two_screens):
+    st, out = two_screens.get_json("/regressions")
+    assert {e["kind"] for e in out["events"]} == {"regression"}, out
+    assert out["last_id"] == out["events"][-1]["id"]
+
+
+def test_since_and_limit_and_kind(two_screens):
+    d = two_screens
+    st, out = d.get_json("/regressions")
+    last = out["last_id"]
+    st, after = d.get_json(f"/regressions?since={last}")
+    assert st == 200 and after == {"events": [], "last_id": last}
+    st, one = d.get_json("/regressions?since=0&limit=1&kind=regression")
+    assert st == 200 and len(one["events"]) == 1
+    st, fixes = d.get_json("/regressions?kind=fix")
+    assert st == 200 and fixes["events"] == []
+
+
+@pytest.mark.parametrize("query", ["bogus=1", "since=-1", "since=x", "limit=0",
+                                   "limit=100000", "kind=other"])
+def test_bad_parameters(two_screens, query):
+    st, ctype, body = two_screens.get("/regressions?" + query)
+    assert st == 400 and ctype.startswith("application/json"), body
+    assert json.loads(body)["status"] == 400
+
+
+def test_restricted_run_is_not_compared(two_screens):
+    d = two_screens
+    st, out = d.post_run({"ops": ["add"]})
+    assert st == 202
+    run = d.wait_run(out["run"], timeout=120)
+    assert run["state"] == "complete" and run["full"] == 0
+    st, evs = d.get_json("/regressions")
+    assert all(e["run"] == d.second for e in evs["events"]), evs
+
+
+def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
+    """Fail-closed version watch: a .py file appears in the library between two
+    fingerprint reads; /allowlist answers 503 with both fingerprints, a full
+    screen is queued at once, and its completion serves lists again."""
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
+               runner__fingerprint_period=1, **SCOPE).start()
+    try:
+        old = d.wait_fingerprint()["devices"][0]["fingerprint"]
+        st, out = d.post_run({})
+        assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+        st, allow = d.get_json("/allowlist")
+        assert st == 200, allow
+
+        (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
+        time.sleep(1.5)
+        st, err = d.get_json("/allowlist")
+        assert st == 503, err
+        assert err["changed"] is True, err
+        assert err["previous_fingerprint"] == old, err
+        assert err["fingerprint"]["library_hash"] != old["library_hash"], err
+        assert d.get_json("/denylist")[0] == 503
+        assert d.get_json("/allowlist?stale=ok")[0] == 200
+
+        st, runs = d.get_json("/runs")
+        queued = [r for r in runs["runs"] if r["id"] > out["run"]]
+        assert len(queued) == 1 and queued[0]["full"] == 1, runs
+        assert queued[0]["request"] == {"reason": "library fingerprint changed"}
+        run = d.wait_run(queued[0]["id"], timeout=300)
+        assert run["state"] == "complete", (run, d.logtext())
+        assert run["devices"][0]["fingerprint"]["library_hash"] == \
+            err["fingerprint"]["library_hash"], run
+        st, allow = d.get_json("/allowlist")
+        assert st == 200, allow
+        assert allow["runs"][0]["run"] == queued[0]["id"]
+        with open(d.log, errors="replace") as f:
+            log = f.read()
+        assert "warning: device -1: library fingerprint changed" in log
+        assert "restarting on the changed library" in log
+    finally:
+        d.stop()

@@ -1,0 +1,153 @@
+"""Running under systemd: the daemon's sd_notify protocol (READY=1, WATCHDOG=1,
+STOPPING=1) on a NOTIFY_SOCKET of the test's own, `make install` and
+`systemd-analyze verify` on the installed units."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from e2e_harness import DAEMON, ROOT, Daemon
+
+UNITS = ["opscreend.service", "opscreen-nightly.service", "opscreen-nightly.timer"]
+
+
+def read_notes(sock, want, timeout):
+    """Datagrams until one holds the line `want`; all of them, in order."""
+    got = []
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        sock.settimeout(max(0.05, deadline - time.time()))
+        try:
+            msg = sock.recv(4096).decode()
+        except socket.timeout:
+            break
+        got.append(msg)
+        if want in msg.split("\n"):
+            return got
+    raise AssertionError(f"no {want} within {timeout} s; got {got!r}")
+
+
+def test_notify_ready_watchdog_stopping(tmp_path, daemon_bin):
+    d = Daemon(tmp_path / "d")
+    path = str(tmp_path / "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
+    env.pop("WATCHDOG_PID", None)   # when set it must be the daemon's pid
+    log = open(d.log, "ab")
+    proc = subprocess.Popen([DAEMON, "-d", "-c", d.conf], env=env, cwd=d.tmp,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        notes = read_notes(sock, "READY=1", 20)
+        ready = notes[-1]
+        assert any(l.startswith("STATUS=") for l in ready.split("\n")), ready
+        # ready means ready: the API answers now, not a moment later
+        assert d.get("/healthz")[0] == 200
+        # 2 s interval: petted every second, so two arrive within 3 s
+        read_notes(sock, "WATCHDOG=1", 3)
+        read_notes(sock, "WATCHDOG=1", 3)
+        proc.send_signal(signal.SIGTERM)
+        read_notes(sock, "STOPPING=1", 10)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+        sock.close()
+
+
+def test_no_watchdog_without_watchdog_usec(tmp_path, daemon_bin):
+    d = Daemon(tmp_path / "d")
+    path = str(tmp_path / "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    env = dict(os.environ, NOTIFY_SOCKET=path)
+    env.pop("WATCHDOG_USEC", None)
+    env.pop("WATCHDOG_PID", None)
+    log = open(d.log, "ab")
+    proc = subprocess.Popen([DAEMON, "-c", d.conf], env=env, cwd=d.tmp,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        read_notes(sock, "READY=1", 20)
+        sock.settimeout(2.5)
+        with pytest.raises(socket.timeout):
+            msg = sock.recv(4096).decode()
+            raise AssertionError(f"unexpected notification {msg!r}")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+        sock.close()
+
+
+def test_runs_without_notify_socket(make_daemon):
+    # NOTIFY_SOCKET unset (make run, the e2e harness): sd_notify is a no-op
+    d = make_daemon().start()
+    assert d.get("/healthz")[0] == 200
+
+
+def make_install(destdir, prefix):
+    r = subprocess.run(["make", "-s", "install", f"DESTDIR={destdir}",
+                        f"PREFIX={prefix}"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_make_install(tmp_path):
+    dest = tmp_path / "root"
+    make_install(dest, "/usr/local")
+    pre = dest / "usr/local"
+    for f in ["sbin/opscreend", "bin/opscreenctl"]:
+        assert os.access(pre / f, os.X_OK), f
+    for f in ["share/opscreen/probes/opscreen_runner/__main__.py",
+              "share/opscreen/demolib/opscreen_demolib/__init__.py",
+              "share/opscreen/web/index.html",
+              "lib/sysusers.d/opscreen.conf"]:
+        assert (pre / f).is_file(), f
+    for u in UNITS:
+        text = (pre / "lib/systemd/system" / u).read_text()
+        assert "@PREFIX@" not in text, u
+    svc = (pre / "lib/systemd/system/opscreend.service").read_text()
+    assert ("ExecStart=/usr/local/sbin/opscreend -c /etc/opscreen/opscreen.conf"
+            in svc.splitlines())
+    assert "Type=notify" in svc.splitlines()
+    night = (pre / "lib/systemd/system/opscreen-nightly.service").read_text()
+    assert "ExecStart=/usr/local/bin/opscreenctl run" in night.splitlines()
+    conf = dest / "etc/opscreen/opscreen.conf"
+    lines = conf.read_text().splitlines()
+    assert ("runner_path = /usr/local/share/opscreen/probes:"
+            "/usr/local/share/opscreen/demolib") in lines
+    assert "database = /var/lib/opscreen/opscreen.db" in lines
+    assert "token_file = /etc/opscreen/token" in lines
+    r = subprocess.run([str(pre / "sbin/opscreend"), "-n", "-c", str(conf)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # an existing configuration is the operator's: a second install keeps it
+    conf.write_text(conf.read_text() + "# edited\n")
+    make_install(dest, "/usr/local")
+    assert conf.read_text().endswith("# edited\n")
+
+
+def test_systemd_analyze_verify(tmp_path):
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is missing (Debian package systemd; "
+                    "`make deps` installs it): units not verified")
+    dest = tmp_path / "root"
+    make_install(dest, "/usr")
+    # verify wants the ExecStart= binaries to exist: point at the copy in dest
+    units = tmp_path / "units"
+    units.mkdir()
+    for u in UNITS:
+        text = (open(os.path.join(ROOT, "systemd", u)).read()
+                .replace("@PREFIX@", str(dest / "usr")))
+        (units / u).write_text(text)
+    r = subprocess.run(["systemd-analyze", "verify", "--man=no", *UNITS],
+                       cwd=units, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SYSTEMD_LOG_LEVEL="notice"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Unknown key" not in r.stderr, r.stderr

@@ -1,0 +1,295 @@
+/*
+ * check_regress.c: the comparison of two full screens on hand-built stores:
+ * which changes become events, which previous run is chosen, and what each
+ * event carries.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+
+struct opscreend *env;
+double now_mono(void) { return 0; }
+double now_wall(void) { return 1000.0; }
+void main_wakeup(void) {}
+
+static char	 dir[64];
+static char	 path[128];
+
+static struct store *
+fresh(void)
+{
+	char		 err[256];
+	struct store	*s;
+
+	snprintf(dir, sizeof(dir), "/tmp/check_regress.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	s = store_open(path, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	return s;
+}
+
+static void
+cleanup(struct store *s)
+{
+	char	 cmd[192];
+
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void
+exec_ok(struct store *s, const char *sql)
+{
+	char	*err = NULL;
+
+	ck_assert_msg(sqlite3_exec(store_db(s), sql, NULL, NULL, &err) ==
+	    SQLITE_OK, "%s: %s", sql, err ? err : "?");
+}
+
+/* One run: its entries (name:key pairs) and verdicts (device,key,name,dtype,v). */
+static void
+seed(struct store *s, int id, const char *state, int full)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO runs (id, state, full, created) "
+	    "VALUES (%d, '%s', %d, 1)", id, state, full);
+	exec_ok(s, sql);
+}
+
+static void
+entry(struct store *s, int run, const char *key, const char *name)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO entries VALUES (%d, '%s', '%s', "
+	    "'', 1)", run, key, name);
+	exec_ok(s, sql);
+}
+
+static void
+verdict(struct store *s, int run, int device, const char *key,
+    const char *name, const char *dtype, const char *v)
+{
+	char	 sql[512];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO verdicts (run_id, device, key, "
+	    "name, dtype, verdict, reason, class, detail) VALUES (%d, %d, '%s', "
+	    "'%s', '%s', '%s', '%s', '%s', '%s')", run, device, key, name, dtype,
+	    v, strcmp(v, "verified") ? "numeric_error" : "",
+	    strcmp(v, "verified") ? "elementwise" : "",
+	    strcmp(v, "verified") ? "max ulp 2^20 at [3]" : "");
+	exec_ok(s, sql);
+}
+
+/* The events of `run` as one array of {kind, ...json} objects, by id. */
+static json_t *
+events(struct store *s, int run)
+{
+	sqlite3_stmt	*st;
+	json_t		*a = json_array(), *o;
+	json_error_t	 jerr;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT kind, json FROM "
+	    "events WHERE run_id=? ORDER BY id", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int(st, 1, run);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		o = json_loads((const char *)sqlite3_column_text(st, 1), 0, &jerr);
+		ck_assert_ptr_nonnull(o);
+		json_object_set_new(o, "kind", json_string((const char *)
+		    sqlite3_column_text(st, 0)));
+		json_array_append_new(a, o);
+	}
+	sqlite3_finalize(st);
+	return a;
+}
+
+static json_t *
+find(json_t *evs, const char *kind, const char *name, const char *dtype)
+{
+	json_t	*e;
+	size_t	 i;
+
+	json_array_foreach(evs, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "kind")), kind) &&
+		    !strcmp(json_string_value(json_object_get(e, "name")), name) &&
+		    (dtype == NULL || !strcmp(json_string_value(json_object_get(e,
+		    "dtype")) ?: "", dtype)))
+			return e;
+	return NULL;
+}
+
+/*
+ * Run 1: full, complete. Run 2: restricted (never the baseline). Run 3: full,
+ * failed (never the baseline). Run 4: full, complete, compared with run 1.
+ */
+static void
+seed_history(struct store *s)
+{
+	seed(s, 1, "complete", 1);
+	entry(s, 1, "add.Tensor", "add");
+	entry(s, 1, "sub.Tensor", "sub");
+	entry(s, 1, "neg", "neg");
+	entry(s, 1, "div.Tensor", "div");
+	entry(s, 1, "div.Scalar", "div");
+	entry(s, 1, "old", "old_op");
+	verdict(s, 1, 0, "add.Tensor", "add", "float32", "verified");
+	verdict(s, 1, 0, "add.Tensor", "add", "bfloat16", "verified");
+	verdict(s, 1, 0, "sub.Tensor", "sub", "float32", "broken");
+	verdict(s, 1, 0, "neg", "neg", "float32", "verified");
+	verdict(s, 1, 0, "div.Tensor", "div", "float32", "verified");
+	verdict(s, 1, 0, "div.Scalar", "div", "float32", "verified");
+	verdict(s, 1, 1, "add.Tensor", "add", "float32", "verified");
+
+	seed(s, 2, "complete", 0);
+	entry(s, 2, "add.Tensor", "add");
+	verdict(s, 2, 0, "add.Tensor", "add", "float32", "broken");
+	seed(s, 3, "failed", 1);
+
+	seed(s, 4, "complete", 1);
+	entry(s, 4, "add.Tensor", "add");
+	entry(s, 4, "sub.Tensor", "sub");
+	entry(s, 4, "neg", "neg");
+	entry(s, 4, "div.Tensor", "div");
+	entry(s, 4, "div.Scalar", "div");
+	entry(s, 4, "fresh", "new_op");
+	verdict(s, 4, 0, "add.Tensor", "add", "float32", "broken");
+	verdict(s, 4, 0, "add.Tensor", "add", "bfloat16", "verified");
+	verdict(s, 4, 0, "sub.Tensor", "sub", "float32", "verified");
+	verdict(s, 4, 0, "neg", "neg", "float32", "inconclusive");
+	verdict(s, 4, 0, "div.Tensor", "div", "float32", "verified");
+	verdict(s, 4, 0, "div.Scalar", "div", "float32", "hazard");
+	verdict(s, 4, 1, "add.Tensor", "add", "float32", "verified");
+}
+
+START_TEST(previous_is_last_full_complete)
+{
+	struct store	*s = fresh();
+
+	seed_history(s);
+	ck_assert_int_eq(regress_previous(store_db(s), 4), 1);
+	ck_assert_int_eq(regress_previous(store_db(s), 1), 0);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(transitions_become_events)
+{
+	struct store	*s = fresh();
+	json_t		*evs, *e;
+	int		 n, nreg;
+
+	seed_history(s);
+	ck_assert_int_eq(store_begin(s), 0);
+	nreg = regress_run(store_db(s), 4, 1000.0, &n);
+	ck_assert_int_eq(store_commit(s), 0);
+	evs = events(s, 4);
+	/* add f32 on device 0, div (hazard) f32; sub fixed; new_op; old_op */
+	ck_assert_int_eq(nreg, 2);
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(json_array_size(evs), 5);
+
+	e = find(evs, "regression", "add", "float32");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "device")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "from")), "verified");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "to")), "broken");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "run")), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "previous_run")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "key")),
+	    "add.Tensor");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "reason")),
+	    "numeric_error");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "detail")),
+	    "max ulp 2^20 at [3]");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "evidence_run")),
+	    4);
+
+	/* one bad key of two is enough to regress the name */
+	e = find(evs, "regression", "div", "float32");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "to")), "hazard");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "key")),
+	    "div.Scalar");
+
+	e = find(evs, "fix", "sub", "float32");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "from")), "broken");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "to")), "verified");
+	/* the evidence of a fix is the old failure */
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "evidence_run")),
+	    1);
+
+	e = find(evs, "new", "new_op", NULL);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "key")), "fresh");
+	ck_assert(json_is_null(json_object_get(e, "device")));
+	ck_assert_ptr_nonnull(find(evs, "vanished", "old_op", NULL));
+
+	/* unchanged, other device, and verified -> inconclusive: no event */
+	ck_assert_ptr_null(find(evs, "regression", "add", "bfloat16"));
+	ck_assert_ptr_null(find(evs, "regression", "neg", NULL));
+	ck_assert_ptr_null(find(evs, "fix", "neg", NULL));
+	json_decref(evs);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(first_screen_has_no_baseline)
+{
+	struct store	*s = fresh();
+	int		 n = -1;
+
+	seed(s, 1, "complete", 1);
+	entry(s, 1, "add.Tensor", "add");
+	verdict(s, 1, -1, "add.Tensor", "add", "float32", "broken");
+	ck_assert_int_eq(regress_run(store_db(s), 1, 1000.0, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(json_array_size(events(s, 1)), 0);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(identical_screens_are_quiet)
+{
+	struct store	*s = fresh();
+	int		 n = -1, r;
+
+	for (r = 1; r <= 2; r++) {
+		seed(s, r, "complete", 1);
+		entry(s, r, "add.Tensor", "add");
+		verdict(s, r, -1, "add.Tensor", "add", "float32", "broken");
+		verdict(s, r, -1, "add.Tensor", "add", "float16", "verified");
+	}
+	ck_assert_int_eq(regress_run(store_db(s), 2, 1000.0, &n), 0);
+	ck_assert_int_eq(n, 0);
+	cleanup(s);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("regress");
+	TCase	*t = tcase_create("regress");
+	SRunner	*r;
+	int	 failed;
+
+	log_init(0, 0);
+	tcase_add_test(t, previous_is_last_full_complete);
+	tcase_add_test(t, transitions_become_events);
+	tcase_add_test(t, first_screen_has_no_baseline);
+	tcase_add_test(t, identical_screens_are_quiet);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
