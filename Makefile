@@ -17,7 +17,7 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c \
-	daemon/regress.c daemon/metrics.c
+	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
 HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h
@@ -38,9 +38,12 @@ build/gen_migrations.c: db/001_init.sql tools/embed.sh
 	@mkdir -p build
 	sh tools/embed.sh migration_001 db/001_init.sql > $@
 
-build/gen_web.c: web/index.html tools/embed.sh
+# the dashboard: one symbol per file of web/
+build/gen_web.c: web/index.html web/app.js web/style.css tools/embed.sh
 	@mkdir -p build
-	sh tools/embed.sh web_index_html web/index.html > $@
+	{ sh tools/embed.sh web_index_html web/index.html && \
+	  sh tools/embed.sh web_app_js web/app.js && \
+	  sh tools/embed.sh web_style_css web/style.css; } > $@
 
 build/gen_%.o: build/gen_%.c
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -76,7 +79,8 @@ deps:
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	    --no-install-recommends build-essential pkg-config libmicrohttpd-dev \
 	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check systemd \
-	    python3 python3-venv python3-dev curl wrk ca-certificates
+	    python3 python3-venv python3-dev curl wrk ca-certificates \
+	    chromium fonts-dejavu-core
 	[ -x .venv/bin/python3 ] || python3 -m venv .venv
 	.venv/bin/python3 -m pip install -q --upgrade pip
 	.venv/bin/python3 -m pip install -q -r requirements.txt
@@ -86,7 +90,7 @@ test-unit: $(UNIT_TESTS)
 
 # Runner tests and end-to-end tests (real daemon + real runner on the CPU).
 test-py: build/opscreend
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e tests/gpu
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e tests/browser tests/gpu
 
 test: all test-unit test-py verify-units
 

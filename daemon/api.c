@@ -43,9 +43,6 @@ static const char	*CT_JSON = "application/json";
 static const char	*CT_TEXT = "text/plain; charset=utf-8";
 static const char	*CT_CSV = "text/csv; charset=utf-8";
 static const char	*CT_YAML = "application/yaml";
-static const char	*CT_HTML = "text/html; charset=utf-8";
-
-extern const char web_index_html[];
 static const char	*CT_PROM = "text/plain; version=0.0.4; charset=utf-8";
 
 static enum MHD_Result
@@ -853,10 +850,13 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return serve_regressions(c);
 	if (!strcmp(url, "/metrics"))
 		return serve_metrics(c);
-	if (!strcmp(url, "/") || !strcmp(url, "/index.html")) {
-		char	*s = strdup(web_index_html);
+	{
+		const char	*ct, *page = web_asset(url, &ct);
+		char		*s;
 
-		return s ? send_buf(c, 200, CT_HTML, s, strlen(s)) : MHD_NO;
+		if (page != NULL)
+			return (s = strdup(page)) ? send_buf(c, 200, ct, s,
+			    strlen(s)) : MHD_NO;
 	}
 	return send_error(c, 404, "no such endpoint: %s", url);
 }

@@ -148,6 +148,9 @@ int	 api_start(void);
 void	 api_stop(void);
 void	 api_invalidate(void);		/* a run ended or a fingerprint moved */
 
+/* web.c */
+const char *web_asset(const char *url, const char **ctype);
+
 /* opscreend.c: the daemon's one state struct */
 struct opscreend {
 	struct config	 conf;

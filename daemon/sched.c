@@ -586,6 +586,8 @@ run_finish(void)
 
 			if (res != NULL) {
 				sqlite3_reset(ins);
+				/* unbound columns must be NULL, not the last row's */
+				sqlite3_clear_bindings(ins);
 				sqlite3_bind_int64(ins, 1, cur.run_id);
 				sqlite3_bind_int(ins, 2, g_dev);
 				sqlite3_bind_text(ins, 3, g_dev_key, -1,

@@ -1,0 +1,173 @@
+"""The dashboard (web/) in headless Chromium against the real daemon: two full
+screens of the demo library on one database, `add` broken in the second
+(OPSCREEN_DEMOLIB_BREAK=add); the rendered DOM must show the deny-list's names
+as broken cells, the regression in the timeline, and a name's evidence.
+Set OPSCREEN_UPDATE_SCREENSHOT=1 to write docs/dashboard.png."""
+import html.parser
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "e2e"))
+from e2e_harness import DAEMON, ROOT, Daemon  # noqa: E402
+
+# the host's own scope: a full screen in seconds that is still compared
+SCOPE = {"runner__dtypes": "float32",
+         "runner__classes": "same_shape,broadcast,contract"}
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def screen(tmp, env=None):
+    saved = os.environ.copy()
+    os.environ.update(env or {})
+    try:
+        d = Daemon(tmp, **SCOPE).start()   # the runners inherit the daemon's env
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300)
+        assert run["state"] == "complete" and run["full"] == 1, \
+            (run, d.logtext())
+        return d
+    except BaseException:
+        d.stop()
+        raise
+
+
+@pytest.fixture(scope="module")
+def dash(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("chromium is missing (make deps installs Debian's "
+                    "chromium): the dashboard is not tested")
+    if not os.access(DAEMON, os.X_OK):
+        pytest.fail("build/opscreend is missing: run `make` first")
+    tmp = tmp_path_factory.mktemp("dashboard")
+    screen(tmp).stop()
+    d = screen(tmp, {"OPSCREEN_DEMOLIB_BREAK": "add"})
+    d.profile = str(tmp_path_factory.mktemp("chromium"))
+    yield d
+    d.stop()
+
+
+def chromium(d, fragment="", *extra):
+    cmd = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+           "--user-data-dir=" + d.profile, "--virtual-time-budget=8000",
+           *(extra or ["--dump-dom"]), f"http://127.0.0.1:{d.port}/{fragment}"]
+    p = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
+    return p.stdout.decode()
+
+
+class Dom(html.parser.HTMLParser):
+    """Collects the elements the assertions need from a dumped DOM."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.cells = {}         # (name, dtype) -> verdict
+        self.events = []        # timeline <li class="event"> attributes
+        self.details = []       # evidence blocks' case ids
+        self.pres = []          # [class, text] of every <pre>
+        self.svg_labels = []
+        self.circles = 0
+        self.row = None
+        self.pre = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr" and "data-name" in a:
+            self.row = a["data-name"]
+        elif tag == "td" and "data-verdict" in a and self.row:
+            self.cells[(self.row, a["data-dtype"])] = a["data-verdict"]
+        elif tag == "li" and a.get("class") == "event":
+            self.events.append(a)
+        elif tag == "details" and "data-case" in a:
+            self.details.append(int(a["data-case"]))
+        elif tag == "pre":
+            self.pre = [a.get("class", ""), ""]
+        elif tag == "svg":
+            self.svg_labels.append(a.get("aria-label"))
+        elif tag == "circle":
+            self.circles += 1
+
+    def handle_endtag(self, tag):
+        if tag == "pre" and self.pre is not None:
+            self.pres.append(self.pre)
+            self.pre = None
+
+    def handle_data(self, data):
+        if self.pre is not None:
+            self.pre[1] += data
+
+
+def test_assets_served_with_types(dash):
+    for path, ctype in [("/", "text/html"), ("/index.html", "text/html"),
+                        ("/app.js", "text/javascript"), ("/style.css", "text/css")]:
+        st, ct, body = dash.get(path)
+        assert st == 200 and ct.startswith(ctype), (path, st, ct)
+        # nothing from outside: the daemon often has no internet
+        text = body.decode().replace("http://www.w3.org/2000/svg", "")
+        assert "http://" not in text and "https://" not in text, path
+        assert "innerHTML" not in text, path
+    assert dash.get("/nope.js")[0] == 404
+
+
+def test_matrix_shows_the_deny_list(dash):
+    st, deny = dash.get_json("/denylist?stale=ok")
+    assert st == 200, deny
+    broken = {(n["name"], e["dtype"]) for n in deny["names"]
+              for e in n["evidence"] if e["verdict"] == "broken"}
+    assert ("add", "float32") in broken and len(broken) > 1, deny
+    dom = Dom(chromium(dash))
+    for cell in broken:
+        assert dom.cells.get(cell) == "broken", (cell, dom.cells)
+    st, allow = dash.get_json("/allowlist?stale=ok")
+    assert "mul" in allow["names"], allow
+    for name in allow["names"]:
+        assert dom.cells.get((name, "float32")) == "verified", (name, dom.cells)
+    # nothing is shown broken that the deny-list does not name
+    assert {c for c, v in dom.cells.items() if v == "broken"} == broken
+
+
+def test_timeline_shows_the_regression(dash):
+    dom = Dom(chromium(dash))
+    regs = [(e["data-name"], e["data-dtype"], e["data-from"], e["data-to"])
+            for e in dom.events if e["data-kind"] == "regression"]
+    assert regs == [("add", "float32", "verified", "broken")], dom.events
+
+
+def test_name_page_has_evidence_and_repro(dash):
+    st, ops = dash.get_json("/ops/minimum")
+    assert st == 200, ops
+    evidence = [v["evidence_case"] for v in ops["verdicts"]
+                if v["verdict"] == "broken"]
+    assert evidence, ops
+    dom = Dom(chromium(dash, "#/name/minimum"))
+    assert dom.details and dom.details[0] == evidence[0], dom.details
+    repros = [t for cls, t in dom.pres if cls == "repro"]
+    assert repros and "opscreen repro: case %d" % evidence[0] in repros[0]
+    assert "first-call time per case (ms)" in dom.svg_labels
+    timed = [c for c in ops["cases"] if (c["cand_first_ms"] or 0) > 0]
+    assert dom.circles == len(timed) > 0
+
+
+def test_numeric_evidence_shows_errors_against_native(dash):
+    page = chromium(dash, "#/name/add")
+    assert "err_abs candidate" in page and "err_ulp native" in page
+
+
+def test_screenshot(dash, tmp_path):
+    shot = tmp_path / "dashboard.png"
+    chromium(dash, "", "--window-size=1400,1000", "--screenshot=" + str(shot))
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    if os.environ.get("OPSCREEN_UPDATE_SCREENSHOT"):
+        shutil.copyfile(shot, os.path.join(ROOT, "docs", "dashboard.png"))
