@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "e2e"))
-from e2e_harness import DAEMON, ROOT, Daemon  # noqa: E402
+from e2e_harness import DAEMON, ROOT, full_screen  # noqa: E402
 
 # the host's own scope: a full screen in seconds that is still compared
 SCOPE = {"runner__dtypes": "float32",
@@ -22,24 +22,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def screen(tmp, env=None):
-    saved = os.environ.copy()
-    os.environ.update(env or {})
-    try:
-        d = Daemon(tmp, **SCOPE).start()   # the runners inherit the daemon's env
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    try:
-        d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300)
-        assert run["state"] == "complete" and run["full"] == 1, \
-            (run, d.logtext())
-        return d
-    except BaseException:
-        d.stop()
-        raise
+    return full_screen(tmp, SCOPE, env)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +33,8 @@ def dash(tmp_path_factory):
     if not os.access(DAEMON, os.X_OK):
         pytest.fail("build/opscreend is missing: run `make` first")
     tmp = tmp_path_factory.mktemp("dashboard")
-    screen(tmp).stop()
-    d = screen(tmp, {"OPSCREEN_DEMOLIB_BREAK": "add"})
+    screen(tmp)[0].stop()
+    d, _ = screen(tmp, {"OPSCREEN_DEMOLIB_BREAK": "add"})
     d.profile = str(tmp_path_factory.mktemp("chromium"))
     yield d
     d.stop()

@@ -23,7 +23,8 @@ def free_port():
 
 
 class Daemon:
-    def __init__(self, tmp, **overrides):
+    def __init__(self, tmp, env=None, **overrides):
+        self.env = dict(env or {})   # extra environment; runners inherit it
         self.tmp = str(tmp)
         os.makedirs(self.tmp, exist_ok=True)
         self.port = free_port()
@@ -59,6 +60,7 @@ class Daemon:
         self.logf = open(self.log, "ab")
         self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
                                      stdout=self.logf, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, **self.env),
                                      cwd=self.tmp)
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -132,3 +134,20 @@ class Daemon:
         raise AssertionError("no fingerprint: " + self.logtext())
 
 
+
+
+def full_screen(tmp, scope, env=None):
+    """A daemon on `tmp` that has completed one full screen within the host's
+    configured `scope` (config overrides); returns (daemon, run id)."""
+    d = Daemon(tmp, env=env, **scope).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300)
+        assert run["state"] == "complete", (run, d.logtext())
+        assert run["full"] == 1, run
+        return d, out["run"]
+    except BaseException:
+        d.stop()
+        raise

@@ -8,31 +8,14 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon
+from e2e_harness import ROOT, Daemon, full_screen
 
 # the operator's own scope: small enough for seconds, still the host's full screen
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
 
 
 def screen(tmp, env=None):
-    saved = os.environ.copy()
-    os.environ.update(env or {})
-    try:
-        d = Daemon(tmp, **SCOPE).start()   # the runners inherit the daemon's env
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    try:
-        d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300)
-        assert run["state"] == "complete", (run, d.logtext())
-        assert run["full"] == 1, run
-        return d, out["run"]
-    except BaseException:
-        d.stop()
-        raise
+    return full_screen(tmp, SCOPE, env)
 
 
 @pytest.fixture(scope="module")
