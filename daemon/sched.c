@@ -52,6 +52,21 @@ static double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
 static double		 fp_wanted;		/* an API thread asked for a look */
 
 static __thread sqlite3	*api_writer;
+static pthread_key_t	 writer_key;
+static pthread_once_t	 writer_once = PTHREAD_ONCE_INIT;
+
+/* closes the thread's connection when an API thread ends */
+static void
+writer_close(void *db)
+{
+	sqlite3_close_v2(db);
+}
+
+static void
+writer_key_init(void)
+{
+	pthread_key_create(&writer_key, writer_close);
+}
 
 static int
 slot_of_device(int device)
@@ -1525,6 +1540,8 @@ writer_conn(void)
 		api_writer = NULL;
 		return NULL;
 	}
+	pthread_once(&writer_once, writer_key_init);
+	pthread_setspecific(writer_key, api_writer);
 	sqlite3_busy_timeout(api_writer, 5000);
 	sqlite3_exec(api_writer, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return api_writer;

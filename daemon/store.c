@@ -4,6 +4,7 @@
  * thread opens its own reading connection on first use.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,21 @@ struct store {
 };
 
 static __thread sqlite3	*reader_db;
+static pthread_key_t	 reader_key;
+static pthread_once_t	 reader_once = PTHREAD_ONCE_INIT;
+
+/* closes the thread's connection when an API thread ends */
+static void
+reader_close(void *db)
+{
+	sqlite3_close_v2(db);
+}
+
+static void
+reader_key_init(void)
+{
+	pthread_key_create(&reader_key, reader_close);
+}
 
 static int
 pragma_setup(sqlite3 *db, int writer, char *err, size_t errlen)
@@ -182,7 +198,10 @@ store_reader(const char *path)
 		    reader_db ? sqlite3_errmsg(reader_db) : "out of memory");
 		sqlite3_close_v2(reader_db);
 		reader_db = NULL;
+		return NULL;
 	}
+	pthread_once(&reader_once, reader_key_init);
+	pthread_setspecific(reader_key, reader_db);
 	return reader_db;
 }
 

@@ -1,0 +1,81 @@
+"""Nothing a client sends crashes the daemon or corrupts the store: a bounded,
+seeded stream of malformed requests (random paths, query strings, methods,
+bodies, headers, and raw non-HTTP bytes) against a daemon that has data."""
+import json
+import random
+import socket
+import sqlite3
+import urllib.parse
+
+PATHS = ["/allowlist", "/denylist", "/ops", "/ops/add", "/runs", "/runs/1",
+         "/cases/1", "/regressions", "/metrics", "/healthz", "/", "/app.js",
+         "/ops/" + "x" * 300, "/runs/" + "9" * 40, "/cases/0", "/%00", "//",
+         "/allowlist/", "/runs/1/extra"]
+KEYS = ["format", "dtypes", "gpu", "stale", "run", "since", "limit", "kind",
+        "x", "", "format[]", "dtypes\x00"]
+
+
+def rand_text(rng, n):
+    return "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0, 0x3000)]))
+                   for _ in range(n))
+
+
+def rand_query(rng):
+    parts = []
+    for _ in range(rng.randrange(0, 4)):
+        k = rng.choice(KEYS)
+        v = rng.choice(["json", "yaml", "ok", "-1", "0", "99999999999999999999",
+                        "bfloat16,float16", ",,,", rand_text(rng, rng.randrange(0, 40))])
+        parts.append(urllib.parse.quote(k, safe="") + "=" + urllib.parse.quote(v, safe=""))
+    return "&".join(parts)
+
+
+def rand_body(rng):
+    return rng.choice([
+        b"", b"{", b"null", b"[]", b"{}", b'{"ops": [1, 2]}', b'{"ops": null}',
+        b'{"classes": ["same_shape"], "dtypes": ["float32"], "ops": ["nope"]}',
+        b"[" * 5000 + b"]" * 5000, b'{"a": 1e999999}', b'"\\ud800"',
+        bytes(rng.randrange(256) for _ in range(rng.randrange(0, 2000))),
+        json.dumps({"ops": [rand_text(rng, 20) for _ in range(rng.randrange(0, 50))]}).encode(),
+    ])
+
+
+def test_random_requests_never_hurt(make_daemon):
+    d = make_daemon().start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["add.Tensor"], "dtypes": ["float32"]})
+    assert st == 202
+    d.wait_run(out["run"])
+    rng = random.Random(20261130)
+    statuses = {}
+    for i in range(400):
+        path = rng.choice(PATHS)
+        q = rand_query(rng)
+        method = rng.choice(["GET", "GET", "POST", "DELETE", "PUT", "HEAD", "PATCH"])
+        body = rand_body(rng) if method in ("POST", "PUT", "PATCH") else None
+        token = rng.choice([None, d.token, "x", d.token + "x", ""])
+        if method == "POST" and path == "/runs" and token == d.token:
+            token = "wrong"       # bounded work: no run is actually started
+        if method == "DELETE" and token == d.token:
+            token = None
+        st, ctype, resp = d.request(method, path + ("?" + q if q else ""), body,
+                                    token=token)
+        statuses[st] = statuses.get(st, 0) + 1
+        assert 200 <= st < 600, (method, path, q, st)
+        if st >= 400 and method != "HEAD":
+            assert ctype == "application/json", (method, path, q, st, resp[:200])
+            assert "error" in json.loads(resp), resp[:200]
+    # raw bytes that are not HTTP at all
+    for i in range(30):
+        with socket.create_connection(("127.0.0.1", d.port), timeout=5) as s:
+            s.sendall(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 3000))))
+            try:
+                s.recv(4096)
+            except OSError:
+                pass
+    assert d.proc.poll() is None, d.logtext()
+    assert d.get("/healthz")[0] == 200
+    assert sum(v for k, v in statuses.items() if 400 <= k < 500) > 100
+    db = sqlite3.connect(d.db)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
