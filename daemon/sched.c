@@ -813,6 +813,18 @@ worker_restart_later(struct worker *w, double delay)
 	w->next_spawn = now_mono() + delay;
 }
 
+/* Kills a runner that holds a case and has a fresh one started at once. */
+static void
+worker_respawn(struct worker *w)
+{
+	supervise_kill(w);
+	w->restarts++;
+	free(w->repro);
+	w->repro = NULL;
+	w->case_id = 0;
+	worker_restart_later(w, 0);
+}
+
 /* Waits briefly for an exiting runner so the crash report has its status. */
 static void
 worker_collect(struct worker *w, char *how, size_t len)
@@ -1029,12 +1041,7 @@ case_abandon(struct worker *w, int64_t hung)
 	char	 sql[512];
 	int64_t	 id = w->case_id;
 
-	supervise_kill(w);
-	w->restarts++;
-	free(w->repro);
-	w->repro = NULL;
-	w->case_id = 0;
-	worker_restart_later(w, 0);
+	worker_respawn(w);
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
 	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
 	    "'skipped', 'skipped', 'abandoned: case %lld of this key and dtype "
@@ -1059,12 +1066,7 @@ sched_on_deadline(struct worker *w)
 		    "deadline; runner process group killed", w->device < 0 ?
 		    env->conf.cpu_case_deadline : env->conf.case_deadline);
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
-		supervise_kill(w);
-		w->restarts++;
-		free(w->repro);
-		w->repro = NULL;
-		w->case_id = 0;
-		worker_restart_later(w, 0);
+		worker_respawn(w);
 		/* its siblings on other runners would each wait out a deadline */
 		for (i = 0; i < env->nworkers; i++) {
 			struct worker	*o = &env->workers[i];
@@ -1396,13 +1398,8 @@ run_cancel_now(void)
 	char	 sql[160];
 
 	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].state == W_BUSY) {
-			supervise_kill(&env->workers[i]);
-			worker_restart_later(&env->workers[i], 0);
-			free(env->workers[i].repro);
-			env->workers[i].repro = NULL;
-			env->workers[i].case_id = 0;
-		}
+		if (env->workers[i].state == W_BUSY)
+			worker_respawn(&env->workers[i]);
 	store_begin(env->store);
 	run_set_state(cur.run_id, "cancelled", "cancelled through the API");
 	snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' WHERE "
