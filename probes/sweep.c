@@ -1406,22 +1406,10 @@ static void
 sweep_native_layer_norm(struct sweep *s, unsigned classes)
 {
 	const struct sweep_dimcase	*nc;
-	size_t				 i;
 	int				 w, b;
 
-	if (classes & PROBE_REDUCTION) {
-		sweep_class(s, PROBE_REDUCTION);
-		for (i = 0; i < NNORMS; i++) {
-			nc = &sweep_norms[i];
-			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
-			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
-			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
-			sweep_arg(s, sweep_f(1e-5));
-			sweep_end(s);
-		}
-	}
+	/* layer_norm's reduction cases already pass every argument positionally */
+	sweep_norm(s, classes & PROBE_REDUCTION, 1);
 	if (!(classes & PROBE_CONTRACT))
 		return;
 	sweep_class(s, PROBE_CONTRACT);

@@ -9,39 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscreend.h"
-
-struct opscreend *env;
-double now_mono(void) { return 0; }
-double now_wall(void) { return 1000.0; }
-void main_wakeup(void) {}
-
-static char	 dir[64];
-static char	 path[128];
-
-static struct store *
-fresh(void)
-{
-	char		 err[256];
-	struct store	*s;
-
-	snprintf(dir, sizeof(dir), "/tmp/check_regress.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	s = store_open(path, err, sizeof(err));
-	ck_assert_msg(s != NULL, "%s", err);
-	return s;
-}
-
-static void
-cleanup(struct store *s)
-{
-	char	 cmd[192];
-
-	store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
+#include "store_fixture.h"
 
 static void
 exec_ok(struct store *s, const char *sql)
