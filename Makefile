@@ -17,10 +17,11 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c \
+	probes/generic.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h
+HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/generic.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 	build/check_store build/check_regress
@@ -58,7 +59,8 @@ build/opscreenctl: build/daemon/opscreenctl.o
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-build/check_sweep: tests/unit/check_sweep.c build/probes/catalog.o build/probes/sweep.o
+build/check_sweep: tests/unit/check_sweep.c build/probes/catalog.o build/probes/sweep.o \
+		build/probes/generic.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o

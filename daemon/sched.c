@@ -460,13 +460,15 @@ run_expand(int slot, struct worker *w)
 		sqlite3_bind_text(ent, 3, name, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(ent, 4, schema ? schema : "", -1,
 		    SQLITE_TRANSIENT);
-		sqlite3_bind_int(ent, 5, catalog_has(key));
+		sqlite3_bind_int(ent, 5, probe_supported(key, schema, NULL));
 		if (sqlite3_step(ent) != SQLITE_DONE)
 			goto fail;
-		if (!catalog_has(key) || !op_requested(key, name))
+		if (!probe_supported(key, schema, NULL) ||
+		    !op_requested(key, name))
 			continue;
 		cases = json_array();
-		if (sweep_expand(key, cur.classes, cur.dtypes, cases) < 0) {
+		if (sweep_expand(key, schema, cur.classes, cur.dtypes,
+		    cases) < 0) {
 			json_decref(cases);
 			continue;
 		}

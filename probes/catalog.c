@@ -146,13 +146,16 @@ static const struct catalog_entry catalog_table[] = {
 
 static const char *const catalog_dtype_names[] = {
 	"float32", "float16", "bfloat16", "float64", "int64", "int32",
-	"int16", "int8", "uint8", "bool"
+	"int16", "int8", "uint8", "bool", "float8_e4m3fn", "float8_e5m2",
+	"float8_e8m0fnu", "complex64"
 };
 #define CATALOG_NDTYPES	\
 	(sizeof(catalog_dtype_names) / sizeof(catalog_dtype_names[0]))
 
 static const char *const catalog_class_names[] = {
-	"same_shape", "broadcast", "scalar", "reduction", "contract"
+	"same_shape", "broadcast", "scalar", "reduction", "contract",
+	"noncontig", "accumulation", "dtype_exotic", "edge_values", "compile",
+	"bootstrap", "random"
 };
 
 const char *
@@ -160,7 +163,7 @@ probe_class_name(enum probe_class c)
 {
 	size_t	i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < PROBE_NCLASSES; i++)
 		if ((unsigned)c == (1u << i))
 			return catalog_class_names[i];
 	return "unknown";
@@ -173,7 +176,7 @@ probe_class_parse(const char *name)
 
 	if (name == NULL)
 		return -1;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < PROBE_NCLASSES; i++)
 		if (strcmp(name, catalog_class_names[i]) == 0)
 			return 1 << i;
 	return -1;

@@ -14,9 +14,17 @@ enum probe_class {
 	PROBE_BROADCAST = 1 << 1,
 	PROBE_SCALAR = 1 << 2,
 	PROBE_REDUCTION = 1 << 3,
-	PROBE_CONTRACT = 1 << 4
+	PROBE_CONTRACT = 1 << 4,
+	PROBE_NONCONTIG = 1 << 5,
+	PROBE_ACCUMULATION = 1 << 6,
+	PROBE_DTYPE_EXOTIC = 1 << 7,
+	PROBE_EDGE_VALUES = 1 << 8,
+	PROBE_COMPILE = 1 << 9,
+	PROBE_BOOTSTRAP = 1 << 10,
+	PROBE_RANDOM = 1 << 11
 };
-#define PROBE_ALL 0x1f
+#define PROBE_NCLASSES	12
+#define PROBE_ALL	((1u << PROBE_NCLASSES) - 1)
 
 /* How the sweep builds arguments for a key. */
 enum catalog_family {
@@ -72,6 +80,12 @@ enum catalog_domain {
 #define DT_I8		(1u << 7)
 #define DT_U8		(1u << 8)
 #define DT_BOOL		(1u << 9)
+#define DT_F8E4M3	(1u << 10)	/* float8_e4m3fn */
+#define DT_F8E5M2	(1u << 11)	/* float8_e5m2 */
+#define DT_E8M0		(1u << 12)	/* float8_e8m0fnu */
+#define DT_C64		(1u << 13)	/* complex64 */
+#define DT_LAST		DT_C64
+#define DT_EXOTIC	(DT_F8E4M3 | DT_F8E5M2 | DT_E8M0 | DT_C64)
 #define DT_FLOATS	(DT_F32 | DT_F16 | DT_BF16)
 #define DT_INTS		(DT_I32 | DT_I64)
 
@@ -109,7 +123,9 @@ const char	*dtype_name(unsigned);
 int		 dtype_is_float(const char *);
 
 /* sweep.c */
-int		 sweep_expand(const char *, unsigned, const json_t *, json_t *);
+int		 probe_supported(const char *, const char *, const char **);
+int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
+		    json_t *);
 json_t		*sweep_reseed(const json_t *, int);
 unsigned	 sweep_seed(const char *, const char *, const char *, int);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "probes.h"
+#include "generic.h"
 
 /* The state of one (key, class, dtype) expansion. */
 struct sweep {
@@ -1868,23 +1869,38 @@ sweep_wants(const json_t *dtypes, const char *name)
 	return 0;
 }
 
+/* Whether key gets cases: from the catalog, else from its schema. */
 int
-sweep_expand(const char *key, unsigned classes, const json_t *dtypes,
-    json_t *out)
+probe_supported(const char *key, const char *schema, const char **why)
+{
+	if (catalog_has(key)) {
+		if (why != NULL)
+			*why = NULL;
+		return 1;
+	}
+	return generic_supports(key, schema ? schema : "", why);
+}
+
+int
+sweep_expand(const char *key, const char *schema, unsigned classes,
+    const json_t *dtypes, json_t *out)
 {
 	struct sweep	s;
 	unsigned	bit;
 	size_t		before;
 
 	memset(&s, 0, sizeof(s));
-	if ((s.ce = catalog_find(key)) == NULL || !json_is_array(out))
+	if (!json_is_array(out))
 		return -1;
+	if ((s.ce = catalog_find(key)) == NULL)
+		return generic_expand(key, schema ? schema : "", classes, dtypes,
+		    out);
 	if (dtypes != NULL && !json_is_array(dtypes))
 		return -1;
 	s.out = out;
 	before = json_array_size(out);
 	classes &= PROBE_ALL;
-	for (bit = 1; bit != 0 && bit <= DT_BOOL; bit <<= 1) {
+	for (bit = 1; bit != 0 && bit <= DT_LAST; bit <<= 1) {
 		if ((s.ce->dtypes & bit) == 0)
 			continue;
 		s.dtype = dtype_name(bit);

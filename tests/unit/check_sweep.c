@@ -37,7 +37,7 @@ expand(const char *key, unsigned classes, const char *dtype)
 
 	if (dtype != NULL)
 		dt = json_pack("[s]", dtype);
-	n = sweep_expand(key, classes, dt, out);
+	n = sweep_expand(key, NULL, classes, dt, out);
 	json_decref(dt);
 	ck_assert_int_ge(n, 0);
 	ck_assert_int_eq((int)json_array_size(out), n);
@@ -217,7 +217,8 @@ START_TEST(catalog_required)
 	ck_assert(!catalog_has(NULL));
 	ck_assert_ptr_null(catalog_dtypes("no_such_op"));
 	ck_assert(dtype_valid("bfloat16"));
-	ck_assert(!dtype_valid("float8_e4m3fn"));
+	ck_assert(dtype_valid("float8_e4m3fn"));
+	ck_assert(!dtype_valid("float4_e2m1"));
 	ck_assert(!dtype_valid(NULL));
 }
 END_TEST
@@ -368,18 +369,18 @@ START_TEST(filters)
 {
 	json_t	*out = json_array(), *dt;
 
-	ck_assert_int_eq(sweep_expand("no_such_op", PROBE_ALL, NULL, out), -1);
+	ck_assert_int_eq(sweep_expand("no_such_op", NULL, PROBE_ALL, NULL, out), -1);
 	dt = json_pack("[s]", "bool");
-	ck_assert_int_eq(sweep_expand("sqrt", PROBE_ALL, dt, out), 0);
+	ck_assert_int_eq(sweep_expand("sqrt", NULL, PROBE_ALL, dt, out), 0);
 	json_decref(dt);
-	ck_assert_int_eq(sweep_expand("add.Tensor", PROBE_REDUCTION, NULL,
+	ck_assert_int_eq(sweep_expand("add.Tensor", NULL, PROBE_REDUCTION, NULL,
 	    out), 0);
-	ck_assert_int_eq(sweep_expand("add.Tensor", 0, NULL, out), 0);
+	ck_assert_int_eq(sweep_expand("add.Tensor", NULL, 0, NULL, out), 0);
 	ck_assert_uint_eq(json_array_size(out), 0);
 	/* appends, does not replace */
-	ck_assert_int_gt(sweep_expand("neg", PROBE_SAME_SHAPE, NULL, out), 0);
+	ck_assert_int_gt(sweep_expand("neg", NULL, PROBE_SAME_SHAPE, NULL, out), 0);
 	dt = json_pack("[s]", "float32");
-	ck_assert_int_gt(sweep_expand("neg", PROBE_SAME_SHAPE, dt, out), 0);
+	ck_assert_int_gt(sweep_expand("neg", NULL, PROBE_SAME_SHAPE, dt, out), 0);
 	json_decref(dt);
 	ck_assert_uint_eq(json_array_size(out), 5 * 9 + 9);
 	json_decref(out);
