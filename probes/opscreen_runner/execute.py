@@ -26,16 +26,16 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def _call(op, args, kwargs, inplace, device):
-    """(output, error string or None, ms, the mutated input or None)."""
-    args = inputs.fresh(args, inplace)
+def _call(op, args, kwargs, mutates, device):
+    """(output, error string or None, ms, the written input or None)."""
+    args, kwargs, written = inputs.fresh(args, kwargs, mutates)
     try:
         _sync(device)  # earlier async work is not this call's
         t0 = time.perf_counter()
         out = op(*args, **kwargs)
         _sync(device)  # async faults are charged to this call
         ms = (time.perf_counter() - t0) * 1e3
-        return out, None, ms, args[0] if inplace else None
+        return out, None, ms, written
     except Exception as e:
         return None, _describe(e), None, None
 
@@ -77,15 +77,15 @@ def run_case(case, adapter, device):
         args, kwargs = inputs.build_args(case, device)
     except (ValueError, TypeError, KeyError) as e:
         raise HarnessError(_describe(e)) from e
-    inplace = bool(case.get("inplace", False))
+    mutates = inputs.mutated(case)
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
     times = {}
 
-    native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, inplace, device)
+    native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device)
     oracle, oerr, times["oracle_ms"], _ = _call(
-        op, inputs.upcast(args), inputs.upcast(kwargs), inplace, device)
+        op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
 
     cand, cerr, c_mut, fatal = None, None, None, False
     try:
@@ -95,9 +95,9 @@ def run_case(case, adapter, device):
         cerr = "enable: " + _describe(e)
     else:
         try:
-            cand, cerr, times["cand_first_ms"], c_mut = _call(op, args, kwargs, inplace, device)
+            cand, cerr, times["cand_first_ms"], c_mut = _call(op, args, kwargs, mutates, device)
             if cerr is None:
-                steady = [_call(op, args, kwargs, inplace, device)[2]
+                steady = [_call(op, args, kwargs, mutates, device)[2]
                           for _ in range(STEADY_CALLS)]
                 if None not in steady:
                     times["cand_steady_ms"] = statistics.median(steady)
@@ -123,7 +123,7 @@ def run_case(case, adapter, device):
         res["outputs"] = figures.compare(case, op, args, kwargs, cand, native,
                                          None if oerr else oracle)
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
-        if inplace:
+        if mutates:
             res["alias_c"] = _aliases(cand, c_mut)
             res["alias_n"] = _aliases(native, n_mut)
     res["times"] = {k: v for k, v in times.items() if v is not None}

@@ -10,8 +10,11 @@ import torch
 
 DTYPES = {name: getattr(torch, name) for name in (
     "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16",
-    "int8", "uint8", "bool", "float8_e4m3fn", "float8_e5m2",
+    "int8", "uint8", "bool", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu",
+    "complex64", "complex128",
 ) if hasattr(torch, name)}
+MEMORY_FORMATS = ("contiguous_format", "preserve_format", "channels_last")
+LAYOUTS = ("contiguous", "transposed", "sliced", "expanded", "channels_last")
 
 F64 = torch.float64
 
@@ -59,6 +62,8 @@ def _values(spec, shape, g):
         return torch.randint(0, int(spec["high"]), shape, generator=g, dtype=torch.int64)
     if domain == "bool":
         return torch.bernoulli(torch.full(shape, 0.5, dtype=F64), generator=g)
+    if domain == "edge":
+        return _edge_values(spec, shape, g)
     if domain == "arange":
         n = 1
         for s in shape:
@@ -67,19 +72,99 @@ def _values(spec, shape, g):
     raise ValueError(f"unknown domain {domain!r}")
 
 
+def _special(dtype):
+    """The dtype's special values (DESIGN.md, edge_values), as float64/int64."""
+    if dtype.is_floating_point:
+        fi = torch.finfo(dtype)
+        vals = [0.0, 1.0, -1.0, fi.tiny, -fi.tiny, fi.max, -fi.max]
+        if dtype not in (torch.float8_e4m3fn,) and hasattr(torch, "float8_e8m0fnu") \
+                and dtype != torch.float8_e8m0fnu:
+            vals += [-0.0, float("inf"), float("-inf")]
+        vals.append(float("nan"))
+        if dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            sub = fi.tiny * fi.eps  # smallest subnormal
+            vals += [sub, -sub, fi.tiny / 2]
+        return torch.tensor(vals, dtype=F64)
+    if dtype == torch.bool:
+        return torch.tensor([0, 1], dtype=torch.int64)
+    ii = torch.iinfo(dtype)
+    return torch.tensor([0, 1, -1 if ii.min < 0 else 2, ii.min, ii.max], dtype=torch.int64)
+
+
+def _edge_values(spec, shape, g):
+    """Half the elements drawn from the dtype's special values, half normal/int."""
+    dtype = to_dtype(spec.get("dtype"))
+    special = _special(dtype)
+    pick = torch.randint(0, len(special), shape, generator=g)
+    use = torch.rand(shape, generator=g, dtype=F64) < 0.5
+    if dtype.is_floating_point:
+        base = torch.randn(shape, generator=g, dtype=F64)
+    else:
+        base = torch.randint(-100, 100, shape, generator=g, dtype=torch.int64)
+    return torch.where(use, special[pick], base)
+
+
+def _cast(values, dtype):
+    """float64/int64 values to dtype; e8m0 (powers of two) goes through float32."""
+    if dtype == getattr(torch, "float8_e8m0fnu", None):
+        return values.to(torch.float32).to(dtype)
+    if dtype.is_complex:
+        return values.to(dtype)  # imaginary part 0; see build_tensor
+    return values.to(dtype)
+
+
+def _shape_ok(shape):
+    return isinstance(shape, list) and all(
+        isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)
+
+
 def build_tensor(spec, seed, index, device):
     shape = spec.get("shape")
-    if not isinstance(shape, list) or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+    if not _shape_ok(shape):
         raise ValueError(f"bad tensor shape {shape!r}")
     dtype = to_dtype(spec.get("dtype"))
     layout = spec.get("layout", "contiguous")
-    if layout not in ("contiguous", "transposed"):
+    if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}")
-    transposed = layout == "transposed" and len(shape) >= 2
-    gen_shape = shape[:-2] + [shape[-1], shape[-2]] if transposed else shape
-    t = _values(spec, gen_shape, _generator(seed, index)).to(dtype).to(device)
-    return t.transpose(-1, -2) if transposed else t
+    gen_shape = list(shape)
+    if layout == "transposed" and len(shape) >= 2:
+        gen_shape = shape[:-2] + [shape[-1], shape[-2]]
+    elif layout == "sliced" and shape:
+        gen_shape = shape[:-1] + [2 * shape[-1]]
+    elif layout == "expanded":
+        gen_shape = spec.get("base")
+        if not _shape_ok(gen_shape) or len(gen_shape) != len(shape) or any(
+                b not in (1, s) for b, s in zip(gen_shape, shape)):
+            raise ValueError(f"bad expanded base {gen_shape!r} for shape {shape!r}")
+    g = _generator(seed, index)
+    vals = _values(spec, gen_shape, g)
+    if dtype.is_complex:
+        vals = torch.complex(vals.to(F64), _values(spec, gen_shape, g).to(F64))
+    t = _cast(vals, dtype).to(device)
+    if layout == "transposed" and len(shape) >= 2:
+        return t.transpose(-1, -2)
+    if layout == "sliced" and shape:
+        return t[..., ::2]
+    if layout == "expanded":
+        return t.expand(shape)
+    if layout == "channels_last" and len(shape) == 4:
+        return t.contiguous(memory_format=torch.channels_last)
+    return t
+
+
+def build_out(spec, device):
+    """An out= buffer whose unwritten elements show: NaN, the max integer, True."""
+    shape = spec.get("shape")
+    if not _shape_ok(shape):
+        raise ValueError(f"bad out shape {shape!r}")
+    dtype = to_dtype(spec.get("dtype"))
+    if dtype.is_floating_point or dtype.is_complex:
+        fill = float("nan")
+    elif dtype == torch.bool:
+        fill = True
+    else:
+        fill = torch.iinfo(dtype).max
+    return torch.full(shape, fill, dtype=dtype, device=device)
 
 
 def build_arg(arg, seed, index, device):
@@ -91,6 +176,14 @@ def build_arg(arg, seed, index, device):
     if kind == "tensors":
         return [build_arg(a, seed, index * 100 + j, device)
                 for j, a in enumerate(arg.get("v", []))]
+    if kind == "out":
+        return build_out(arg, device)
+    if kind == "device":
+        return torch.device(device)
+    if kind == "memory_format":
+        if arg.get("v") not in MEMORY_FORMATS:
+            raise ValueError(f"unknown memory_format {arg.get('v')!r}")
+        return getattr(torch, arg["v"])
     if kind == "none":
         return None
     if kind == "int":
@@ -123,8 +216,12 @@ def build_args(case, device):
 def upcast(obj):
     """Oracle inputs: floating tensors and floating dtype arguments to float64."""
     if isinstance(obj, torch.Tensor):
+        if obj.is_complex():
+            return obj.to(torch.complex128)
         return obj.to(F64) if obj.is_floating_point() else obj
     if isinstance(obj, torch.dtype):
+        if obj.is_complex:
+            return torch.complex128
         return F64 if obj.is_floating_point else obj
     if isinstance(obj, (list, tuple)):
         return type(obj)(upcast(v) for v in obj)
@@ -133,11 +230,27 @@ def upcast(obj):
     return obj
 
 
-def fresh(args, inplace):
-    """A private copy of the mutated first argument for each in-place call."""
-    if inplace and args and isinstance(args[0], torch.Tensor):
-        return [args[0].clone()] + list(args[1:])
-    return list(args)
+def mutated(case):
+    """"self", "out" or None: which input the case's op writes."""
+    m = case.get("mutates")
+    if m in ("self", "out"):
+        return m
+    return "self" if case.get("inplace") else None
+
+
+def fresh(args, kwargs, mutates):
+    """Private copies of the written input for each call: (args, kwargs, it)."""
+    args, kwargs = list(args), dict(kwargs)
+    if mutates == "self" and args and isinstance(args[0], torch.Tensor):
+        args[0] = args[0].clone()
+        return args, kwargs, args[0]
+    if mutates == "out" and isinstance(kwargs.get("out"), torch.Tensor):
+        kwargs["out"] = kwargs["out"].clone()
+        return args, kwargs, kwargs["out"]
+    if mutates == "out" and isinstance(kwargs.get("out"), (list, tuple)):
+        kwargs["out"] = [t.clone() for t in kwargs["out"]]
+        return args, kwargs, kwargs["out"][0] if kwargs["out"] else None
+    return args, kwargs, None
 
 
 def resolve_op(key):

@@ -51,28 +51,31 @@ def failures(case, outs, alias_c):
         elif o.get("mismatch_c"):
             bad.append(at + "%d %s mismatches, first at %s"
                        % (o["mismatch_c"], o["kind"], o.get("first_bad_c")))
-    if case.get("inplace") and not alias_c:
-        bad.append("in-place result is not the mutated input")
+    if mutated(case) and not alias_c:
+        bad.append("result is not the written %s tensor" % mutated(case))
     return bad
 
 
 def main():
     op = resolve_op(CASE["key"])
-    inplace = bool(CASE.get("inplace", False))
+    mutates = mutated(CASE)
     args, kwargs = build_args(CASE, DEVICE)
     print("inputs sha256", digest(args, kwargs))
     try:
-        native = op(*fresh(args, inplace), **kwargs)
+        nargs, nkw, _ = fresh(args, kwargs, mutates)
+        native = op(*nargs, **nkw)
     except Exception as e:
         print("NOT APPLICABLE: native raised %s: %s" % (type(e).__name__, e))
         return
-    oracle = op(*upcast(fresh(args, inplace)), **upcast(kwargs))
-    cargs = fresh(args, inplace)
+    oargs, okw, _ = fresh(upcast(args), upcast(kwargs), mutates)
+    oracle = op(*oargs, **okw)
+    cargs, ckw, written = fresh(args, kwargs, mutates)
     with library.use_gems(include=[CASE["name"]]):
-        cand = op(*cargs, **kwargs)  # an exception here is the finding
+        cand = op(*cargs, **ckw)  # an exception here is the finding
         if DEVICE == "cuda":
             torch.cuda.synchronize()
-    alias_c = isinstance(cand, torch.Tensor) and cand.data_ptr() == cargs[0].data_ptr()
+    alias_c = (isinstance(cand, torch.Tensor) and written is not None
+               and cand.data_ptr() == written.data_ptr())
     outs = compare(CASE, op, args, kwargs, cand, native, oracle)
     for o in outs:
         print(json.dumps(o))
