@@ -190,6 +190,43 @@ verdict_exact(const json_t *out, size_t i, const char *kind, long long numel,
 	return 0;
 }
 
+/*
+ * Random ops: the runner reports the p-value of its goodness-of-fit test on
+ * the candidate's and native's samples.  The candidate fails when its sample
+ * is rejected at alpha; when native's is rejected too the test itself is not
+ * trusted on this case.
+ */
+static int
+verdict_stat(const json_t *out, size_t i, struct case_verdict *v)
+{
+	const char	*test;
+	double		 p_c, p_n = 1, alpha;
+
+	if (verdict_num(out, "p_c", &p_c) == -1 ||
+	    verdict_num(out, "alpha", &alpha) == -1 || alpha <= 0 || alpha >= 1)
+		return -1;
+	verdict_num(out, "p_n", &p_n);
+	test = json_string_value(json_object_get(out, "test"));
+	if (test == NULL)
+		test = "test";
+	if (p_c >= alpha) {
+		verdict_set(v, CASE_PASS, "ok", 0, "out%zu: %s p=%.3g >= %.3g",
+		    i, test, p_c, alpha);
+		return 0;
+	}
+	if (p_n < alpha) {
+		verdict_set(v, CASE_ERROR, "stat_unreliable", 0, "out%zu: %s "
+		    "rejects native's samples too (p=%.3g, candidate %.3g)", i,
+		    test, p_n, p_c);
+		return 0;
+	}
+	verdict_set(v, CASE_FAIL, "wrong_distribution",
+	    1.0 + (p_c > 0 ? -log10(p_c) : 400.0), "out%zu: %s rejects the "
+	    "candidate's samples, p=%.3g < alpha=%.3g (native p=%.3g)", i, test,
+	    p_c, alpha, p_n);
+	return 0;
+}
+
 static long long
 verdict_numel(const json_t *shape)
 {
@@ -246,7 +283,7 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 		verdict_set(v, CASE_PASS, "ok", 0, NULL);
 		return 0;
 	}
-	if (oracle_failed) {
+	if (oracle_failed && strcmp(kind, "stat") != 0) {
 		verdict_set(v, CASE_ERROR, "harness_error", 0,
 		    "out%zu: no oracle to compare with", i);
 		return 0;
@@ -255,6 +292,8 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	numel = json_is_integer(jn) ? json_integer_value(jn) : verdict_numel(ns);
 	if (strcmp(kind, "float") == 0)
 		return verdict_float(out, i, numel, v);
+	if (strcmp(kind, "stat") == 0)
+		return verdict_stat(out, i, v);
 	if (strcmp(kind, "exact") == 0 || strcmp(kind, "sort_values") == 0 ||
 	    strcmp(kind, "sort_indices") == 0)
 		return verdict_exact(out, i, kind, numel, v);
@@ -276,6 +315,39 @@ verdict_rank(enum case_status st)
 	}
 }
 
+/* The compile budget a compile-class case carries (ladder.budget_ms). */
+double
+verdict_case_budget(const json_t *case_spec)
+{
+	double	b;
+
+	if (verdict_num(json_object_get(case_spec, "ladder"), "budget_ms",
+	    &b) == 0 && b > 0)
+		return b;
+	return VERDICT_COMPILE_BUDGET_MS;
+}
+
+/* A correct compile-class case is still a hazard when its first call ran long. */
+static void
+verdict_compile(const json_t *case_spec, const json_t *result,
+    struct case_verdict *v)
+{
+	const json_t	*ladder = json_object_get(case_spec, "ladder");
+	const char	*param;
+	double		 ms, budget, value = 0;
+
+	if (!json_is_object(ladder) || verdict_num(json_object_get(result,
+	    "times"), "cand_first_ms", &ms) == -1)
+		return;
+	budget = verdict_case_budget(case_spec);
+	param = json_string_value(json_object_get(ladder, "param"));
+	verdict_num(ladder, "value", &value);
+	if (ms > budget)
+		verdict_set(v, CASE_HAZARD, "compile_time", ms / budget,
+		    "first call with %s=%g took %.1f s, over the %.0f s budget",
+		    param ? param : "param", value, ms / 1e3, budget / 1e3);
+}
+
 static int
 verdict_malformed(struct case_verdict *v, const char *why)
 {
@@ -290,7 +362,7 @@ verdict_case(const json_t *case_spec, const json_t *result,
 {
 	struct case_verdict	 ov;
 	const json_t		*outs, *out, *alias;
-	const char		*st, *msg;
+	const char		*st, *msg, *mut;
 	size_t			 i;
 	int			 ni = 0, oracle_failed;
 
@@ -350,12 +422,17 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
 		snprintf(v->detail, sizeof(v->detail), "oracle raised: %s", msg);
 
-	/* in-place ops must return the mutated input, as aten does */
+	/* in-place and out= ops must return the tensor they wrote, as aten */
 	alias = json_object_get(result, "alias_c");
-	if (json_is_true(json_object_get(case_spec, "inplace")) &&
-	    json_is_false(alias) && v->status != CASE_FAIL)
+	mut = json_string_value(json_object_get(case_spec, "mutates"));
+	if (mut == NULL && json_is_true(json_object_get(case_spec, "inplace")))
+		mut = "self";
+	if (mut != NULL && json_is_false(alias) && v->status != CASE_FAIL)
 		verdict_set(v, CASE_FAIL, "alias_mismatch", VERDICT_SCORE_SHAPE,
-		    "in-place call returned a new tensor, not its input");
+		    "%s call returned a new tensor, not its %s argument",
+		    strcmp(mut, "out") ? "in-place" : "out=", mut);
+	if (v->status == CASE_PASS)
+		verdict_compile(case_spec, result, v);
 	return 0;
 }
 
@@ -377,6 +454,8 @@ case_status_name(enum case_status st)
 		return "timeout";
 	case CASE_CRASH:
 		return "crash";
+	case CASE_HAZARD:
+		return "hazard";
 	}
 	return "error";
 }
@@ -401,7 +480,7 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 		break;
 	case CASE_FAIL:
 		f->fail++;
-		tier = 2;
+		tier = 3;
 		break;
 	case CASE_NA:
 		f->na++;
@@ -416,13 +495,17 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 		break;
 	case CASE_TIMEOUT:
 		f->timeout++;
-		tier = 2;
+		tier = 3;
 		score = VERDICT_SCORE_HANG;
 		break;
 	case CASE_CRASH:
 		f->crash++;
-		tier = 2;
+		tier = 3;
 		score = VERDICT_SCORE_HANG;
+		break;
+	case CASE_HAZARD:
+		f->hazard++;
+		tier = 2;	/* below broken, above inconclusive */
 		break;
 	}
 	if (v->native_inaccurate)
@@ -441,6 +524,92 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 	snprintf(f->worst_detail, sizeof(f->worst_detail), "%s", v->detail);
 }
 
+/* One step of a compile ladder: parameter value and first-call time. */
+void
+verdict_fold_ladder(struct verdict_fold *f, long long case_id, double value,
+    double first_ms, double budget_ms)
+{
+	if (f->nladder >= VERDICT_LADDER_MAX || !(value > 0) ||
+	    !(first_ms >= 0))
+		return;
+	f->ladder_v[f->nladder] = value;
+	f->ladder_ms[f->nladder] = first_ms;
+	if (f->nladder == 0 || value > f->ladder_v[f->ladder_top]) {
+		f->ladder_top = f->nladder;
+		f->ladder_case = case_id;
+	}
+	f->nladder++;
+	f->ladder_budget_ms = budget_ms;
+}
+
+/*
+ * Fits first-call time as a power law ms = a * value^b through the steps
+ * (least squares in log-log) and says whether it crosses budget_ms before
+ * extrapolate times the largest step.  *at gets the predicted ms there.
+ * 1 hazard, 0 not, -1 too few steps (two distinct values are needed).
+ */
+int
+verdict_ladder_hazard(const double *v, const double *ms, int n,
+    double budget_ms, double extrapolate, double *at)
+{
+	double	sx = 0, sy = 0, sxx = 0, sxy = 0, vmax = 0, vmin = 0, x, y;
+	double	b, a, pred;
+	int	i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i] > 0) || !(ms[i] > 0))
+			continue;
+		x = log(v[i]);
+		y = log(ms[i]);
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		if (m == 0 || v[i] > vmax)
+			vmax = v[i];
+		if (m == 0 || v[i] < vmin)
+			vmin = v[i];
+		m++;
+	}
+	if (m < 2 || vmax <= vmin)
+		return -1;
+	b = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+	a = (sy - b * sx) / m;
+	if (extrapolate < 1)
+		extrapolate = 1;
+	pred = exp(a + b * log(vmax * extrapolate));
+	if (at != NULL)
+		*at = pred;
+	return pred > budget_ms;
+}
+
+/*
+ * After the last case: a compile ladder whose fitted growth crosses its
+ * budget within extrapolate times its largest step is a hazard too.
+ */
+void
+verdict_fold_finish(struct verdict_fold *f, double extrapolate)
+{
+	struct case_verdict	v;
+	double			at = 0;
+	int			top = f->ladder_top;
+
+	if (f->nladder < 2 || verdict_ladder_hazard(f->ladder_v, f->ladder_ms,
+	    f->nladder, f->ladder_budget_ms, extrapolate, &at) != 1)
+		return;
+	memset(&v, 0, sizeof(v));
+	v.status = CASE_HAZARD;
+	snprintf(v.reason, sizeof(v.reason), "compile_growth");
+	v.score = at / f->ladder_budget_ms;
+	snprintf(v.detail, sizeof(v.detail), "first-call time grows to a "
+	    "predicted %.1f s at %g (x%g the largest step, %g: %.1f s); budget "
+	    "%.0f s", at / 1e3, f->ladder_v[top] * extrapolate, extrapolate,
+	    f->ladder_v[top], f->ladder_ms[top] / 1e3,
+	    f->ladder_budget_ms / 1e3);
+	f->n--;		/* not a case of its own */
+	verdict_fold_add(f, f->ladder_case, "compile", &v);
+}
+
 const char *
 verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 {
@@ -448,6 +617,9 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 
 	if (f->fail + f->timeout + f->crash > 0) {
 		res = "broken";
+		why = f->worst_reason;
+	} else if (f->hazard > 0) {
+		res = "hazard";
 		why = f->worst_reason;
 	} else if (f->error + f->degenerate > 0) {
 		res = "inconclusive";

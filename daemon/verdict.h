@@ -16,8 +16,13 @@ enum case_status {
 	CASE_DEGENERATE,
 	CASE_ERROR,
 	CASE_TIMEOUT,
-	CASE_CRASH
+	CASE_CRASH,
+	CASE_HAZARD		/* compile time over budget; bootstrap finding */
 };
+
+/* compile class: the budget when the case does not carry one */
+#define VERDICT_COMPILE_BUDGET_MS	60000.0
+#define VERDICT_LADDER_MAX		16
 
 /* scores for picking a broken op's evidence */
 #define VERDICT_SCORE_SHAPE	1e9	/* shape/dtype mismatch, raises */
@@ -46,8 +51,16 @@ struct verdict_fold {
 	char		 worst_reason[48];
 	char		 worst_class[24];
 	char		 worst_detail[512];
-	int		 worst_tier;	/* 0 none, 1 inconclusive, 2 broken */
+	int		 worst_tier;	/* 0 none, 1 inconclusive, 2 hazard, 3 broken */
 	int		 native_inaccurate;	/* cases that recorded it */
+	int		 hazard;
+	/* compile ladder steps: parameter value, first-call ms */
+	int		 nladder;
+	double		 ladder_v[VERDICT_LADDER_MAX];
+	double		 ladder_ms[VERDICT_LADDER_MAX];
+	double		 ladder_budget_ms;
+	int		 ladder_top;	/* index of the largest step */
+	long long	 ladder_case;	/* its case: the hazard's evidence */
 };
 
 /* verdict.c */
@@ -57,6 +70,12 @@ const char	*case_status_name(enum case_status);
 void		 verdict_fold_init(struct verdict_fold *);
 void		 verdict_fold_add(struct verdict_fold *, long long,
 		    const char *, const struct case_verdict *);
+double		 verdict_case_budget(const json_t *);
+void		 verdict_fold_ladder(struct verdict_fold *, long long, double,
+		    double, double);
+int		 verdict_ladder_hazard(const double *, const double *, int,
+		    double, double, double *);
+void		 verdict_fold_finish(struct verdict_fold *, double);
 const char	*verdict_fold_result(const struct verdict_fold *, char *,
 		    size_t);
 

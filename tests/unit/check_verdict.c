@@ -537,6 +537,170 @@ START_TEST(fold_crash_and_error)
 }
 END_TEST
 
+/* A stat OUT: p-values of candidate and native at alpha. */
+static json_t *
+sout(double p_c, double p_n, double alpha)
+{
+	return json_pack("{s:i,s:{s:[i],s:s},s:{s:[i],s:s},s:s,s:i,s:f,s:f,"
+	    "s:f,s:s}", "index", 0,
+	    "cand", "shape", 100000, "dtype", "float32",
+	    "native", "shape", 100000, "dtype", "float32",
+	    "kind", "stat", "numel", 100000, "p_c", p_c, "p_n", p_n,
+	    "alpha", alpha, "test", "ks uniform");
+}
+
+START_TEST(stat_rule)
+{
+	struct case_verdict	 v;
+	json_t			*sp = spec(), *r;
+
+	r = ok1(sout(0.3, 0.5, 1e-4));
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	/* p below alpha: the candidate's distribution is wrong */
+	r = ok1(sout(1e-9, 0.5, 1e-4));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "wrong_distribution");
+	ck_assert(v.score > 9.0 && v.score < 10.5);
+	json_decref(r);
+	/* exactly alpha passes: the rule is p >= alpha */
+	r = ok1(sout(1e-4, 0.5, 1e-4));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	/* native rejected too: the test is not trusted, never a pass */
+	r = ok1(sout(1e-9, 1e-6, 1e-4));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "stat_unreliable");
+	json_decref(r);
+	/* alpha missing or out of (0,1): malformed */
+	r = ok1(sout(0.5, 0.5, 1.5));
+	ck_assert_int_eq(verdict_case(sp, r, &v), -1);
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
+START_TEST(out_alias)
+{
+	struct case_verdict	 v;
+	json_t			*sp, *r;
+
+	sp = json_pack("{s:s,s:s,s:s}", "key", "abs.out", "compare", "float",
+	    "mutates", "out");
+	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
+	json_object_set_new(r, "alias_c", json_false());
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "alias_mismatch");
+	ck_assert(strstr(v.detail, "out=") != NULL);
+	json_object_set_new(r, "alias_c", json_true());
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
+/* A compile-class case: correct output, first call took ms. */
+static void
+compile_case(double ms, double budget_ms, struct case_verdict *v)
+{
+	json_t	*sp, *r;
+
+	sp = json_pack("{s:s,s:s,s:s,s:{s:s,s:i,s:f}}", "key", "topk",
+	    "compare", "float", "class", "compile", "ladder", "param", "k",
+	    "value", 512, "budget_ms", budget_ms);
+	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
+	json_object_set_new(r, "times", json_pack("{s:f}", "cand_first_ms",
+	    ms));
+	ck_assert_int_eq(verdict_case(sp, r, v), 0);
+	json_decref(r);
+	json_decref(sp);
+}
+
+START_TEST(compile_budget)
+{
+	struct case_verdict	v;
+
+	compile_case(59000, 60000, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	compile_case(61000, 60000, &v);
+	ck_assert_int_eq(v.status, CASE_HAZARD);
+	ck_assert_str_eq(v.reason, "compile_time");
+	ck_assert(strstr(v.detail, "k=512") != NULL);
+	ck_assert_str_eq(case_status_name(v.status), "hazard");
+	/* a smaller budget in the case wins over the default */
+	compile_case(2000, 1000, &v);
+	ck_assert_int_eq(v.status, CASE_HAZARD);
+}
+END_TEST
+
+START_TEST(ladder_fit)
+{
+	/* ms = 10 * k: linear growth; at 4 x 4096 = 163,840 ms */
+	double	k[] = { 8, 64, 512, 4096 };
+	double	lin[] = { 80, 640, 5120, 40960 };
+	double	flat[] = { 900, 1000, 950, 1100 };
+	double	at = 0;
+
+	ck_assert_int_eq(verdict_ladder_hazard(k, lin, 4, 60000, 4, &at), 1);
+	ck_assert(at > 163000 && at < 164700);
+	ck_assert_int_eq(verdict_ladder_hazard(k, lin, 4, 60000, 1, &at), 0);
+	ck_assert(at > 40000 && at < 41900);
+	ck_assert_int_eq(verdict_ladder_hazard(k, flat, 4, 60000, 4, &at), 0);
+	/* one distinct step cannot be fitted */
+	ck_assert_int_eq(verdict_ladder_hazard(k, lin, 1, 60000, 4, &at), -1);
+}
+END_TEST
+
+START_TEST(fold_hazard)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			why[64];
+	double			k[] = { 8, 64, 512, 4096 };
+	double			ms[] = { 100, 800, 6400, 51200 };
+	int			i;
+
+	/* ladder growth: every step under budget, the fit crosses it */
+	verdict_fold_init(&f);
+	memset(&v, 0, sizeof(v));
+	v.status = CASE_PASS;
+	for (i = 0; i < 4; i++) {
+		verdict_fold_add(&f, 10 + i, "compile", &v);
+		verdict_fold_ladder(&f, 10 + i, k[i], ms[i], 60000);
+	}
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)), "verified");
+	verdict_fold_finish(&f, 4);
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)), "hazard");
+	ck_assert_str_eq(why, "compile_growth");
+	ck_assert_int_eq(f.worst_case, 13);	/* the largest step */
+	ck_assert_str_eq(f.worst_class, "compile");
+	ck_assert_int_eq(f.n, 4);
+	/* a failure outranks a hazard */
+	v.status = CASE_FAIL;
+	snprintf(v.reason, sizeof(v.reason), "numeric_error");
+	verdict_fold_add(&f, 20, "same_shape", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)), "broken");
+	ck_assert_int_eq(f.worst_case, 20);
+	/* a hazard outranks an inconclusive case */
+	verdict_fold_init(&f);
+	v.status = CASE_ERROR;
+	snprintf(v.reason, sizeof(v.reason), "harness_error");
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	v.status = CASE_HAZARD;
+	snprintf(v.reason, sizeof(v.reason), "compile_time");
+	v.score = 1.2;
+	verdict_fold_add(&f, 2, "compile", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)), "hazard");
+	ck_assert_int_eq(f.worst_case, 2);
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -558,6 +722,11 @@ verdict_suite(void)
 	tcase_add_test(tc, inplace_alias);
 	tcase_add_test(tc, fold_rules);
 	tcase_add_test(tc, fold_crash_and_error);
+	tcase_add_test(tc, stat_rule);
+	tcase_add_test(tc, out_alias);
+	tcase_add_test(tc, compile_budget);
+	tcase_add_test(tc, ladder_fit);
+	tcase_add_test(tc, fold_hazard);
 	suite_add_tcase(s, tc);
 	return s;
 }
