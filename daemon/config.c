@@ -38,6 +38,10 @@ config_defaults(struct config *c)
 	c->hello_deadline = 300;
 	c->fingerprint_period = 600;
 	c->workers_per_device = 1;
+	c->compile_workers = 1;
+	c->compile_budget = 60;
+	c->compile_extrapolate = 4;
+	c->shrink_max = 24;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
@@ -162,6 +166,25 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.workers_per_device"))
 		return parse_int(v, 1, 8, &c->workers_per_device) ?
 		    "must be an integer 1..8" : NULL;
+	if (IS("runner.compile_workers"))
+		return parse_int(v, 0, 4, &c->compile_workers) ?
+		    "must be an integer 0..4 (0 = compile cases share the "
+		    "other runners)" : NULL;
+	if (IS("runner.compile_budget"))
+		return parse_int(v, 1, 86400, &c->compile_budget) ?
+		    "must be seconds, 1..86400" : NULL;
+	if (IS("runner.compile_extrapolate")) {
+		int	x;
+
+		if (parse_int(v, 1, 1024, &x))
+			return "must be an integer factor 1..1024";
+		c->compile_extrapolate = x;
+		return NULL;
+	}
+	if (IS("runner.shrink_max"))
+		return parse_int(v, 0, 1000, &c->shrink_max) ?
+		    "must be an integer 0..1000 (0 = store failing cases "
+		    "unshrunk)" : NULL;
 	if (IS("runner.nice"))
 		return parse_int(v, 0, 19, &c->runner_nice) ?
 		    "must be an integer 0..19" : NULL;

@@ -47,6 +47,10 @@ struct config {
 	int	 hello_deadline;	/* seconds for a runner to start */
 	int	 fingerprint_period;	/* seconds between library re-checks */
 	int	 workers_per_device;
+	int	 compile_workers;	/* per device, only compile-class cases */
+	int	 compile_budget;	/* seconds per compile-ladder step */
+	double	 compile_extrapolate;	/* fit horizon, x the largest step */
+	int	 shrink_max;		/* re-runs to shrink one failing case */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
 	int	 api_threads;
@@ -102,6 +106,8 @@ struct worker {
 	char		 hello_error[1024];
 	int		 restarts;
 	double		 fp_asked;		/* fingerprint request in flight since */
+	int		 compile;		/* takes compile-class cases only */
+	int		 case_compile;		/* the case in flight is a ladder step */
 	int		 fp_stale;		/* library changed: restart when idle */
 };
 int	 supervise_spawn(struct worker *);

@@ -16,7 +16,8 @@ dtype_in_scope(const char *scope, const char *dtype)
 	const char	*p = scope;
 	size_t		 n = strlen(dtype);
 
-	if (scope[0] == '\0')
+	/* "any": a finding about the entry itself (bootstrap), every dtype's */
+	if (scope[0] == '\0' || strcmp(dtype, "any") == 0)
 		return 1;
 	while (p && *p) {
 		if (!strncmp(p, dtype, n) && (p[n] == ',' || p[n] == '\0'))
@@ -143,8 +144,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 			    "in_scope", 0);
 			json_object_set_new(json_object_get(n, "keys"), key, k);
 		}
-		json_object_set_new(k, "rows", json_integer(
-		    json_integer_value(json_object_get(k, "rows")) + 1));
+		/* a bootstrap check alone does not make a key judged */
+		if (strcmp(dtype, "any") != 0)
+			json_object_set_new(k, "rows", json_integer(
+			    json_integer_value(json_object_get(k, "rows")) + 1));
 		if (!dtype_in_scope(scope, dtype))
 			continue;
 		json_object_set_new(k, "in_scope", json_integer(
@@ -275,12 +278,13 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			json_t	*worst = json_array_get(dn, 0), *e;
 			size_t	 x;
 			char	*repro;
-			int	 hazard = 0;
+			int	 hazard = 1;
 
+			/* hazard only when nothing about the name is broken */
 			json_array_foreach(dn, x, e)
-				if (!strcmp(json_string_value(json_object_get(e,
-				    "verdict")), "hazard"))
-					hazard = 1;
+				if (strcmp(json_string_value(json_object_get(e,
+				    "verdict")), "hazard") != 0)
+					hazard = 0;
 			ev = json_pack("{ss ss sO sO sO sO}", "name", keys[j],
 			    "verdict", hazard ? "hazard" : "broken",
 			    "reason", json_object_get(worst, "reason"),

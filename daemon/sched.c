@@ -34,6 +34,7 @@ static struct {
 	json_t		*dtypes;	/* array or NULL */
 	json_t		*ops;		/* array or NULL */
 	struct devq	 q[NSLOTS];
+	struct devq	 cq[NSLOTS];	/* compile-class cases, own runners */
 	int		 nq;
 	int64_t		 total, done;
 	double		 started;
@@ -99,13 +100,15 @@ sched_init(void)
 	int	 s, k, n = 0;
 
 	for (s = 0; s < nslots(); s++)
-		for (k = 0; k < env->conf.workers_per_device && n < MAX_WORKERS;
-		    k++, n++) {
+		for (k = 0; k < env->conf.workers_per_device +
+		    env->conf.compile_workers && n < MAX_WORKERS; k++, n++) {
 			memset(&env->workers[n], 0, sizeof(env->workers[n]));
 			env->workers[n].slot = n;
 			env->workers[n].device = device_of_slot(s);
 			env->workers[n].sock = env->workers[n].errfd = -1;
 			env->workers[n].state = W_DOWN;
+			env->workers[n].compile =
+			    k >= env->conf.workers_per_device;
 		}
 	env->nworkers = n;
 	cur_names = json_object();
@@ -245,8 +248,10 @@ run_clear(void)
 {
 	int	 s;
 
-	for (s = 0; s < NSLOTS; s++)
+	for (s = 0; s < NSLOTS; s++) {
 		free(cur.q[s].ids);
+		free(cur.cq[s].ids);
+	}
 	json_decref(cur.dtypes);
 	json_decref(cur.ops);
 	memset(&cur, 0, sizeof(cur));
@@ -416,6 +421,22 @@ op_requested(const char *key, const char *name)
 	return 0;
 }
 
+static int
+queue_push(struct devq *q, int64_t id)
+{
+	if (q->len == q->cap) {
+		size_t	 nc = q->cap ? q->cap * 2 : 1024;
+		int64_t	*ni = realloc(q->ids, nc * sizeof(*ni));
+
+		if (ni == NULL)
+			return -1;
+		q->ids = ni;
+		q->cap = nc;
+	}
+	q->ids[q->len++] = id;
+	return 0;
+}
+
 /* Turns the registration table a runner reported into cases for its device. */
 static int
 run_expand(int slot, struct worker *w)
@@ -463,17 +484,33 @@ run_expand(int slot, struct worker *w)
 		sqlite3_bind_int(ent, 5, probe_supported(key, schema, NULL));
 		if (sqlite3_step(ent) != SQLITE_DONE)
 			goto fail;
-		if (!probe_supported(key, schema, NULL) ||
-		    !op_requested(key, name))
+		if (!op_requested(key, name))
 			continue;
 		cases = json_array();
-		if (sweep_expand(key, schema, cur.classes, cur.dtypes,
-		    cases) < 0) {
+		/* every entry, probed or not, gets its registration checked */
+		if ((cur.classes & PROBE_BOOTSTRAP) && json_array_append_new(cases,
+		    json_pack("{ss ss ss si s[] s{} ss}", "key", key, "class",
+		    "bootstrap", "dtype", "any", "seed", 0, "args", "kwargs",
+		    "compare", "bootstrap")) == -1) {
+			json_decref(cases);
+			goto fail;
+		}
+		if (probe_supported(key, schema, NULL) && sweep_expand(key,
+		    schema, cur.classes, cur.dtypes, cases) < 0) {
 			json_decref(cases);
 			continue;
 		}
 		json_array_foreach(cases, j, c) {
+			const char	*cls = json_string_value(
+			    json_object_get(c, "class"));
+			json_t		*ladder = json_object_get(c, "ladder");
+			int		 compile = cls && !strcmp(cls, "compile");
+
 			json_object_set_new(c, "name", json_string(name));
+			/* the budget is part of the stored case: verdicts replay */
+			if (compile && json_is_object(ladder))
+				json_object_set_new(ladder, "budget_ms",
+				    json_real(env->conf.compile_budget * 1e3));
 			if ((spec = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) ==
 			    NULL) {
 				json_decref(cases);
@@ -494,18 +531,12 @@ run_expand(int slot, struct worker *w)
 				json_decref(cases);
 				goto fail;
 			}
-			if (q->len == q->cap) {
-				size_t	 nc = q->cap ? q->cap * 2 : 1024;
-				int64_t	*ni = realloc(q->ids, nc * sizeof(*ni));
-
-				if (ni == NULL) {
-					json_decref(cases);
-					goto fail;
-				}
-				q->ids = ni;
-				q->cap = nc;
+			if (queue_push(compile && env->conf.compile_workers ?
+			    &cur.cq[slot] : q, sqlite3_last_insert_rowid(db)) ==
+			    -1) {
+				json_decref(cases);
+				goto fail;
 			}
-			q->ids[q->len++] = sqlite3_last_insert_rowid(db);
 			n++;
 		}
 		json_decref(cases);
@@ -537,6 +568,7 @@ run_expand(int slot, struct worker *w)
 	sqlite3_finalize(rd);
 	store_rollback(env->store);
 	q->len = q->head = 0;
+	cur.cq[slot].len = cur.cq[slot].head = 0;
 	return -1;
 }
 
@@ -552,7 +584,8 @@ static enum case_status
 status_parse(const char *s)
 {
 	static const enum case_status all[] = { CASE_PASS, CASE_FAIL, CASE_NA,
-	    CASE_DEGENERATE, CASE_ERROR, CASE_TIMEOUT, CASE_CRASH };
+	    CASE_DEGENERATE, CASE_ERROR, CASE_TIMEOUT, CASE_CRASH,
+	    CASE_HAZARD };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -579,7 +612,9 @@ run_finish(void)
 		return -1;
 	if (sqlite3_prepare_v2(db, "SELECT c.device, c.key, c.name, c.dtype, "
 	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
-	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms FROM cases c "
+	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
+	    "json_extract(c.spec, '$.ladder.value'), "
+	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "r.status != 'skipped' ORDER BY c.device, c.key, c.dtype, c.id", -1, &sel, NULL) !=
 	    SQLITE_OK ||
@@ -598,8 +633,10 @@ run_finish(void)
 			    (const char *)sqlite3_column_text(sel, 1),
 			    (const char *)sqlite3_column_text(sel, 3));
 		if (have && (rc != SQLITE_ROW || strcmp(key, gkey) != 0)) {
-			const char	*res = verdict_fold_result(&f, reason,
-			    sizeof(reason));
+			const char	*res;
+
+			verdict_fold_finish(&f, env->conf.compile_extrapolate);
+			res = verdict_fold_result(&f, reason, sizeof(reason));
 
 			if (res != NULL) {
 				sqlite3_reset(ins);
@@ -678,6 +715,16 @@ run_finish(void)
 		v.native_inaccurate = sqlite3_column_int(sel, 10);
 		verdict_fold_add(&f, sqlite3_column_int64(sel, 5),
 		    (const char *)sqlite3_column_text(sel, 4), &v);
+		/* ladder steps that ran (pass or over budget) feed the fit */
+		if (sqlite3_column_type(sel, 13) != SQLITE_NULL &&
+		    sqlite3_column_type(sel, 11) != SQLITE_NULL &&
+		    (v.status == CASE_PASS || v.status == CASE_HAZARD))
+			verdict_fold_ladder(&f, sqlite3_column_int64(sel, 5),
+			    sqlite3_column_double(sel, 13),
+			    sqlite3_column_double(sel, 11),
+			    sqlite3_column_type(sel, 14) == SQLITE_NULL ?
+			    VERDICT_COMPILE_BUDGET_MS :
+			    sqlite3_column_double(sel, 14));
 		if (sqlite3_column_type(sel, 11) != SQLITE_NULL && nt < 4096) {
 			firsts[nt] = sqlite3_column_double(sel, 11);
 			steadies[nt] = sqlite3_column_double(sel, 12);
@@ -766,8 +813,16 @@ worker_idle(struct worker *w)
 	free(w->repro);
 	w->repro = NULL;
 	w->case_id = 0;
+	w->case_compile = 0;
 	w->state = W_IDLE;
 	w->deadline = 0;
+}
+
+/* A ladder step is killed at twice its budget: long enough to measure it. */
+static int
+compile_deadline(void)
+{
+	return 2 * env->conf.compile_budget;
 }
 
 static int
@@ -776,7 +831,7 @@ case_dispatch(struct worker *w, int64_t id)
 	sqlite3_stmt	*st;
 	json_t		*spec = NULL, *msg;
 	json_error_t	 jerr;
-	int		 rc;
+	int		 rc, compile;
 
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
 	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
@@ -788,6 +843,9 @@ case_dispatch(struct worker *w, int64_t id)
 	sqlite3_finalize(st);
 	if (spec == NULL)
 		return -1;
+	compile = json_is_string(json_object_get(spec, "class")) &&
+	    !strcmp(json_string_value(json_object_get(spec, "class")),
+	    "compile");
 	json_object_set_new(spec, "id", json_integer(id));
 	msg = json_pack("{ss so}", "type", "case", "case", spec);
 	rc = supervise_send(w, msg);
@@ -796,8 +854,10 @@ case_dispatch(struct worker *w, int64_t id)
 		return -1;
 	w->state = W_BUSY;
 	w->case_id = id;
-	w->deadline = now_mono() + (w->device < 0 ?
-	    env->conf.cpu_case_deadline : env->conf.case_deadline);
+	w->case_compile = compile;
+	w->deadline = now_mono() + (compile ? compile_deadline() :
+	    w->device < 0 ? env->conf.cpu_case_deadline :
+	    env->conf.case_deadline);
 	return 0;
 }
 
@@ -859,11 +919,29 @@ worker_collect(struct worker *w, char *how, size_t len)
  * crashing a runner: one bad op never dominates a run.
  */
 static void
-case_skip_siblings(int64_t case_id, int device)
+queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
+{
+	size_t	 i, j;
+
+	for (i = q->head, j = q->head; i < q->len; i++) {
+		int	 keep = 1;
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, q->ids[i]);
+		if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)
+		    sqlite3_column_text(st, 0), "skipped"))
+			keep = 0;
+		if (keep)
+			q->ids[j++] = q->ids[i];
+	}
+	q->len = j;
+}
+
+static void
+case_skip_siblings(int64_t case_id, int device, int compile_only)
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	struct devq	*q;
 	size_t		 i, j;
 	int		 s = slot_of_device(device), n = 0;
 	char		 key[256] = "", dtype[32] = "", detail[160];
@@ -882,7 +960,6 @@ case_skip_siblings(int64_t case_id, int device)
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
 	    "dtype hung or crashed", (long long)case_id);
-	q = &cur.q[s];
 	if (store_begin(env->store) == -1)
 		return;
 	/* cases other runners hold right now finish on their own */
@@ -893,7 +970,8 @@ case_skip_siblings(int64_t case_id, int device)
 	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
 	    "detail, created) SELECT id, 'skipped', 'skipped', ?, ? FROM cases "
 	    "WHERE run_id=? AND device=? AND key=? AND dtype=? AND "
-	    "state='pending' AND id NOT IN (0%s)", busy);
+	    "state='pending' AND id NOT IN (0%s)%s", busy, compile_only ?
+	    " AND class='compile'" : "");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, detail, -1, SQLITE_TRANSIENT);
@@ -910,7 +988,8 @@ case_skip_siblings(int64_t case_id, int device)
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE "
 	    "run_id=? AND device=? AND key=? AND dtype=? AND state='pending' AND "
-	    "id NOT IN (0%s)", busy);
+	    "id NOT IN (0%s)%s", busy, compile_only ? " AND class='compile'" :
+	    "");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_int64(st, 1, cur.run_id);
@@ -932,19 +1011,9 @@ case_skip_siblings(int64_t case_id, int device)
 	if (sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?", -1, &st,
 	    NULL) != SQLITE_OK)
 		return;
-	for (i = q->head, j = q->head; i < q->len; i++) {
-		int	 keep = 1;
-
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, q->ids[i]);
-		if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)
-		    sqlite3_column_text(st, 0), "skipped"))
-			keep = 0;
-		if (keep)
-			q->ids[j++] = q->ids[i];
-	}
+	queue_drop_skipped(&cur.q[s], st);
+	queue_drop_skipped(&cur.cq[s], st);
 	sqlite3_finalize(st);
-	q->len = j;
 	if (n)
 		log_info("skipped %d remaining cases of %s/%s on device %d", n,
 		    key, dtype, device);
@@ -968,7 +1037,8 @@ case_abort(struct worker *w, enum case_status status, const char *reason,
 	v.score = 1e12;
 	case_record(w->case_id, &v, NULL, tail, w->repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
-	case_skip_siblings(w->case_id, w->device);
+	/* a slow compile step says nothing about the key's other cases */
+	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
 }
 
 void
@@ -1043,6 +1113,8 @@ case_abandon(struct worker *w, int64_t hung)
 	char	 sql[512];
 	int64_t	 id = w->case_id;
 
+	if (w->case_compile)
+		return;		/* a ladder step: it has its own deadline */
 	worker_respawn(w);
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
 	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
@@ -1063,7 +1135,13 @@ sched_on_deadline(struct worker *w)
 	int64_t	 hung = w->case_id;
 	int	 i;
 
-	if (w->state == W_BUSY && w->case_id) {
+	if (w->state == W_BUSY && w->case_id && w->case_compile) {
+		snprintf(what, sizeof(what), "compile step gave no result within "
+		    "%d s (budget %d s); runner process group killed",
+		    compile_deadline(), env->conf.compile_budget);
+		case_abort(w, CASE_HAZARD, "compile_timeout", what);
+		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
 		    "deadline; runner process group killed", w->device < 0 ?
 		    env->conf.cpu_case_deadline : env->conf.case_deadline);
@@ -1488,8 +1566,8 @@ sched_poll(void)
 		if (w->state != W_IDLE)
 			continue;
 		s = slot_of_device(w->device);
-		q = &cur.q[s];
-		while (q->expanded && q->head < q->len) {
+		q = w->compile ? &cur.cq[s] : &cur.q[s];
+		while (cur.q[s].expanded && q->head < q->len) {
 			int64_t	 id = q->ids[q->head++];
 
 			if (case_dispatch(w, id) == 0)
@@ -1508,7 +1586,8 @@ sched_poll(void)
 		if (env->workers[i].state == W_BUSY)
 			busy = 1;
 	for (s = 0; s < cur.nq; s++)
-		if (!cur.q[s].expanded || cur.q[s].head < cur.q[s].len)
+		if (!cur.q[s].expanded || cur.q[s].head < cur.q[s].len ||
+		    cur.cq[s].head < cur.cq[s].len)
 			busy = 1;
 	progress_update("running");
 	if (!busy) {

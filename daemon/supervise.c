@@ -43,7 +43,7 @@ env_overridden(const char *e)
 {
 	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
-	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=" };
+	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -92,7 +92,9 @@ supervise_spawn(struct worker *w)
 	    env_push(envp, &n, "PYTHONUNBUFFERED", "1") == -1)
 		goto fail;
 	snprintf(nice, sizeof(nice), "%d", env->conf.runner_nice);
-	if (env_push(envp, &n, "OPSCREEN_NICE", nice) == -1)
+	if (env_push(envp, &n, "OPSCREEN_NICE", nice) == -1 ||
+	    env_push(envp, &n, "OPSCREEN_ROLE", w->compile ? "compile" :
+	    "screen") == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

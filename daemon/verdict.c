@@ -227,6 +227,32 @@ verdict_stat(const json_t *out, size_t i, struct case_verdict *v)
 	return 0;
 }
 
+/*
+ * Registration-table sanity (class bootstrap): the key must be an aten
+ * operator and enabling the name must put a kernel under it; otherwise the
+ * library's own table promises what only_enable() cannot deliver.
+ */
+static int
+verdict_bootstrap(const json_t *out, struct case_verdict *v)
+{
+	const json_t	*res = json_object_get(out, "resolves");
+	const json_t	*reg = json_object_get(out, "registers");
+	const char	*why = json_string_value(json_object_get(out, "detail"));
+
+	if (!json_is_boolean(res) || !json_is_boolean(reg))
+		return -1;
+	if (json_is_false(res))
+		verdict_set(v, CASE_HAZARD, "unresolvable_key", 1, "the "
+		    "registration table names a key that is not an aten operator "
+		    "here%s%s", why ? ": " : "", why ? why : "");
+	else if (json_is_false(reg))
+		verdict_set(v, CASE_HAZARD, "not_registered", 1, "enabling the "
+		    "name leaves the key's dispatch table unchanged");
+	else
+		verdict_set(v, CASE_PASS, "ok", 0, NULL);
+	return 0;
+}
+
 static long long
 verdict_numel(const json_t *shape)
 {
@@ -250,6 +276,9 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	long long	 numel;
 
 	memset(v, 0, sizeof(*v));
+	kind = json_string_value(json_object_get(out, "kind"));
+	if (kind != NULL && strcmp(kind, "bootstrap") == 0)
+		return verdict_bootstrap(out, v);
 	cand = json_object_get(out, "cand");
 	nat = json_object_get(out, "native");
 	/* one side returned fewer outputs than the other */

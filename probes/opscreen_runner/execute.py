@@ -1,14 +1,16 @@
 """One case: build inputs, run native, oracle and candidate, report figures."""
 
 import os
+import shutil
 import statistics
+import tempfile
 import time
 
 import torch
 
-from . import figures, inputs
+from . import figures, inputs, stats
 
-COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only")
+COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only", "stat", "bootstrap")
 STEADY_CALLS = 3
 MAX_MESSAGE = 2000
 
@@ -26,9 +28,12 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def _call(op, args, kwargs, mutates, device):
-    """(output, error string or None, ms, the written input or None)."""
+def _call(op, args, kwargs, mutates, device, seed=None):
+    """(output, error string or None, ms, the written input or None).
+    seed: random ops draw from a generator seeded with the case seed."""
     args, kwargs, written = inputs.fresh(args, kwargs, mutates)
+    if seed is not None:
+        torch.manual_seed(seed)
     try:
         _sync(device)  # earlier async work is not this call's
         t0 = time.perf_counter()
@@ -69,23 +74,83 @@ def _check(case, adapter):
         raise HarnessError(f"{case['name']!r} does not serve {case['key']!r}")
 
 
+def _dispatch_table(key):
+    name, _, overload = key.partition(".")
+    qual = "aten::" + name + ("." + overload if overload else "")
+    return torch._C._dispatch_dump_table(qual)
+
+
+def bootstrap_case(case, adapter):
+    """Registration-table sanity of one entry: the key is an aten operator and
+    enabling its name changes that operator's dispatch table."""
+    rec = {"index": 0, "cand": None, "native": None, "kind": "bootstrap",
+           "numel": 0, "resolves": True, "registers": False}
+    try:
+        inputs.resolve_op(case["key"])
+        before = _dispatch_table(case["key"])
+    except (ValueError, RuntimeError) as e:
+        rec.update(resolves=False, detail=_describe(e))
+        return {"status": "ok", "fatal": False, "outputs": [rec], "times": {}}
+    try:
+        with adapter.candidate(case["name"]):
+            during = _dispatch_table(case["key"])
+    except Exception as e:
+        return {"status": "cand_error", "cand_error": "enable: " + _describe(e),
+                "fatal": False, "outputs": [], "times": {}}
+    rec["registers"] = during != before
+    return {"status": "ok", "fatal": False, "outputs": [rec], "times": {}}
+
+
+class _ColdCache:
+    """Compile-class cases: the first call compiles into an empty Triton cache
+    of its own (TRITON_CACHE_DIR), removed afterwards."""
+
+    def __init__(self, on):
+        self.on, self.dir, self.old = on, None, None
+
+    def __enter__(self):
+        if self.on:
+            self.dir = tempfile.mkdtemp(prefix="opscreen-compile-")
+            self.old = os.environ.get("TRITON_CACHE_DIR")
+            os.environ["TRITON_CACHE_DIR"] = self.dir
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            if self.old is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = self.old
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
 def run_case(case, adapter, device):
     """The RESULT fields of one case (without type and id)."""
     _check(case, adapter)
+    if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
+        return bootstrap_case(case, adapter)
     try:
         op = inputs.resolve_op(case["key"])
         args, kwargs = inputs.build_args(case, device)
     except (ValueError, TypeError, KeyError) as e:
         raise HarnessError(_describe(e)) from e
     mutates = inputs.mutated(case)
+    stat = case.get("compare") == "stat"
+    seed = int(case.get("seed", 0)) if stat else None
+    compile_step = case.get("class") == "compile"
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
     times = {}
 
-    native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device)
-    oracle, oerr, times["oracle_ms"], _ = _call(
-        op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
+    native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device,
+                                                    seed)
+    if stat:  # samples are judged by a test, not against an fp64 run
+        oracle, oerr = None, None
+    else:
+        oracle, oerr, times["oracle_ms"], _ = _call(
+            op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
 
     cand, cerr, c_mut, fatal = None, None, None, False
     try:
@@ -95,8 +160,10 @@ def run_case(case, adapter, device):
         cerr = "enable: " + _describe(e)
     else:
         try:
-            cand, cerr, times["cand_first_ms"], c_mut = _call(op, args, kwargs, mutates, device)
-            if cerr is None:
+            with _ColdCache(compile_step):
+                cand, cerr, times["cand_first_ms"], c_mut = _call(
+                    op, args, kwargs, mutates, device, seed)
+            if cerr is None and not compile_step:
                 steady = [_call(op, args, kwargs, mutates, device)[2]
                           for _ in range(STEADY_CALLS)]
                 if None not in steady:
@@ -120,8 +187,11 @@ def run_case(case, adapter, device):
         if oerr:
             res["oracle_error"] = oerr
         t0 = time.perf_counter()
-        res["outputs"] = figures.compare(case, op, args, kwargs, cand, native,
-                                         None if oerr else oracle)
+        if stat:
+            res["outputs"] = stats.compare(case, op, args, kwargs, cand, native)
+        else:
+            res["outputs"] = figures.compare(case, op, args, kwargs, cand, native,
+                                             None if oerr else oracle)
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)
