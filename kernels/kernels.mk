@@ -1,0 +1,52 @@
+# kernels/: libopscreen_kernels (device, CUDA) and libopscreen_kernels_host
+# (the same oracles, generation and comparison compiled for the CPU), and the
+# Check suite of the host build.  Included by the Makefile, which adds
+# $(KERNEL_ALL) to `all` and $(KERNEL_UNIT_TESTS) to UNIT_TESTS.  Without nvcc
+# the device library is skipped with a message; the host build needs only a
+# C compiler.
+
+NVCC	?= $(shell command -v nvcc 2>/dev/null || \
+	   { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
+	     -gencode arch=compute_90,code=compute_90
+
+KERNEL_HDRS	= kernels/osk.h kernels/osk_core.h kernels/osk_common.h
+# No contraction into FMA: generation must round the same on host and device.
+KERNEL_CFLAGS	= $(CFLAGS) -fPIC -ffp-contract=off -Ikernels
+NVCCFLAGS	?= -O2
+KERNEL_NVFLAGS	= $(NVCCFLAGS) -std=c++17 -fmad=false $(CUDA_ARCH) -Ikernels \
+	-Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter,-ffp-contract=off
+
+KERNEL_ALL	= build/libopscreen_kernels_host.so
+ifneq ($(strip $(NVCC)),)
+KERNEL_ALL	+= build/libopscreen_kernels.so
+else
+KERNEL_ALL	+= kernels-device-skipped
+endif
+KERNEL_UNIT_TESTS = build/check_kernels
+
+.PHONY: kernels-device-skipped
+
+kernels-device-skipped:
+	@echo "kernels: nvcc not found, device library build/libopscreen_kernels.so SKIPPED (host build only)"
+
+build/kernels/%.o: kernels/%.c $(KERNEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -c -o $@ $<
+
+build/libopscreen_kernels_host.so: build/kernels/osk_host.o build/kernels/osk_common.o
+	$(CC) $(KERNEL_CFLAGS) -shared -o $@ $^ -lm
+
+build/kernels/osk_cuda.o: kernels/osk_cuda.cu $(KERNEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(KERNEL_NVFLAGS) -c -o $@ $<
+
+build/libopscreen_kernels.so: build/kernels/osk_cuda.o build/kernels/osk_common.o
+	$(NVCC) -shared --cudart shared $(CUDA_ARCH) -o $@ $^ \
+	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublas -lpthread
+
+build/check_kernels: tests/unit/check_kernels.c build/kernels/osk_host.o \
+		build/kernels/osk_common.o $(KERNEL_HDRS)
+	$(CC) $(KERNEL_CFLAGS) -o $@ tests/unit/check_kernels.c \
+	    build/kernels/osk_host.o build/kernels/osk_common.o $(CHECK_LIBS) -lm
