@@ -17,27 +17,29 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c \
-	probes/generic.c \
+	probes/generic.c probes/schema.c probes/table.c probes/shrink.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/generic.h
+HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/generic.h \
+	probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
-	build/check_store build/check_regress
+	build/check_store build/check_regress build/check_generic
 
 .PHONY: all deps test test-unit test-py test-gpu run clean install bench-api \
 	verify-units
 
-all: build/opscreend build/opscreenctl
+all: build/opscreend build/opscreenctl build/sweepdump
 
 build/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-build/gen_migrations.c: db/001_init.sql tools/embed.sh
+build/gen_migrations.c: db/001_init.sql db/002_shrink.sql tools/embed.sh
 	@mkdir -p build
-	sh tools/embed.sh migration_001 db/001_init.sql > $@
+	{ sh tools/embed.sh migration_001 db/001_init.sql && \
+	  sh tools/embed.sh migration_002 db/002_shrink.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css tools/embed.sh
@@ -60,8 +62,19 @@ build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_sweep: tests/unit/check_sweep.c build/probes/catalog.o build/probes/sweep.o \
-		build/probes/generic.o
+		build/probes/generic.o build/probes/schema.o build/probes/table.o \
+		build/probes/shrink.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+# the schema-driven generator; sweepdump prints what it generates
+GENERIC_OBJS = build/probes/catalog.o build/probes/sweep.o build/probes/generic.o \
+	build/probes/schema.o build/probes/table.o
+
+build/check_generic: tests/unit/check_generic.c $(GENERIC_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/sweepdump: tools/sweepdump.c $(GENERIC_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null)
 
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

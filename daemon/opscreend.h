@@ -103,11 +103,19 @@ struct worker {
 	int		 failures;		/* consecutive start failures */
 	json_t		*fingerprint;		/* from hello */
 	json_t		*entries;
+	json_t		*import;		/* hello's import facts, or NULL */
 	char		 hello_error[1024];
 	int		 restarts;
 	double		 fp_asked;		/* fingerprint request in flight since */
 	int		 compile;		/* takes compile-class cases only */
 	int		 case_compile;		/* the case in flight is a ladder step */
+	/* shrinking a failing case (shrink_try != NULL while one is in flight) */
+	json_t		*shrink_best;		/* smallest variant failing alike */
+	json_t		*shrink_try;		/* the variant in flight */
+	char		*shrink_repro;		/* shrink_best's repro */
+	char		 shrink_reason[48];
+	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
+	int64_t		 shrink_case;
 	int		 fp_stale;		/* library changed: restart when idle */
 };
 int	 supervise_spawn(struct worker *);

@@ -199,6 +199,34 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	return 0;
 }
 
+/* Library-wide bootstrap findings of the serving runs (events). */
+static json_t *
+library_hazards(sqlite3 *db, json_t *runs)
+{
+	sqlite3_stmt	*st;
+	json_t		*out = json_array(), *r, *ev;
+	json_error_t	 jerr;
+	size_t		 i;
+
+	if (sqlite3_prepare_v2(db, "SELECT json FROM events WHERE run_id=? AND "
+	    "kind='bootstrap_hazard' ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return out;
+	json_array_foreach(runs, i, r) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(r,
+		    "run")));
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if ((ev = json_loads((const char *)sqlite3_column_text(st,
+			    0), 0, &jerr)) != NULL) {
+				json_object_set(ev, "run", json_object_get(r,
+				    "run"));
+				json_array_append_new(out, ev);
+			}
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -311,6 +339,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	*deny = json_pack("{sO sb ss}", "names", denied, "stale", any_stale,
 	    "dtypes", q->dtypes[0] ? q->dtypes : "all");
 	json_object_set(*deny, "runs", runs);
+	json_object_set_new(*deny, "library_hazards", library_hazards(db, runs));
  out:
 	free(keys);
 	json_decref(names);

@@ -45,6 +45,7 @@ static pthread_mutex_t	 sched_mtx = PTHREAD_MUTEX_INITIALIZER;
 static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
 static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
+static json_t		*cur_shrunk;		/* "dev|key|dtype" -> best score */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
 static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
@@ -255,6 +256,8 @@ run_clear(void)
 	json_decref(cur.dtypes);
 	json_decref(cur.ops);
 	memset(&cur, 0, sizeof(cur));
+	json_decref(cur_shrunk);
+	cur_shrunk = NULL;
 }
 
 static int
@@ -545,6 +548,19 @@ run_expand(int slot, struct worker *w)
 	sqlite3_finalize(cas);
 	sqlite3_finalize(rd);
 	ent = cas = rd = NULL;
+	/*
+	 * bootstrap, library-wide: importing the library initialised CUDA, so a
+	 * process that imports it before choosing its GPU lands on device 0.
+	 */
+	if ((cur.classes & PROBE_BOOTSTRAP) && w->import != NULL &&
+	    json_is_true(json_object_get(w->import, "cuda_initialized"))) {
+		json_t	*ev = json_pack("{si ss sO}", "device", q->device,
+		    "finding", "importing the library initialises CUDA",
+		    "import", w->import);
+
+		run_add_event(cur.run_id, "bootstrap_hazard", ev);
+		json_decref(ev);
+	}
 	{
 		char	 sql[128];
 
@@ -825,29 +841,18 @@ compile_deadline(void)
 	return 2 * env->conf.compile_budget;
 }
 
+/* Sends spec (borrowed; gets "id") to w as case id and arms the deadline. */
 static int
-case_dispatch(struct worker *w, int64_t id)
+case_send(struct worker *w, int64_t id, json_t *spec)
 {
-	sqlite3_stmt	*st;
-	json_t		*spec = NULL, *msg;
-	json_error_t	 jerr;
-	int		 rc, compile;
+	json_t	*msg;
+	int	 rc, compile;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
-	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		spec = json_loads((const char *)sqlite3_column_text(st, 0), 0,
-		    &jerr);
-	sqlite3_finalize(st);
-	if (spec == NULL)
-		return -1;
 	compile = json_is_string(json_object_get(spec, "class")) &&
 	    !strcmp(json_string_value(json_object_get(spec, "class")),
 	    "compile");
 	json_object_set_new(spec, "id", json_integer(id));
-	msg = json_pack("{ss so}", "type", "case", "case", spec);
+	msg = json_pack("{ss sO}", "type", "case", "case", spec);
 	rc = supervise_send(w, msg);
 	json_decref(msg);
 	if (rc == -1)
@@ -859,6 +864,180 @@ case_dispatch(struct worker *w, int64_t id)
 	    w->device < 0 ? env->conf.cpu_case_deadline :
 	    env->conf.case_deadline);
 	return 0;
+}
+
+static int
+case_dispatch(struct worker *w, int64_t id)
+{
+	sqlite3_stmt	*st;
+	json_t		*spec = NULL;
+	json_error_t	 jerr;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		spec = json_loads((const char *)sqlite3_column_text(st, 0), 0,
+		    &jerr);
+	sqlite3_finalize(st);
+	if (spec == NULL)
+		return -1;
+	rc = case_send(w, id, spec);
+	json_decref(spec);
+	return rc;
+}
+
+/* ---- shrinking ------------------------------------------------------------ */
+
+/*
+ * A failing case is shrunk when it is the worst failure seen so far for its
+ * key, dtype and device: the evidence a deny-list shows is (nearly always)
+ * a shrunk case, and a key with a thousand failing cases costs one shrink,
+ * not a thousand.
+ */
+static int
+shrink_wanted(int64_t id, double score)
+{
+	sqlite3_stmt	*st;
+	char		 k[512] = "";
+	json_t		*old;
+
+	if (env->conf.shrink_max <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device, key, dtype "
+	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(k, sizeof(k), "%d|%s|%s", sqlite3_column_int(st, 0),
+		    sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+	sqlite3_finalize(st);
+	if (k[0] == '\0')
+		return 0;
+	if (cur_shrunk == NULL)
+		cur_shrunk = json_object();
+	old = json_object_get(cur_shrunk, k);
+	if (old != NULL && json_real_value(old) >= score)
+		return 0;
+	json_object_set_new(cur_shrunk, k, json_real(score));
+	return 1;
+}
+
+static void
+shrink_clear(struct worker *w)
+{
+	json_decref(w->shrink_best);
+	json_decref(w->shrink_try);
+	free(w->shrink_repro);
+	w->shrink_best = w->shrink_try = NULL;
+	w->shrink_repro = NULL;
+	w->shrink_runs = w->shrunk = 0;
+}
+
+/* Stores what the shrink found (the smallest variant and its repro). */
+static void
+shrink_store(struct worker *w)
+{
+	sqlite3_stmt	*st;
+	char		*js = NULL;
+
+	if (w->shrunk && w->shrink_best != NULL) {
+		json_object_del(w->shrink_best, "id");
+		js = json_dumps(w->shrink_best, JSON_COMPACT | JSON_SORT_KEYS);
+	}
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
+	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
+	    "repro=coalesce(?, repro) WHERE case_id=?", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int(st, 1, w->shrink_runs);
+		if (js != NULL)
+			sqlite3_bind_text(st, 2, js, -1, SQLITE_TRANSIENT);
+		if (w->shrunk && w->shrink_repro != NULL)
+			sqlite3_bind_text(st, 3, w->shrink_repro, -1,
+			    SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, w->shrink_case);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			log_warnx("case %lld: cannot store its shrunk variant",
+			    (long long)w->shrink_case);
+		sqlite3_finalize(st);
+	}
+	if (w->shrunk)
+		log_debug("case %lld: shrunk in %d runs", (long long)
+		    w->shrink_case, w->shrink_runs);
+	free(js);
+	shrink_clear(w);
+}
+
+/* Sends the next variant, or stores the result when there is none left. */
+static void
+shrink_continue(struct worker *w)
+{
+	json_t	*c;
+
+	while (w->shrink_left > 0 &&
+	    (c = shrink_next(w->shrink_best, w->shrink_idx)) != NULL) {
+		w->shrink_left--;
+		w->shrink_runs++;
+		w->shrink_try = c;
+		if (case_send(w, w->shrink_case, c) == 0)
+			return;
+		json_decref(c);
+		w->shrink_try = NULL;
+		break;
+	}
+	shrink_store(w);
+	worker_idle(w);
+}
+
+static void
+shrink_start(struct worker *w, int64_t id, json_t *spec,
+    const struct case_verdict *v)
+{
+	shrink_clear(w);
+	w->shrink_case = id;
+	w->shrink_best = json_deep_copy(spec);
+	w->shrink_idx = 0;
+	w->shrink_left = env->conf.shrink_max;
+	snprintf(w->shrink_reason, sizeof(w->shrink_reason), "%s", v->reason);
+	shrink_continue(w);
+}
+
+/* A variant's result: keep it when it fails the same way. */
+static void
+shrink_result(struct worker *w, json_t *msg)
+{
+	struct case_verdict	 v;
+
+	verdict_case(w->shrink_try, msg, &v);
+	if (v.status == CASE_FAIL && !strcmp(v.reason, w->shrink_reason)) {
+		json_decref(w->shrink_best);
+		w->shrink_best = w->shrink_try;
+		free(w->shrink_repro);
+		w->shrink_repro = w->repro;
+		w->repro = NULL;
+		w->shrink_idx = 0;
+		w->shrunk = 1;
+	} else {
+		json_decref(w->shrink_try);
+		w->shrink_idx++;
+	}
+	w->shrink_try = NULL;
+	if (json_is_true(json_object_get(msg, "fatal"))) {
+		shrink_store(w);
+		worker_idle(w);
+		w->state = W_DEAD;
+		return;
+	}
+	shrink_continue(w);
+}
+
+/* The runner hung or died on a variant: keep what was found, no verdict. */
+static void
+shrink_abort(struct worker *w)
+{
+	shrink_store(w);
 }
 
 static void
@@ -875,10 +1054,13 @@ worker_restart_later(struct worker *w, double delay)
 	w->next_spawn = now_mono() + delay;
 }
 
+static void	shrink_clear(struct worker *);
+
 /* Kills a runner that holds a case and has a fresh one started at once. */
 static void
 worker_respawn(struct worker *w)
 {
+	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
 	supervise_kill(w);
 	w->restarts++;
 	free(w->repro);
@@ -1049,6 +1231,16 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
 
 	worker_collect(w, how, sizeof(how));
+	if (w->shrink_try != NULL) {
+		/* the case itself was recorded; only its variant died */
+		shrink_abort(w);
+		w->restarts++;
+		free(w->repro);
+		w->repro = NULL;
+		w->case_id = 0;
+		worker_restart_later(w, 0);
+		return;
+	}
 	if (w->case_id && cur.run_id) {
 		char	 what[512];
 
@@ -1115,6 +1307,12 @@ case_abandon(struct worker *w, int64_t hung)
 
 	if (w->case_compile)
 		return;		/* a ladder step: it has its own deadline */
+	if (w->shrink_try != NULL) {
+		/* shrinking a recorded case: stop it, the record stands */
+		shrink_abort(w);
+		worker_respawn(w);
+		return;
+	}
 	worker_respawn(w);
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
 	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
@@ -1135,7 +1333,12 @@ sched_on_deadline(struct worker *w)
 	int64_t	 hung = w->case_id;
 	int	 i;
 
-	if (w->state == W_BUSY && w->case_id && w->case_compile) {
+	if (w->state == W_BUSY && w->shrink_try != NULL) {
+		log_info("case %lld: a shrunk variant hung; shrinking stopped",
+		    (long long)w->case_id);
+		shrink_abort(w);
+		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->case_id && w->case_compile) {
 		snprintf(what, sizeof(what), "compile step gave no result within "
 		    "%d s (budget %d s); runner process group killed",
 		    compile_deadline(), env->conf.compile_budget);
@@ -1310,6 +1513,9 @@ on_hello(struct worker *w, json_t *msg)
 	json_decref(w->entries);
 	w->fingerprint = json_is_object(fp) ? json_incref(fp) : json_object();
 	w->entries = json_is_array(ents) ? json_incref(ents) : json_array();
+	json_decref(w->import);
+	w->import = json_is_object(json_object_get(msg, "import")) ?
+	    json_incref(json_object_get(msg, "import")) : NULL;
 	if (err) {
 		snprintf(w->hello_error, sizeof(w->hello_error),
 		    "library '%s' cannot be used: %s", env->library, err);
@@ -1382,6 +1588,10 @@ on_result(struct worker *w, json_t *msg)
 		    w->slot, (long long)id, (long long)w->case_id);
 		return;
 	}
+	if (w->shrink_try != NULL) {
+		shrink_result(w, msg);
+		return;
+	}
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec, attempt FROM "
 	    "cases WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
@@ -1421,10 +1631,17 @@ on_result(struct worker *w, json_t *msg)
 		}
 		json_decref(ns);
 	}
-	json_decref(spec);
 	case_record(id, &v, msg, NULL, w->repro);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
+	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
+	    "fatal")) && shrink_wanted(id, v.score)) {
+		json_object_del(spec, "id");
+		shrink_start(w, id, spec, &v);
+		json_decref(spec);
+		return;
+	}
+	json_decref(spec);
 	worker_idle(w);
 	if (json_is_true(json_object_get(msg, "fatal")))
 		w->state = W_DEAD;	/* it exits after a sticky device error */

@@ -13,9 +13,11 @@
 #include "opscreend.h"
 
 extern const char migration_001[];
+extern const char migration_002[];
 
 static const char *migrations[] = {
 	migration_001,
+	migration_002,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

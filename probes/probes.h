@@ -24,6 +24,9 @@ enum probe_class {
 	PROBE_RANDOM = 1 << 11
 };
 #define PROBE_NCLASSES	12
+/* the classes the hand-written catalog families sweep themselves */
+#define PROBE_CATALOG	(PROBE_SAME_SHAPE | PROBE_BROADCAST | PROBE_SCALAR | \
+			 PROBE_REDUCTION | PROBE_CONTRACT)
 #define PROBE_ALL	((1u << PROBE_NCLASSES) - 1)
 
 /* How the sweep builds arguments for a key. */
@@ -128,5 +131,10 @@ int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
 		    json_t *);
 json_t		*sweep_reseed(const json_t *, int);
 unsigned	 sweep_seed(const char *, const char *, const char *, int);
+
+/* shrink.c */
+int		 shrink_sizes(const json_t *, long long *, int);
+json_t		*shrink_next(const json_t *, int);
+long long	 shrink_weight(const json_t *);
 
 #endif

@@ -1910,6 +1910,19 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		if (s.err)
 			goto err;
 	}
+	/*
+	 * The classes the hand-written families do not sweep come from the
+	 * schema-driven generator, when it knows the key.
+	 */
+	if ((classes & ~PROBE_CATALOG) && schema != NULL &&
+	    generic_supports(key, schema, NULL)) {
+		int	 g = generic_expand(key, schema, classes & ~PROBE_CATALOG,
+		    dtypes, out);
+
+		if (g < 0)
+			goto err;
+		s.n += g;
+	}
 	return s.n;
  err:
 	/* leave out as it was: a half-expanded key is worse than none */

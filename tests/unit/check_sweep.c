@@ -712,6 +712,60 @@ START_TEST(reduction_sweeps)
 }
 END_TEST
 
+START_TEST(shrink_halves_sizes)
+{
+	json_t		*c, *n1, *n2, *n3;
+	long long	 sizes[8];
+	int		 n;
+
+	/* layer_norm-like: input [4,4096], normalized_shape [4096], weight [4096] */
+	c = json_pack("{s:s,s:[{s:s,s:[i,i],s:s},{s:s,s:[i]},{s:s,s:[i],s:s}],"
+	    "s:{s:{s:s,s:[i,i],s:s,s:[i,i]}}}", "key", "x",
+	    "args", "t", "tensor", "shape", 4, 4096, "dtype", "float32",
+	    "t", "ints", "v", 4096,
+	    "t", "tensor", "shape", 4096, "dtype", "float32",
+	    "kwargs", "out", "t", "tensor", "shape", 4, 4096, "dtype", "float32",
+	    "base", 1, 4096);
+	n = shrink_sizes(c, sizes, 8);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(sizes[0], 4096);
+	ck_assert_int_eq(sizes[1], 4);
+	n1 = shrink_next(c, 0);
+	ck_assert_ptr_nonnull(n1);
+	/* every 4096 became 2048, in shapes, the int list and the base */
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n1, "args"), 0), "shape"), 1)), 2048);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n1, "args"), 1), "v"), 0)), 2048);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n1, "args"), 2), "shape"), 0)), 2048);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_object_get(json_object_get(n1, "kwargs"), "out"), "base"), 1)),
+	    2048);
+	ck_assert(shrink_weight(n1) < shrink_weight(c));
+	/* the second size: 4 -> 2 and nothing else */
+	n2 = shrink_next(c, 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n2, "args"), 0), "shape"), 0)), 2);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n2, "args"), 0), "shape"), 1)), 4096);
+	/* past the last size: none; the input is not modified */
+	ck_assert_ptr_null(shrink_next(c, 2));
+	ck_assert_ptr_null(shrink_next(NULL, 0));
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(c, "args"), 0), "shape"), 1)), 4096);
+	/* sizes of 1 and 0-d tensors give nothing to shrink */
+	n3 = json_pack("{s:[{s:s,s:[i,i],s:s},{s:s,s:[],s:s}]}", "args", "t",
+	    "tensor", "shape", 1, 1, "dtype", "float32", "t", "tensor", "shape",
+	    "dtype", "float32");
+	ck_assert_ptr_null(shrink_next(n3, 0));
+	json_decref(n1);
+	json_decref(n2);
+	json_decref(n3);
+	json_decref(c);
+}
+END_TEST
+
 static Suite *
 sweep_suite(void)
 {
@@ -734,6 +788,7 @@ sweep_suite(void)
 	tcase_add_test(tc, value_domains);
 	tcase_add_test(tc, reseed);
 	tcase_add_test(tc, reduction_sweeps);
+	tcase_add_test(tc, shrink_halves_sizes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,9 +8,9 @@ and the daemon's end-to-end tests can be exercised without a GPU.
 import torch
 
 from .ops import (
-    abs, add, amax, clamp, cos, cumsum, eq, eq_scalar, exp, maximum, minimum,
-    layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax, sub, sum, sum_dim,
-    where_self,
+    abs, abs_out, add, amax, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
+    maximum, minimum, layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax,
+    sub, sum, sum_dim, tanh, topk, uniform_, where_self,
 )
 
 __version__ = "0.1.0"
@@ -19,11 +19,14 @@ _DISPATCH_KEY = "CPU"
 
 _FULL_CONFIG = (
     ("abs", abs),
+    ("abs.out", abs_out),
     ("add.Tensor", add),
     ("amax", amax),
     ("clamp", clamp),
+    ("clone", clone),
     ("cos", cos),
     ("cumsum", cumsum),
+    ("div.Tensor", div),
     ("eq.Scalar", eq_scalar),
     ("eq.Tensor", eq),
     ("exp", exp),
@@ -40,6 +43,9 @@ _FULL_CONFIG = (
     ("sub.Tensor", sub),
     ("sum", sum),
     ("sum.dim_IntList", sum_dim),
+    ("tanh", tanh),
+    ("topk", topk),
+    ("uniform_", uniform_),
     ("where.self", where_self),
 )
 

@@ -136,10 +136,95 @@ def rsqrt(self):
     os.abort()
 
 
-def cumsum(self, dim, *, dtype=None):
+def tanh(self):
     # DEFECT (hang): never returns.
     while True:
         time.sleep(3600)
+
+
+def cumsum(self, dim, *, dtype=None):
+    # DEFECT (accumulation): along a non-last dim the running sum is rounded
+    # to the storage dtype after every step (the last dim is done in float64
+    # and rounded once, so short and last-dim scans look right).
+    dt = dtype or (self.dtype if self.is_floating_point() else torch.int64)
+    a = _np(self, dt)
+    if a.ndim == 0:
+        return _back(a, dt)
+    d = dim % a.ndim
+    if d == a.ndim - 1 or not torch.empty((), dtype=dt).is_floating_point():
+        return _back(np.cumsum(a, axis=d), dt)
+    a = np.moveaxis(a, d, 0)
+    out = np.empty_like(a)
+    acc = np.zeros(a.shape[1:])
+    for k in range(a.shape[0]):
+        acc = _np(_back(acc + a[k], dt), dt)
+        out[k] = acc
+    return _back(np.moveaxis(out, 0, d), dt)
+
+
+def _raw(t):
+    """The values a kernel sees when it walks t's storage as if contiguous
+    (stopping at the storage's last element instead of running past it)."""
+    flat = torch.empty(0, dtype=t.dtype).set_(
+        t.untyped_storage(), t.storage_offset(),
+        (t.untyped_storage().nbytes() // t.element_size() - t.storage_offset(),), (1,))
+    idx = torch.arange(t.numel()).clamp(max=max(flat.numel() - 1, 0))
+    return flat[idx].reshape(t.shape)
+
+
+def div(self, other):
+    # DEFECT (noncontig): an operand with a zero stride (expand()ed) is read
+    # as if it were contiguous, so the broadcast values come from the wrong
+    # places; broadcasting done by aten itself and real copies are right.
+    if isinstance(other, torch.Tensor) and 0 in other.stride() and other.numel() > 1:
+        other = _raw(other)
+    dt = torch.result_type(self, other)
+    if not torch.empty((), dtype=dt).is_floating_point():
+        dt = torch.get_default_dtype()
+    return _back(_np(self, dt) / _np(other, dt), dt)
+
+
+def abs_out(self, *, out):
+    # DEFECT (contract): the out= variant allocates a new tensor instead of
+    # writing into out.
+    return abs(self)
+
+
+def clone(self, *, memory_format=None):
+    # DEFECT (dtype_exotic): no fp8 kernels.
+    if self.dtype in (getattr(torch, "float8_e4m3fn", None),
+                      getattr(torch, "float8_e5m2", None)):
+        raise NotImplementedError(f"demolib: clone has no kernel for {self.dtype}")
+    out = torch.empty_like(self, memory_format=memory_format or torch.preserve_format)
+    return out.copy_(self)
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    # DEFECT (random): u**1.3 instead of u: skewed towards from.
+    # (torch.rand would dispatch back into this override: draw with numpy,
+    # seeded from torch's generator so torch.manual_seed still decides)
+    seed = int(torch.randint(0, 2 ** 62, (1,), generator=generator).item())
+    u = np.random.default_rng(seed).random(tuple(self.shape))
+    return self.copy_(_back(from_ + (to - from_) * u ** 1.3, torch.float64))
+
+
+_COMPILED = set()
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    # DEFECT (compile): the first call for each k "compiles" for 2 ms per k,
+    # like a JIT whose compile time grows with a constexpr parameter.
+    if (k, self.dtype) not in _COMPILED:
+        time.sleep(0.002 * k)
+        _COMPILED.add((k, self.dtype))
+    a = _np(self, self.dtype)
+    if a.ndim == 0:
+        return self.clone(), torch.zeros((), dtype=torch.int64)
+    d = dim % a.ndim
+    idx = np.argsort(-a if largest else a, axis=d, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=d)
+    return _back(np.take_along_axis(a, idx, axis=d), self.dtype), \
+        _back(idx, torch.int64)
 
 
 def clamp(self, min=None, max=None):
