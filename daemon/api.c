@@ -566,7 +566,10 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	    "ORDER BY key, dtype", run, name, 10000));
 	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "
 	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, "
-	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms FROM cases c JOIN "
+	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
+	    "json_extract(c.spec, '$.ladder.param') AS ladder_param, "
+	    "json_extract(c.spec, '$.ladder.value') AS ladder_value, "
+	    "json_extract(c.spec, '$.ladder.budget_ms') AS budget_ms FROM cases c JOIN "
 	    "results r ON r.case_id = c.id WHERE c.run_id=? AND c.name=? ORDER BY "
 	    "c.id", run, name, 10000));
 	json_object_set_new(o, "history", query_rows(db, "SELECT v.run_id, "

@@ -8,7 +8,7 @@
 const VERDICTS = ["verified", "broken", "hazard", "inconclusive", "withheld"];
 /* a name x dtype cell shows the worst verdict of the name's keys */
 const RANK = { verified: 0, withheld: 1, inconclusive: 2, hazard: 3, broken: 4 };
-const FAILING = new Set(["fail", "timeout", "crash", "error"]);
+const FAILING = new Set(["fail", "timeout", "crash", "error", "hazard"]);
 const MAX_EVIDENCE = 12;	/* failing cases fetched per name page */
 
 const state = { filter: new Set(VERDICTS), search: "", run: null,
@@ -244,6 +244,96 @@ function copyText(text, note) {
     fallback();
 }
 
+function svgMaker() {
+  const NS = "http://www.w3.org/2000/svg";
+  return (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+}
+
+const SERIES = ["#1565c0", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457"];
+
+/*
+ * The compile-time ladder: cold-cache first-call time of each compile-class
+ * step against its parameter (both log scale), one line per key and dtype,
+ * the budget dashed; a step that never returned sits on the top edge as x.
+ */
+function plotLadder(cases) {
+  const box = $("ladder");
+  box.replaceChildren();
+  const steps = cases.filter(c => c.class === "compile" &&
+    typeof c.ladder_value === "number" && c.ladder_value > 0);
+  if (!steps.length) return;
+  const param = steps[0].ladder_param || "parameter";
+  const budget = steps.find(c => typeof c.budget_ms === "number");
+  const budgetS = budget ? budget.budget_ms / 1e3 : null;
+  const timed = steps.filter(c => typeof c.cand_first_ms === "number" && c.cand_first_ms > 0);
+  const secs = timed.map(c => c.cand_first_ms / 1e3).concat(budgetS ? [budgetS] : []);
+  const vals = steps.map(c => c.ladder_value);
+  let ylo = Math.min(...secs, 1e-3), yhi = Math.max(...secs) * 1.5;
+  let xlo = Math.min(...vals), xhi = Math.max(...vals);
+  if (xhi === xlo) { xlo /= 2; xhi *= 2; }
+  const W = 640, H = 240, L = 58, R = 150, T = 22, B = 34;
+  const lg = Math.log10;
+  const x = v => L + (W - L - R) * (lg(v) - lg(xlo)) / (lg(xhi) - lg(xlo));
+  const y = v => T + (H - T - B) * (1 - (lg(v) - lg(ylo)) / (lg(yhi) - lg(ylo)));
+  const s = svgMaker();
+  const title = "compile-time ladder: first call (s) vs " + param;
+  const svg = s("svg", { class: "plot ladder", width: W, height: H,
+    viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title });
+  svg.appendChild(s("title", {}, title));
+  svg.appendChild(s("text", { x: L, y: 14 }, title + ", log-log"));
+  svg.appendChild(s("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#999" }));
+  svg.appendChild(s("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#999" }));
+  for (const v of [...new Set(vals)].sort((a, b) => a - b)) {
+    svg.appendChild(s("text", { x: x(v), y: H - B + 14, "text-anchor": "middle" }, String(v)));
+  }
+  for (const v of [ylo, yhi]) {
+    svg.appendChild(s("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
+  }
+  if (budgetS) {
+    svg.appendChild(s("line", { x1: L, y1: y(budgetS), x2: W - R, y2: y(budgetS),
+      stroke: "#c62828", "stroke-dasharray": "5,4", class: "budget" }));
+    svg.appendChild(s("text", { x: W - R + 4, y: y(budgetS) + 4, fill: "#c62828" },
+      "budget " + fmt(budgetS) + " s"));
+  }
+  const groups = new Map();
+  for (const c of steps) {
+    const k = c.key + " " + c.dtype;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(c);
+  }
+  let gi = 0;
+  for (const [k, cs] of groups) {
+    const color = SERIES[gi % SERIES.length];
+    cs.sort((a, b) => a.ladder_value - b.ladder_value);
+    const pts = cs.filter(c => typeof c.cand_first_ms === "number" && c.cand_first_ms > 0);
+    if (pts.length > 1) {
+      svg.appendChild(s("polyline", { fill: "none", stroke: color, "stroke-width": 1.5,
+        points: pts.map(c => x(c.ladder_value) + "," + y(c.cand_first_ms / 1e3)).join(" ") }));
+    }
+    for (const c of cs) {
+      const hung = !(typeof c.cand_first_ms === "number" && c.cand_first_ms > 0);
+      const cy = hung ? T : y(c.cand_first_ms / 1e3);
+      const mark = hung
+        ? s("text", { x: x(c.ladder_value), y: cy + 4, "text-anchor": "middle",
+            fill: "#c62828", class: "step", "data-case": c.id }, "\u00d7")
+        : s("circle", { cx: x(c.ladder_value), cy, r: 3.5, class: "step",
+            fill: c.status === "hazard" ? "#c62828" : color, "data-case": c.id });
+      mark.appendChild(s("title", {}, k + " " + param + "=" + c.ladder_value + ": " +
+        (hung ? c.status + " (no first call within the deadline)" :
+          fmt(c.cand_first_ms / 1e3) + " s, " + c.status)));
+      svg.appendChild(mark);
+    }
+    svg.appendChild(s("text", { x: W - R + 4, y: T + 28 + 14 * gi, fill: color }, k));
+    gi++;
+  }
+  box.appendChild(svg);
+}
+
 /* first-call time per case as an inline SVG scatter, log scale on a wide range */
 function plotFirstCalls(cases) {
   const pts = cases.filter(c => typeof c.cand_first_ms === "number" &&
@@ -366,6 +456,7 @@ async function showName(name) {
       el("td", { class: "v-" + v.verdict }, v.verdict), el("td", {}, v.reason),
       el("td", {}, v.class), el("td", {}, v.passed + "/" + v.cases),
       el("td", {}, v.detail)));
+  plotLadder(o.cases || []);
   plotFirstCalls(o.cases || []);
 
   /* the evidence case of each non-verified verdict first, then other failures */

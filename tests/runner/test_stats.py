@@ -1,0 +1,116 @@
+"""The random-op tests of stats.py on samples with known distributions: a
+correct sampler passes at ALPHA, a wrong one is rejected, rounding to 16 bits
+alone is not read as a wrong distribution."""
+
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "probes"))
+from opscreen_runner import inputs, stats  # noqa: E402
+
+N = 1 << 17
+
+
+def gen(seed=1):
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return g
+
+
+def run(key, args, kwargs, out):
+    op = inputs.resolve_op(key)
+    return stats.figures({"key": key}, op, args, kwargs, out)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_uniform_passes_and_skew_fails(dtype):
+    u = torch.rand(N, generator=gen(), dtype=torch.float64)
+    good = (-2 + 5 * u).to(dtype)
+    bad = (-2 + 5 * u ** 1.3).to(dtype)
+    x = torch.empty(N, dtype=dtype)
+    _, _, p = run("uniform_", [x, -2.0, 3.0], {}, good)
+    assert p >= stats.ALPHA, p
+    _, _, p = run("uniform_", [x, -2.0, 3.0], {}, bad)
+    assert p < 1e-12, p
+    # a sampler that ignores `from` is caught as well
+    _, _, p = run("uniform_", [x, -2.0, 3.0], {}, (3 * u).to(dtype))
+    assert p < 1e-12
+
+
+def test_normal_with_tensor_parameters():
+    mean = torch.linspace(-3, 3, N, dtype=torch.float64)
+    std = torch.full((N,), 2.0, dtype=torch.float64)
+    z = torch.randn(N, generator=gen(2), dtype=torch.float64)
+    _, _, p = run("normal.Tensor_Tensor", [mean, std], {}, mean + std * z)
+    assert p >= stats.ALPHA
+    _, _, p = run("normal.Tensor_Tensor", [mean, std], {}, mean + 1.5 * z)
+    assert p < 1e-12
+    _, _, p = run("normal_", [torch.empty(N), 1.0, 0.5], {}, 1.0 + 0.5 * z)
+    assert p >= stats.ALPHA
+
+
+def test_exponential_and_bernoulli():
+    u = torch.rand(N, generator=gen(3), dtype=torch.float64)
+    _, _, p = run("exponential_", [torch.empty(N), 2.0], {}, -torch.log1p(-u) / 2.0)
+    assert p >= stats.ALPHA
+    _, _, p = run("exponential_", [torch.empty(N), 2.0], {}, -torch.log1p(-u))
+    assert p < 1e-12
+    ones = (u < 0.3).to(torch.float32)
+    _, _, p = run("bernoulli_.float", [torch.empty(N), 0.3], {}, ones)
+    assert p >= stats.ALPHA
+    _, _, p = run("bernoulli_.float", [torch.empty(N), 0.35], {}, ones)
+    assert p < 1e-12
+    _, _, p = run("bernoulli_.float", [torch.empty(N), 0.3], {}, ones * 2)
+    assert p == 0.0
+
+
+def test_dropout_checks_mask_rate_and_scaling():
+    x = torch.randn(N, generator=gen(4))
+    keep = torch.rand(N, generator=gen(5)) >= 0.25
+    y = torch.where(keep, x / 0.75, torch.zeros_like(x))
+    _, _, p = run("native_dropout", [x, 0.25, True], {}, (y, keep))
+    assert p >= stats.ALPHA
+    _, _, p = run("native_dropout", [x, 0.25, True], {}, (torch.where(keep, x, 0 * x), keep))
+    assert p == 0.0, "unscaled kept values must fail"
+    keep2 = torch.rand(N, generator=gen(5)) >= 0.5
+    _, _, p = run("native_dropout", [x, 0.25, True], {},
+                  (torch.where(keep2, x / 0.75, 0 * x), keep2))
+    assert p < 1e-12
+
+
+def test_multinomial_and_randperm():
+    probs = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64).repeat(2048, 1)
+    draws = torch.multinomial(probs, 8, replacement=True, generator=gen(6))
+    _, _, p = run("multinomial", [probs, 8, True], {}, draws)
+    assert p >= stats.ALPHA
+    _, _, p = run("multinomial", [probs, 8, True], {}, 3 - draws)
+    assert p < 1e-12
+    norep = torch.multinomial(probs, 3, replacement=False, generator=gen(7))
+    _, _, p = run("multinomial", [probs, 3, False], {}, norep)
+    assert p >= stats.ALPHA
+    dup = norep.clone()
+    dup[:, 1] = dup[:, 0]
+    _, _, p = run("multinomial", [probs, 3, False], {}, dup)
+    assert p == 0.0
+    perm = torch.randperm(50000, generator=gen(8))
+    _, _, p = run("randperm", [50000], {}, perm)
+    assert p >= stats.ALPHA
+    _, _, p = run("randperm", [50000], {}, torch.arange(50000))
+    assert p < 1e-12
+    _, _, p = run("randperm", [50000], {}, torch.zeros(50000, dtype=torch.int64))
+    assert p == 0.0
+
+
+def test_compare_record_fields():
+    x = torch.empty(N)
+    u = torch.rand(N, generator=gen(9))
+    op = inputs.resolve_op("uniform_")
+    (rec,) = stats.compare({"key": "uniform_"}, op, [x, 0.0, 1.0], {}, u ** 2, u)
+    assert rec["kind"] == "stat" and rec["alpha"] == stats.ALPHA
+    assert rec["p_n"] >= stats.ALPHA > rec["p_c"]
+    assert rec["numel"] == N and rec["cand"]["shape"] == [N]
+    (rec,) = stats.compare({"key": "uniform_"}, op, [x, 0.0, 1.0], {}, u[:10], u)
+    assert rec["kind"] == "shape_only"
