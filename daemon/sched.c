@@ -38,6 +38,7 @@ static struct {
 	int		 nq;
 	int64_t		 total, done;
 	double		 started;
+	double		 store_s;	/* time spent writing case results */
 } cur;
 
 /* Shared with API threads. */
@@ -161,6 +162,7 @@ case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
 	json_t		*times = result ? json_object_get(result, "times") : NULL;
 	int		 keep_repro;
 	int		 rc = -1;
+	double		 t0 = now_mono();
 
 	keep_repro = v->status != CASE_PASS && v->status != CASE_NA;
 	if (result)
@@ -221,6 +223,7 @@ case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
  done:
 	sqlite3_finalize(st);
 	free(figs);
+	cur.store_s += now_mono() - t0;
 	return rc;
 }
 
@@ -753,9 +756,10 @@ run_finish(void)
 	if (run_set_state(cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{
-		json_t	*ev = json_pack("{si si si sI}", "verified", nverified,
-		    "broken", nbroken, "inconclusive", ninc, "cases",
-		    (json_int_t)cur.done);
+		json_t	*ev = json_pack("{si si si sI sf sf}", "verified",
+		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
+		    (json_int_t)cur.done, "store_s", cur.store_s, "wall_s",
+		    cur.started > 0 ? now_wall() - cur.started : 0.0);
 
 		run_add_event(cur.run_id, "run_complete", ev);
 		json_decref(ev);
