@@ -1,0 +1,155 @@
+#!/bin/sh
+# gpu_full.sh: the issue-3 screens on one GPU host in one device call.
+#
+#   PHASES="ops42 cold warm" sh tools/gpu_full.sh [seconds]
+#
+# ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
+# cold   a fresh Triton cache, the whole registration table, every class
+# warm   the same table again on the cache the cold screen filled
+# v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+#
+# Each phase runs its own opscreend on its own database and leaves in
+# $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
+# yaml), the run's JSON and timing. Phase cold also runs two stored repros by
+# hand and feeds the lists to flag_gems.only_enable / enable(unused=).
+# Knobs (environment): WORKERS (runners per GPU, 8), COMPILE_WORKERS (2),
+# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (16).
+set -u
+LIMIT=${1:-560}
+OUT=${OUT:-/tmp/opscreen-out}
+PHASES=${PHASES:-cold warm}
+mkdir -p "$OUT"
+T0=$(date +%s)
+ROOT=$PWD
+left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
+
+install_wheels() {	# $1: directory of wheels, $2: target
+	rm -rf "$2"
+	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+	    --target "$2" "$1"/*.whl "$ROOT"/.whl/SQLAlchemy-*.whl
+}
+install_wheels .whl /tmp/site-502 || exit 1
+[ -d .whl/5.0.0 ] && install_wheels .whl/5.0.0 /tmp/site-500
+export LD_LIBRARY_PATH=$ROOT/.carry/lib
+if ldd .carry/opscreend | grep -q "not found"; then
+	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
+fi
+ldd .carry/opscreend | grep "not found" && exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
+    > "$OUT/nvidia-smi.txt"
+PYTHONPATH=/tmp/site-502 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' > "$OUT/versions.txt" 2>&1
+cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
+
+# The 42 ops of the first screen (issue 2): the catalog's aten keys.
+OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
+
+phase() {	# $1 name, $2 site dir, $3 triton cache dir, $4 POST body ('' = on start)
+	name=$1; P=$OUT/$name; W=/tmp/opscreen-$name
+	mkdir -p "$P"; rm -rf "$W"; mkdir -p "$W"
+	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
+	start=yes; [ -n "$4" ] && start=no
+	cat > "$W/opscreen.conf" <<CONF
+[daemon]
+listen = 127.0.0.1
+port = 8470
+database = $W/opscreen.db
+token_file = $W/token
+screen_on_start = $start
+[runner]
+python = python3
+runner_path = $ROOT/probes
+library = flag_gems
+devices = all
+case_deadline = ${CASE_DEADLINE:-120}
+start_deadline = 300
+workers_per_device = ${WORKERS:-8}
+compile_workers = ${COMPILE_WORKERS:-2}
+compile_budget = ${COMPILE_BUDGET:-60}
+shrink_max = ${SHRINK_MAX:-16}
+fingerprint_period = 0
+CONF
+	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems ./.carry/opscreend -c "$W/opscreen.conf" \
+	    > "$P/opscreend.log" 2>&1 &
+	DPID=$!
+	t1=$(date +%s)
+	if [ -n "$4" ]; then
+		for i in $(seq 1 120); do
+			curl -s localhost:8470/healthz >/dev/null 2>&1 && break; sleep 1
+		done
+		curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
+		    -d "$4" localhost:8470/runs > "$P/post.json"
+	fi
+	state=""
+	while [ "$(left)" -gt 20 ]; do
+		sleep 5
+		state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+		echo "$name $(( $(date +%s) - t1 ))s: $state"
+		case "$state" in complete*|failed*|cancelled*) break;; esac
+	done
+	echo "$name: $state in $(( $(date +%s) - t1 )) s (wall, daemon start to complete)" \
+	    | tee "$P/timing.txt"
+	curl -s localhost:8470/runs/1 > "$P/run.json"
+	for f in json yaml; do
+		curl -s "localhost:8470/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
+		curl -s "localhost:8470/denylist?format=$f&stale=ok" > "$P/denylist.$f"
+	done
+	curl -s localhost:8470/metrics > "$P/metrics.txt"
+	kill $DPID; wait $DPID
+	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
+	    "$W/opscreen.db" "$P/opscreen.db"
+}
+
+checks() {	# $1 phase dir, $2 site dir
+	P=$1
+	PYTHONPATH=$2 python3 - "$P/opscreen.db" > "$P/checks.txt" 2>&1 <<'PY'
+import os, sqlite3, subprocess, sys, tempfile
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""SELECT c.id, c.key, c.dtype, r.reason, r.repro, r.shrunk_spec,
+    c.spec FROM cases c JOIN results r ON r.case_id = c.id
+    WHERE r.status = 'fail' AND r.repro IS NOT NULL AND r.shrunk_spec IS NOT NULL
+    GROUP BY c.key ORDER BY r.score DESC LIMIT 3""").fetchall()
+for cid, key, dtype, reason, repro, shrunk, spec in rows:
+    p = os.path.join(tempfile.gettempdir(), f"repro_{cid}.py")
+    open(p, "w").write(repro)
+    print(f"=== case {cid}: {key} {dtype} ({reason})")
+    print("generated:", spec[:600])
+    print("shrunk:   ", shrunk[:600])
+    r = subprocess.run([sys.executable, p], capture_output=True, text=True, timeout=300)
+    print((r.stdout + r.stderr)[-2500:])
+    print(f"=== exit status {r.returncode}")
+PY
+	PYTHONPATH=$2 python3 - "$P" >> "$P/checks.txt" 2>&1 <<'PY'
+import json, sys, torch, flag_gems
+out = sys.argv[1]
+allow = json.load(open(f"{out}/allowlist.json")).get("names", [])
+deny = [e["name"] for e in json.load(open(f"{out}/denylist.json")).get("names", [])]
+lib = torch.library.Library("aten", "IMPL")
+flag_gems.only_enable(lib=lib, include=f"{out}/allowlist.yaml")
+got = sorted(set(flag_gems.all_registered_ops()))
+print("=== only_enable(include=allowlist.yaml) registers exactly the allow-list:",
+      got == sorted(allow), len(got), "names; allow-list", len(allow))
+lib._destroy()
+lib = torch.library.Library("aten", "IMPL")
+flag_gems.enable(lib=lib, unused=f"{out}/denylist.yaml")
+every = sorted({fn.__name__ for _, fn, *rest in flag_gems._FULL_CONFIG})
+got = set(flag_gems.all_registered_ops())
+left_out = sorted(set(every) - got)
+print("=== enable(unused=denylist.yaml) leaves out exactly the deny-list:",
+      left_out == sorted(set(deny)), len(left_out), "left out; deny-list", len(deny))
+print("left out but not denied:", sorted(set(left_out) - set(deny))[:40])
+print("denied but registered:", sorted(set(deny) - set(left_out))[:40])
+lib._destroy()
+PY
+}
+
+for ph in $PHASES; do
+	[ "$(left)" -lt 60 ] && { echo "no time left for $ph"; break; }
+	case $ph in
+	ops42) phase ops42 /tmp/site-502 /tmp/triton-ops42 "{\"ops\": $OPS42}";;
+	cold)  phase cold /tmp/site-502 /tmp/triton-full ""
+	       checks "$OUT/cold" /tmp/site-502;;
+	warm)  phase warm /tmp/site-502 /tmp/triton-full "";;
+	v500)  phase v500 /tmp/site-500 /tmp/triton-500 "";;
+	esac
+done
+echo "total $(( $(date +%s) - T0 )) s"
