@@ -534,6 +534,8 @@ struct contig3 {
 	int c, n, o;
 };
 
+/* ALL: every tensor contiguous (the common case: no index arithmetic). */
+template <int ALL>
 __global__ static void
 k_cmp_float(struct osk_tensor c, struct osk_tensor n, struct osk_tensor o,
     struct contig3 cg, int64_t cnt, int dt, struct osk_tol tol,
@@ -567,8 +569,9 @@ k_cmp_float(struct osk_tensor c, struct osk_tensor n, struct osk_tensor o,
 			i = base + (int64_t)u * NT;
 			if (i < cnt)
 				osk_compare_float_at(&mine, &c, &n, &o,
-				    at(c, cg.c, i), at(n, cg.n, i),
-				    at(o, cg.o, i), i, dt, omax, &tol);
+				    ALL ? i : at(c, cg.c, i),
+				    ALL ? i : at(n, cg.n, i),
+				    ALL ? i : at(o, cg.o, i), i, dt, omax, &tol);
 		}
 	}
 	block_merge_parts(&mine, sh);
@@ -669,7 +672,12 @@ osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
 	cg.n = osk_contiguous(n);
 	cg.o = osk_contiguous(o);
 	k_omax<<<g, NT, 0, s>>>(*o, cg.o, cnt, sc->omax);
-	k_cmp_float<<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt, t, sc, g);
+	if (cg.c && cg.n && cg.o)
+		k_cmp_float<1><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt, t, sc,
+		    g);
+	else
+		k_cmp_float<0><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt, t, sc,
+		    g);
 	if (cudaGetLastError() != cudaSuccess)
 		return OSK_ECUDA;
 	return finish(sc, g, cnt, c->dtype, n->dtype, 0, res, s);
