@@ -390,7 +390,7 @@ verdict_case(const json_t *case_spec, const json_t *result,
     struct case_verdict *v)
 {
 	struct case_verdict	 ov;
-	const json_t		*outs, *out, *alias;
+	const json_t		*outs, *out, *alias, *chk;
 	const char		*st, *msg, *mut;
 	size_t			 i;
 	int			 ni = 0, oracle_failed;
@@ -450,6 +450,18 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	if (v->status == CASE_ERROR && oracle_failed &&
 	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
 		snprintf(v->detail, sizeof(v->detail), "oracle raised: %s", msg);
+
+	/*
+	 * kernels/ and torch's fp64 oracles disagree beyond fp64 rounding: no
+	 * verdict rests on either (an oracle fault, never silently resolved).
+	 */
+	chk = json_object_get(result, "oracle_check");
+	if (json_is_object(chk) && json_is_false(json_object_get(chk, "ok"))) {
+		msg = json_string_value(json_object_get(chk, "detail"));
+		verdict_set(v, CASE_ERROR, "oracle_fault", 0, "%s",
+		    msg ? msg : "the two fp64 oracles disagree");
+		return 0;
+	}
 
 	/* in-place and out= ops must return the tensor they wrote, as aten */
 	alias = json_object_get(result, "alias_c");

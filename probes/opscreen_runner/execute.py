@@ -8,7 +8,7 @@ import time
 
 import torch
 
-from . import figures, inputs, stats
+from . import figures, inputs, kernels, stats
 
 COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only", "stat", "bootstrap")
 STEADY_CALLS = 3
@@ -125,6 +125,39 @@ class _ColdCache:
         return False
 
 
+def oracle_check(case, args, kwargs, oracle, device):
+    """Cross-check of the two fp64 oracles (kernels/ and torch's) on every
+    output where kernels/ has one; None when it has none for this key."""
+    if oracle is None or not kernels.available(device):
+        return None
+    try:
+        mine = kernels.oracle(case["key"], args, kwargs)
+    except Exception as e:  # a kernels/ bug is reported, never fatal to the case
+        return {"ok": True, "error": _describe(e)}
+    if mine is None:
+        return None
+    ours, theirs = figures.flatten(mine), figures.flatten(oracle)
+    rec = {"ok": True, "outputs": 0, "max_abs": 0.0}
+    if len(ours) != len(theirs):
+        return {"ok": False, "outputs": len(ours), "detail":
+                f"kernels/ gives {len(ours)} outputs, torch {len(theirs)}"}
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if not (a.is_floating_point() or b.is_floating_point()):
+            ok = a.shape == b.shape and bool((a.to(b.device) == b).all().item())
+            agree = {"ok": ok, "max_abs": 0.0 if ok else float("inf"), "nonfinite": 0}
+        else:
+            agree = kernels.oracle_agreement(a, b)
+        rec["outputs"] += 1
+        rec["max_abs"] = max(rec["max_abs"], agree["max_abs"])
+        if not agree["ok"]:
+            rec["ok"] = False
+            rec["detail"] = (f"output {i}: kernels/ and torch fp64 oracles differ by "
+                             f"{agree['max_abs']:.3g} ({agree['nonfinite']} nan/inf "
+                             "positions differ)")
+            break
+    return rec
+
+
 def run_case(case, adapter, device):
     """The RESULT fields of one case (without type and id)."""
     _check(case, adapter)
@@ -187,6 +220,12 @@ def run_case(case, adapter, device):
         if oerr:
             res["oracle_error"] = oerr
         t0 = time.perf_counter()
+        if not stat and not oerr:
+            t1 = time.perf_counter()
+            chk = oracle_check(case, args, kwargs, oracle, device)
+            if chk is not None:
+                res["oracle_check"] = chk
+                times["oracle_check_ms"] = (time.perf_counter() - t1) * 1e3
         if stat:
             res["outputs"] = stats.compare(case, op, args, kwargs, cand, native)
         else:

@@ -701,6 +701,28 @@ START_TEST(fold_hazard)
 }
 END_TEST
 
+START_TEST(oracle_fault)
+{
+	struct case_verdict	 v;
+	json_t			*sp = spec(), *r;
+
+	/* the two fp64 oracles disagree: no verdict, even on a perfect result */
+	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
+	json_object_set_new(r, "oracle_check", json_pack("{s:b,s:s}", "ok", 0,
+	    "detail", "output 0: kernels/ and torch fp64 oracles differ"));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	ck_assert(strstr(v.detail, "differ") != NULL);
+	/* agreement changes nothing */
+	json_object_set_new(r, "oracle_check", json_pack("{s:b}", "ok", 1));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -727,6 +749,7 @@ verdict_suite(void)
 	tcase_add_test(tc, compile_budget);
 	tcase_add_test(tc, ladder_fit);
 	tcase_add_test(tc, fold_hazard);
+	tcase_add_test(tc, oracle_fault);
 	suite_add_tcase(s, tc);
 	return s;
 }
