@@ -1,0 +1,421 @@
+/*
+ * Unit tests for the schema-driven generator (probes/schema.c,
+ * probes/generic.c, probes/table.c): the schema parser on real and
+ * malformed strings, determinism, the validity of every generated case,
+ * class and dtype filters, and the coverage of FlagGems 5.0.2's table
+ * (tests/data/flag_gems-5.0.2-entries.json, read from the repository root).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+#include <jansson.h>
+
+#include "probes.h"
+#include "generic.h"
+#include "schema.h"
+
+#define ENTRIES	"tests/data/flag_gems-5.0.2-entries.json"
+
+static json_t *
+entries(void)
+{
+	json_error_t	 e;
+	json_t		*a = json_load_file(ENTRIES, 0, &e);
+
+	ck_assert_msg(json_is_array(a), "%s: %s", ENTRIES, e.text);
+	return a;
+}
+
+static const char *
+field(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+START_TEST(parse_real)
+{
+	struct schema	 sc;
+	const char	*err = NULL;
+
+	ck_assert_int_eq(schema_parse("topk(Tensor self, SymInt k, int dim=-1, "
+	    "bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
+	    "indices)", &sc, &err), 0);
+	ck_assert_str_eq(sc.name, "topk");
+	ck_assert_str_eq(sc.overload, "");
+	ck_assert_int_eq(sc.nargs, 5);
+	ck_assert_int_eq(sc.args[1].type, SCH_INT);
+	ck_assert(sc.args[1].symint);
+	ck_assert(sc.args[2].has_default);
+	ck_assert_str_eq(sc.args[2].def, "-1");
+	ck_assert_int_eq(sc.nrets, 2);
+	ck_assert_str_eq(sc.rets[1].name, "indices");
+
+	ck_assert_int_eq(schema_parse("aten::add_.Tensor(Tensor(a!) self, "
+	    "Tensor other, *, Scalar alpha=1) -> Tensor(a!)", &sc, &err), 0);
+	ck_assert_str_eq(sc.name, "add_");
+	ck_assert_str_eq(sc.overload, "Tensor");
+	ck_assert_int_eq(sc.args[0].alias, 'a');
+	ck_assert(sc.args[0].write);
+	ck_assert(!sc.args[1].write);
+	ck_assert(sc.args[2].kwarg_only);
+	ck_assert_int_eq(sc.args[2].type, SCH_SCALAR);
+	ck_assert(sc.rets[0].write);
+
+	ck_assert_int_eq(schema_parse("arcsinh.out(Tensor self, *, "
+	    "Tensor(a!) out) -> Tensor(a!)", &sc, &err), 0);
+	ck_assert(sc.args[1].kwarg_only && sc.args[1].write);
+
+	ck_assert_int_eq(schema_parse("index_put(Tensor self, Tensor?[] indices,"
+	    " Tensor values, bool accumulate=False) -> Tensor", &sc, &err), 0);
+	ck_assert(sc.args[1].list && sc.args[1].elem_optional);
+	ck_assert(!sc.args[1].optional);
+
+	ck_assert_int_eq(schema_parse("sum.dim_IntList(Tensor self, int[1]? dim,"
+	    " bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", &sc,
+	    &err), 0);
+	ck_assert(sc.args[1].list && sc.args[1].optional);
+	ck_assert_int_eq(sc.args[1].list_n, 1);
+	ck_assert_int_eq(sc.args[3].type, SCH_SCALARTYPE);
+
+	ck_assert_int_eq(schema_parse("conv2d.padding(Tensor input, Tensor "
+	    "weight, Tensor? bias=None, SymInt[2] stride=[1, 1], str padding="
+	    "\"valid\", SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
+	    &sc, &err), 0);
+	ck_assert_str_eq(sc.args[3].def, "[1, 1]");
+	ck_assert_str_eq(sc.args[4].def, "\"valid\"");
+	ck_assert_int_eq(sc.nargs, 7);
+
+	ck_assert_int_eq(schema_parse("_assert_async(Tensor self) -> ()", &sc,
+	    &err), 0);
+	ck_assert_int_eq(sc.nrets, 0);
+	ck_assert_int_eq(schema_parse("copysign(Scalar a, Scalar b) -> float",
+	    &sc, &err), 0);
+	ck_assert_int_eq(sc.rets[0].type, SCH_FLOAT);
+	ck_assert_int_eq(schema_parse("native_group_norm_backward(Tensor g, "
+	    "bool[3] output_mask, Generator? generator=None, Device? device=None,"
+	    " MemoryFormat? memory_format=None, Layout? layout=None) -> "
+	    "(Tensor, Tensor, Tensor)", &sc, &err), 0);
+	ck_assert_int_eq(sc.args[1].type, SCH_BOOL);
+	ck_assert_int_eq(sc.args[1].list_n, 3);
+	ck_assert_int_eq(sc.args[2].type, SCH_GENERATOR);
+	ck_assert_int_eq(sc.nrets, 3);
+}
+END_TEST
+
+static const char *const malformed[] = {
+	"", "(", ")", "->", "foo", "foo(", "foo()", "foo() ->", "foo(Tensor",
+	"foo(Tensor x", "foo(Tensor x) -> ", "foo(Tensor x) Tensor",
+	"foo(Blah x) -> Tensor", "foo(Tensor x=[1,2) -> Tensor",
+	"foo(Tensor x=\"a) -> Tensor", "foo(Tensor x, Tensor x) -> Tensor",
+	"foo(*, *, Tensor x) -> Tensor", "foo(Tensor(a! x) -> Tensor",
+	"foo(int[99999999999] x) -> Tensor",
+	"foo(Tensor x=) -> Tensor", "foo(,) -> Tensor", "foo(Tensor) -> Tensor",
+	"foo(Tensor x) -> Tensor junk more",
+	"foo.(Tensor x) -> Tensor", "::foo(Tensor x) -> Tensor",
+	"foo(Tensor x) -> (Tensor", "foo(Tensor x) -> (Tensor,)",
+};
+
+START_TEST(parse_malformed)
+{
+	struct schema	 sc;
+	const char	*err;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		err = NULL;
+		ck_assert_msg(schema_parse(malformed[i], &sc, &err) == -1,
+		    "parsed: %s", malformed[i]);
+		ck_assert_msg(err != NULL, "no message: %s", malformed[i]);
+	}
+	ck_assert_int_eq(schema_parse(NULL, &sc, &err), -1);
+	ck_assert_int_eq(generic_supports("x", "foo(", &err), 0);
+	ck_assert_ptr_nonnull(err);
+}
+END_TEST
+
+/* Every real schema mutated: the parser answers, never crashes. */
+START_TEST(parse_fuzz)
+{
+	json_t		*a = entries(), *e;
+	struct schema	 sc;
+	const char	*s, *err;
+	char		 buf[1024];
+	unsigned	 x = 12345;
+	size_t		 i, n;
+	int		 k, ok = 0;
+
+	json_array_foreach(a, i, e) {
+		s = field(e, "schema");
+		if (*s == '\0')
+			continue;
+		ck_assert_msg(schema_parse(s, &sc, &err) == 0, "%s: %s", s, err);
+		ok++;
+		for (k = 0; k < 20; k++) {
+			n = strlen(s) < sizeof(buf) - 1 ? strlen(s) :
+			    sizeof(buf) - 1;
+			memcpy(buf, s, n);
+			buf[n] = '\0';
+			x = x * 1103515245u + 12345u;
+			if (k % 2 == 0)
+				buf[(x >> 8) % n] = (char)(x >> 16);
+			else
+				buf[(x >> 8) % n] = '\0';
+			(void)schema_parse(buf, &sc, &err);
+			(void)generic_supports(field(e, "key"), buf, &err);
+		}
+	}
+	ck_assert_int_eq(ok, 426);
+	json_decref(a);
+}
+END_TEST
+
+static json_t *
+expand_all(const json_t *a, unsigned classes, const json_t *dtypes)
+{
+	json_t		*out = json_array(), *e;
+	size_t		 i;
+
+	json_array_foreach(a, i, e)
+		if (!catalog_has(field(e, "key")) &&
+		    generic_supports(field(e, "key"), field(e, "schema"), NULL))
+			ck_assert_int_ge(generic_expand(field(e, "key"),
+			    field(e, "schema"), classes, dtypes, out),
+			    classes == PROBE_ALL && dtypes == NULL ? 1 : 0);
+	return out;
+}
+
+START_TEST(deterministic)
+{
+	json_t	*a = entries(), *x, *y;
+	char	*sx, *sy;
+
+	x = expand_all(a, PROBE_ALL, NULL);
+	y = expand_all(a, PROBE_ALL, NULL);
+	sx = json_dumps(x, JSON_COMPACT);
+	sy = json_dumps(y, JSON_COMPACT);
+	ck_assert_ptr_nonnull(sx);
+	ck_assert_str_eq(sx, sy);
+	ck_assert_int_gt(json_array_size(x), 5000);
+	free(sx);
+	free(sy);
+	json_decref(x);
+	json_decref(y);
+	json_decref(a);
+}
+END_TEST
+
+static int
+valid_shape(const json_t *s)
+{
+	const json_t	*d;
+	size_t		 i;
+
+	if (!json_is_array(s) || json_array_size(s) > 8)
+		return 0;
+	json_array_foreach(s, i, d)
+		if (!json_is_integer(d) || json_integer_value(d) < 0)
+			return 0;
+	return 1;
+}
+
+static void
+check_arg(const char *key, const json_t *arg, int *outs)
+{
+	const char	*t = field(arg, "t"), *dom;
+	const json_t	*v;
+	size_t		 i;
+
+	ck_assert_msg(t != NULL, "%s: ARG without t", key);
+	if (strcmp(t, "tensor") == 0 || strcmp(t, "out") == 0) {
+		ck_assert_msg(valid_shape(json_object_get(arg, "shape")),
+		    "%s: bad shape", key);
+		ck_assert_msg(dtype_valid(field(arg, "dtype")), "%s: dtype", key);
+		if (strcmp(t, "out") == 0) {
+			(*outs)++;
+			return;
+		}
+		dom = field(arg, "domain");
+		ck_assert_msg(dom != NULL, "%s: tensor without domain", key);
+		if (strcmp(dom, "index") == 0)
+			ck_assert_int_gt(json_integer_value(json_object_get(arg,
+			    "high")), 0);
+		if (json_object_get(arg, "low") != NULL)
+			ck_assert(json_number_value(json_object_get(arg, "low")) <
+			    json_number_value(json_object_get(arg, "high")));
+	} else if (strcmp(t, "tensors") == 0) {
+		json_array_foreach(json_object_get(arg, "v"), i, v)
+			check_arg(key, v, outs);
+	} else {
+		ck_assert_msg(strstr(" int float bool ints none str dtype device "
+		    "memory_format ", t) != NULL, "%s: ARG type %s", key, t);
+	}
+}
+
+START_TEST(valid_cases)
+{
+	static const char *const cmp[] = { "float", "exact", "sort", "topk",
+	    "shape_only", "stat" };
+	json_t		*a = entries(), *out, *c, *v;
+	const char	*key, *cls, *m;
+	size_t		 i, j, k;
+	int		 outs, found;
+
+	out = expand_all(a, PROBE_ALL, NULL);
+	json_array_foreach(out, i, c) {
+		key = field(c, "key");
+		ck_assert_ptr_nonnull(key);
+		ck_assert(json_object_get(c, "id") == NULL);
+		ck_assert(json_object_get(c, "name") == NULL);
+		cls = field(c, "class");
+		ck_assert_msg(cls && probe_class_parse(cls) > 0 &&
+		    strcmp(cls, "bootstrap") != 0, "%s: class", key);
+		ck_assert(dtype_valid(field(c, "dtype")));
+		ck_assert(json_is_integer(json_object_get(c, "seed")));
+		ck_assert(json_integer_value(json_object_get(c, "seed")) >= 0);
+		for (found = 0, k = 0; k < sizeof(cmp) / sizeof(cmp[0]); k++)
+			found |= strcmp(field(c, "compare"), cmp[k]) == 0;
+		ck_assert_msg(found, "%s: compare", key);
+		ck_assert(json_is_array(json_object_get(c, "args")));
+		ck_assert(json_is_object(json_object_get(c, "kwargs")));
+		outs = 0;
+		json_array_foreach(json_object_get(c, "args"), j, v)
+			check_arg(key, v, &outs);
+		ck_assert_msg(outs == 0, "%s: positional out buffer", key);
+		json_object_foreach(json_object_get(c, "kwargs"), m, v)
+			check_arg(key, v, &outs);
+		m = field(c, "mutates");
+		if (json_is_true(json_object_get(c, "inplace")))
+			ck_assert(m != NULL && strcmp(m, "self") == 0);
+		if (outs > 0)
+			ck_assert_msg(m != NULL && strcmp(m, "out") == 0,
+			    "%s: out buffer but mutates %s", key, m);
+		if (strcmp(cls, "random") == 0)
+			ck_assert_str_eq(field(c, "compare"), "stat");
+		if (strcmp(cls, "compile") == 0)
+			ck_assert(json_is_object(json_object_get(c, "ladder")));
+	}
+	json_decref(out);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(filters)
+{
+	json_t		*a = entries(), *out, *dt, *c;
+	size_t		 i;
+	unsigned	 seen = 0;
+
+	out = expand_all(a, PROBE_BROADCAST | PROBE_EDGE_VALUES, NULL);
+	json_array_foreach(out, i, c) {
+		seen |= (unsigned)probe_class_parse(field(c, "class"));
+		ck_assert(seen == (seen & (PROBE_BROADCAST | PROBE_EDGE_VALUES)));
+	}
+	ck_assert_uint_eq(seen, PROBE_BROADCAST | PROBE_EDGE_VALUES);
+	json_decref(out);
+	dt = json_pack("[s]", "bfloat16");
+	out = json_array();
+	json_array_foreach(a, i, c)
+		if (!catalog_has(field(c, "key")))
+			generic_expand(field(c, "key"), field(c, "schema"),
+			    PROBE_ALL, dt, out);
+	ck_assert_int_gt(json_array_size(out), 1000);
+	json_array_foreach(out, i, c)
+		ck_assert_str_eq(field(c, "dtype"), "bfloat16");
+	json_decref(out);
+	json_decref(dt);
+	/* a failure leaves out as it was */
+	out = json_pack("[i]", 7);
+	ck_assert_int_eq(generic_expand("nosuch", "nosuch(Tensor x) -> "
+	    "Tensor junk more", PROBE_ALL, NULL, out), -1);
+	ck_assert_int_eq(json_array_size(out), 1);
+	dt = json_pack("[s]", "int8");
+	ck_assert_int_eq(generic_expand("abs_", "abs_(Tensor(a!) self) -> "
+	    "Tensor(a!)", PROBE_ALL, dt, out), 0);
+	json_decref(dt);
+	json_decref(out);
+	json_decref(a);
+}
+END_TEST
+
+/* What the classes contain for a few keys the screen relies on. */
+START_TEST(class_contents)
+{
+	json_t		*out = json_array(), *c, *dt = json_pack("[s]", "float16");
+	size_t		 i;
+	int		 n;
+
+	n = generic_expand("add_.Tensor", "add_.Tensor(Tensor(a!) self, "
+	    "Tensor other, *, Scalar alpha=1) -> Tensor(a!)", PROBE_BROADCAST,
+	    NULL, out);
+	ck_assert_int_gt(n, 0);
+	json_array_foreach(out, i, c) {
+		ck_assert(json_is_true(json_object_get(c, "inplace")));
+		ck_assert_str_eq(field(c, "mutates"), "self");
+	}
+	json_array_clear(out);
+	n = generic_expand("topk_like.out", "exp.out(Tensor self, *, "
+	    "Tensor(a!) out) -> Tensor(a!)", PROBE_CONTRACT, NULL, out);
+	ck_assert_int_gt(n, 0);
+	json_array_clear(out);
+	n = generic_expand("one_hot", "one_hot(Tensor self, int "
+	    "num_classes=-1) -> Tensor", PROBE_COMPILE, NULL, out);
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    json_array_get(out, 3), "ladder"), "value")), 4096);
+	json_array_clear(out);
+	n = generic_expand("var.correction", "var.correction(Tensor self, "
+	    "int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
+	    "-> Tensor", PROBE_ACCUMULATION, dt, out);
+	ck_assert_int_ge(n, 3);
+	json_decref(dt);
+	json_decref(out);
+}
+END_TEST
+
+START_TEST(coverage)
+{
+	json_t		*a = entries(), *e;
+	const char	*why;
+	size_t		 i;
+	int		 sup = 0, noschema = 0;
+
+	ck_assert_int_eq(json_array_size(a), 434);
+	json_array_foreach(a, i, e) {
+		if (probe_supported(field(e, "key"), field(e, "schema"), &why))
+			sup++;
+		else {
+			ck_assert_ptr_nonnull(why);
+			noschema += *field(e, "schema") == '\0';
+		}
+	}
+	ck_assert_int_eq(noschema, 8);
+	ck_assert_msg(sup * 100 >= 95 * 434, "%d of 434 supported", sup);
+	json_decref(a);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("generic");
+	TCase	*tc = tcase_create("core");
+	SRunner	*sr;
+	int	 nf;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, parse_real);
+	tcase_add_test(tc, parse_malformed);
+	tcase_add_test(tc, parse_fuzz);
+	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, valid_cases);
+	tcase_add_test(tc, filters);
+	tcase_add_test(tc, class_contents);
+	tcase_add_test(tc, coverage);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
