@@ -205,18 +205,17 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* A shape: at most 8 non-negative integer sizes. */
 static int
 valid_shape(const json_t *s)
 {
-	const json_t	*d;
-	size_t		 i;
+	size_t	i, n = json_array_size(s);
 
-	if (!json_is_array(s) || json_array_size(s) > 8)
-		return 0;
-	json_array_foreach(s, i, d)
-		if (!json_is_integer(d) || json_integer_value(d) < 0)
-			return 0;
-	return 1;
+	for (i = 0; json_is_array(s) && n <= 8 && i < n; i++)
+		if (json_integer_value(json_array_get(s, i)) < 0 ||
+		    !json_is_integer(json_array_get(s, i)))
+			break;
+	return json_is_array(s) && n <= 8 && i == n;
 }
 
 static void
