@@ -27,10 +27,14 @@ HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/generic.h \
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 	build/check_store build/check_regress build/check_generic
 
+# kernels/: the host build of the oracles (and the CUDA build where nvcc is)
+include kernels/kernels.mk
+UNIT_TESTS += $(KERNEL_UNIT_TESTS)
+
 .PHONY: all deps test test-unit test-py test-gpu run clean install bench-api \
 	verify-units
 
-all: build/opscreend build/opscreenctl build/sweepdump
+all: build/opscreend build/opscreenctl $(KERNEL_ALL) build/sweepdump
 
 build/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -127,7 +131,7 @@ bench-api: build/opscreend
 SHARE	 = $(PREFIX)/share/opscreen
 UNITS	 = opscreend.service opscreen-nightly.service opscreen-nightly.timer
 
-install: build/opscreend build/opscreenctl
+install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(SHARE)/probes/opscreen_runner \
 	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib $(DESTDIR)$(SHARE)/web \
