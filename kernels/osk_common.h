@@ -233,8 +233,8 @@ osk_compare_float_at(struct osk_cpart *part, const struct osk_tensor *c,
 	r = osk_round_to(ov, dt);
 	if (fo && osk_isfinite(r) && osk_fabs(r - ov) > part->R)
 		part->R = osk_fabs(r - ov);
-	osk_cacc_float(&part->c, i, osk_value(cb, c->dtype), ov, ulp, tol);
-	osk_cacc_float(&part->n, i, osk_value(nb, n->dtype), ov, ulp, tol);
+	osk_cacc_float(&part->c, i, osk_value(cb, c->dtype), ov, r, ulp, tol);
+	osk_cacc_float(&part->n, i, osk_value(nb, n->dtype), ov, r, ulp, tol);
 	part->c.digest += osk_digest_term(i, cb);
 	part->n.digest += osk_digest_term(i, nb);
 }

@@ -1166,6 +1166,24 @@ sweep_topk(struct sweep *s, unsigned classes)
 			sweep_end(s);
 		}
 	}
+	/*
+	 * The compile ladder (issue 3): k is a constexpr of the library's
+	 * kernel, so each step is a fresh compile; rows of 8192 take every k.
+	 */
+	if ((classes & PROBE_COMPILE) && dtype_is_float(s->dtype)) {
+		static const int	 ks[] = { 8, 64, 512, 4096 };
+
+		sweep_class(s, PROBE_COMPILE);
+		for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 8192), 0));
+			sweep_arg(s, sweep_i(ks[i]));
+			if (s->cur != NULL)
+				json_object_set_new(s->cur, "ladder", json_pack(
+				    "{s:s,s:i}", "param", "k", "value", ks[i]));
+			sweep_end(s);
+		}
+	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);

@@ -528,6 +528,8 @@ const struct gen_entry gen_table[] = {
 	    "A=5 B=7", "src=[B] A=4 B=6", "src=[A,B]@f32 A=3 B=33",
 	    "src=[A,B]@bf16 A=1 B=1031", "contract non_blocking=1 A=4 B=4"),
 	RC("alias_copy", FIB, EXB, "exact", 0, "self=[A,B]", "A=5 B=7", "A=0 B=3"),
+	RC("clone", FIB, EXB, "exact", 0, "self=[A,B]", "A=5 B=7", "A=0 B=3",
+	    "self=[A,B]^t A=33 B=17", "contract memory_format=cf A=2 B=3"),
 	RC("lift_fresh_copy", FIB, EXB, "exact", 0, "self=[A,B]", "A=5 B=7", "A=1 B=1031"),
 	RC("resolve_conj", FIB, EXB, "exact", 0, "self=[A,B]", "A=5 B=7"),
 	RC("resolve_neg", FIB, EXB, "exact", 0, "self=[A,B]", "A=5 B=7"),

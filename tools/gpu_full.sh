@@ -1,23 +1,28 @@
 #!/bin/sh
 # gpu_full.sh: the issue-3 screens on one GPU host in one device call.
 #
-#   PHASES="ops42 cold warm" sh tools/gpu_full.sh [seconds]
+#   ACTIONS="run:ops42 start:cold" sh tools/gpu_full.sh [seconds]
+#   ACTIONS="wait:cold finish:cold checks:cold run:warm" sh tools/gpu_full.sh [seconds]
+#
+# A device call lasts at most 10 minutes; a phase's opscreend runs in its own
+# session (setsid) and survives the call, so a long screen is started in one
+# call and waited for and finished in the next (state in /tmp/opscreen-PHASE).
 #
 # ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
 # warm   the same table again on the cache the cold screen filled
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
 #
-# Each phase runs its own opscreend on its own database and leaves in
+# Each phase runs its own opscreend on its own database; finish leaves in
 # $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
-# yaml), the run's JSON and timing. Phase cold also runs two stored repros by
+# yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
 # hand and feeds the lists to flag_gems.only_enable / enable(unused=).
-# Knobs (environment): WORKERS (runners per GPU, 8), COMPILE_WORKERS (2),
-# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (16).
+# Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (2),
+# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0).
 set -u
 LIMIT=${1:-560}
 OUT=${OUT:-/tmp/opscreen-out}
-PHASES=${PHASES:-cold warm}
+ACTIONS=${ACTIONS:-run:cold checks:cold run:warm}
 mkdir -p "$OUT"
 T0=$(date +%s)
 ROOT=$PWD
@@ -28,8 +33,8 @@ install_wheels() {	# $1: directory of wheels, $2: target
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
 	    --target "$2" "$1"/*.whl "$ROOT"/.whl/SQLAlchemy-*.whl
 }
-install_wheels .whl /tmp/site-502 || exit 1
-[ -d .whl/5.0.0 ] && install_wheels .whl/5.0.0 /tmp/site-500
+[ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
+[ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
 export LD_LIBRARY_PATH=$ROOT/.carry/lib
 if ldd .carry/opscreend | grep -q "not found"; then
 	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
@@ -43,50 +48,67 @@ cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
 # The 42 ops of the first screen (issue 2): the catalog's aten keys.
 OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
 
-phase() {	# $1 name, $2 site dir, $3 triton cache dir, $4 POST body ('' = on start)
-	name=$1; P=$OUT/$name; W=/tmp/opscreen-$name
-	mkdir -p "$P"; rm -rf "$W"; mkdir -p "$W"
+# start NAME SITE CACHE BODY: an opscreend in its own session (setsid), so it
+# survives the device call that started it; BODY '' = full screen on start.
+start() {
+	name=$1; W=/tmp/opscreen-$name
+	rm -rf "$W"; mkdir -p "$W"
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
-	start=yes; [ -n "$4" ] && start=no
+	st=yes; [ -n "$4" ] && st=no
 	cat > "$W/opscreen.conf" <<CONF
 [daemon]
 listen = 127.0.0.1
 port = 8470
 database = $W/opscreen.db
 token_file = $W/token
-screen_on_start = $start
+screen_on_start = $st
 [runner]
 python = python3
 runner_path = $ROOT/probes
 library = flag_gems
-devices = all
+devices = ${DEVICES:-0}
 case_deadline = ${CASE_DEADLINE:-120}
 start_deadline = 300
-workers_per_device = ${WORKERS:-8}
+workers_per_device = ${WORKERS:-12}
 compile_workers = ${COMPILE_WORKERS:-2}
 compile_budget = ${COMPILE_BUDGET:-60}
-shrink_max = ${SHRINK_MAX:-16}
+shrink_max = ${SHRINK_MAX:-12}
 fingerprint_period = 0
 CONF
-	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems ./.carry/opscreend -c "$W/opscreen.conf" \
-	    > "$P/opscreend.log" 2>&1 &
-	DPID=$!
-	t1=$(date +%s)
+	date +%s > "$W/t_start"
+	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
+	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
+	    setsid ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
+	echo $! > "$W/pid"
 	if [ -n "$4" ]; then
 		for i in $(seq 1 120); do
 			curl -s localhost:8470/healthz >/dev/null 2>&1 && break; sleep 1
 		done
 		curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
-		    -d "$4" localhost:8470/runs > "$P/post.json"
+		    -d "$4" localhost:8470/runs > "$W/post.json"
+		cat "$W/post.json"; echo
 	fi
-	state=""
-	while [ "$(left)" -gt 20 ]; do
-		sleep 5
+}
+
+# wait NAME: polls run 1 until it ends or the call's time is nearly up;
+# returns 0 when the run has ended.
+wait_run() {
+	name=$1; W=/tmp/opscreen-$name
+	while [ "$(left)" -gt 25 ]; do
 		state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
-		echo "$name $(( $(date +%s) - t1 ))s: $state"
-		case "$state" in complete*|failed*|cancelled*) break;; esac
+		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
+		case "$state" in complete*|failed*|cancelled*) return 0;; esac
+		sleep 10
 	done
-	echo "$name: $state in $(( $(date +%s) - t1 )) s (wall, daemon start to complete)" \
+	return 1
+}
+
+# finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
+finish() {
+	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name
+	mkdir -p "$P"
+	state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
 	    | tee "$P/timing.txt"
 	curl -s localhost:8470/runs/1 > "$P/run.json"
 	for f in json yaml; do
@@ -94,7 +116,9 @@ CONF
 		curl -s "localhost:8470/denylist?format=$f&stale=ok" > "$P/denylist.$f"
 	done
 	curl -s localhost:8470/metrics > "$P/metrics.txt"
-	kill $DPID; wait $DPID
+	kill "$(cat "$W/pid")"
+	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
+	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
 	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
 	    "$W/opscreen.db" "$P/opscreen.db"
 }
@@ -142,14 +166,23 @@ lib._destroy()
 PY
 }
 
-for ph in $PHASES; do
-	[ "$(left)" -lt 60 ] && { echo "no time left for $ph"; break; }
-	case $ph in
-	ops42) phase ops42 /tmp/site-502 /tmp/triton-ops42 "{\"ops\": $OPS42}";;
-	cold)  phase cold /tmp/site-502 /tmp/triton-full ""
-	       checks "$OUT/cold" /tmp/site-502;;
-	warm)  phase warm /tmp/site-502 /tmp/triton-full "";;
-	v500)  phase v500 /tmp/site-500 /tmp/triton-500 "";;
+site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
+cache_of() { case $1 in ops42) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+body_of() { case $1 in ops42) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
+
+# ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE", "checks:PHASE",
+# "run:PHASE" (start, wait, finish), in order; a wait that runs out of time
+# stops the list (the daemon runs on for the next call).
+for act in $ACTIONS; do
+	verb=${act%%:*}; ph=${act#*:}
+	case $verb in
+	start)  start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")";;
+	wait)   wait_run "$ph" || { echo "still running: $ph"; break; };;
+	finish) finish "$ph";;
+	checks) checks "$OUT/$ph" "$(site_of "$ph")";;
+	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
+	        wait_run "$ph" || { echo "still running: $ph"; break; }
+	        finish "$ph";;
 	esac
 done
 echo "total $(( $(date +%s) - T0 )) s"

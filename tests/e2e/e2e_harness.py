@@ -41,7 +41,9 @@ class Daemon:
                        "runner_path": f"{ROOT}/probes:{ROOT}/tests/demolib",
                        "library": "demolib", "devices": "cpu",
                        "case_deadline": 8, "cpu_case_deadline": 8, "start_deadline": 120,
-                       "workers_per_device": 2},
+                       "workers_per_device": 2,
+                       # the demo topk "compiles" 2 ms per k: 8 s at k = 4096
+                       "compile_budget": 5},
             "api": {"threads": 4},
         }
         for k, v in overrides.items():

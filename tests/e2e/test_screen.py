@@ -11,15 +11,22 @@ from e2e_harness import ROOT
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib as demolib  # noqa: E402
 
-# name -> (reason, probe class or None when any class may show it)
+# name -> (verdict, reason or None, probe class or None when any may show it)
 DEFECTS = {
-    "minimum": ("shape_mismatch", "broadcast"),
-    "sum": ("numeric_error", "reduction"),
-    "sum_dim": ("numeric_error", "reduction"),
-    "clamp": ("raises", "contract"),
-    "exp": ("raises", None),
-    "rsqrt": ("crash", None),
-    "cumsum": ("timeout", None),
+    "minimum": ("broken", "shape_mismatch", "broadcast"),
+    "sum": ("broken", "numeric_error", None),
+    "sum_dim": ("broken", "numeric_error", None),
+    "clamp": ("broken", "raises", "contract"),
+    "exp": ("broken", "raises", None),
+    "rsqrt": ("broken", "crash", None),
+    "tanh": ("broken", "timeout", None),
+    # one defect per class of issue 3
+    "div": ("broken", "numeric_error", "noncontig"),
+    "cumsum": ("broken", "numeric_error", "accumulation"),
+    "abs_out": ("broken", None, "contract"),
+    "clone": ("broken", "raises", "dtype_exotic"),
+    "uniform_": ("broken", "wrong_distribution", "random"),
+    "topk": ("hazard", None, "compile"),
 }
 
 
@@ -32,10 +39,11 @@ def test_deny_list_is_exactly_the_defects(screened):
     assert st == 200, deny
     got = {e["name"]: e for e in deny["names"]}
     assert set(got) == set(DEFECTS), deny
-    for name, (reason, klass) in DEFECTS.items():
+    for name, (verdict, reason, klass) in DEFECTS.items():
         e = got[name]
-        assert e["verdict"] == "broken"
-        assert e["reason"] == reason, e
+        assert e["verdict"] == verdict, e
+        if reason:
+            assert e["reason"] == reason, e
         if klass:
             assert e["class"] == klass, e
         assert e["evidence"], e
@@ -75,7 +83,7 @@ def test_crash_and_hang_recorded_and_run_completed(screened):
     st, case = screened.get_json(f"/cases/{crashes[0]['id']}")
     assert "signal 6" in case["detail"] or "abort" in case["detail"].lower(), case
     assert case["repro"], case
-    st, ops = screened.get_json("/ops/cumsum")
+    st, ops = screened.get_json("/ops/tanh")
     assert any(c["status"] == "timeout" for c in ops["cases"]), ops
 
 
@@ -127,7 +135,7 @@ print(json.dumps([a, b]))
 def test_repro_fails_by_hand(screened):
     """Each stored repro of a numeric or shape failure fails when run by hand."""
     _, deny = screened.get_json("/denylist")
-    for name in ("minimum", "sum", "sum_dim", "clamp"):
+    for name in ("minimum", "sum", "sum_dim", "clamp", "div", "cumsum", "clone"):
         e = next(x for x in deny["names"] if x["name"] == name)
         assert "repro" in e, e
         path = os.path.join(screened.tmp, f"repro_{name}.py")
@@ -168,3 +176,105 @@ def test_store_is_consistent(screened):
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+# name -> (class, statuses that count as found)
+CLASS_DEFECTS = {
+    "div": ("noncontig", {"fail"}),
+    "cumsum": ("accumulation", {"fail"}),
+    "abs_out": ("contract", {"fail"}),
+    "clone": ("dtype_exotic", {"fail"}),
+    "uniform_": ("random", {"fail"}),
+    "topk": ("compile", {"hazard"}),
+}
+
+
+def test_each_new_class_finds_its_defect(screened):
+    """Every issue-3 class finds the demo library's defect planted for it,
+    and the same name's cases of the other classes pass where the defect
+    cannot show (the defect is found by that class, not by accident)."""
+    for name, (klass, found) in CLASS_DEFECTS.items():
+        st, ops = screened.get_json(f"/ops/{name}")
+        assert st == 200, ops
+        hits = [c for c in ops["cases"] if c["class"] == klass and c["status"] in found]
+        assert hits, (name, klass, {(c["class"], c["status"]) for c in ops["cases"]})
+        same = [c for c in ops["cases"] if c["class"] == "same_shape"]
+        # (abs.out's every case uses out=; cumsum, uniform_ and topk have
+        # same-shape cases that may show their defects too)
+        if name in ("div", "clone"):
+            assert same and all(c["status"] in ("pass", "na") for c in same), (
+                name, [(c["status"], c["detail"]) for c in same if c["status"] != "pass"])
+
+
+def test_random_op_figures(screened):
+    st, ops = screened.get_json("/ops/uniform_")
+    bad = [c for c in ops["cases"] if c["class"] == "random" and c["status"] == "fail"]
+    st, case = screened.get_json(f"/cases/{bad[0]['id']}")
+    figs = case["figures"]
+    figs = figs if isinstance(figs, dict) else __import__("json").loads(figs)
+    out = figs["outputs"][0]
+    assert out["kind"] == "stat" and out["p_c"] < out["alpha"] <= out["p_n"], out
+    assert case["reason"] == "wrong_distribution"
+
+
+def test_compile_ladder_is_a_hazard(screened):
+    st, ops = screened.get_json("/ops/topk")
+    steps = sorted((c for c in ops["cases"] if c["class"] == "compile"),
+                   key=lambda c: (c["dtype"], c["ladder_value"]))
+    assert {c["ladder_value"] for c in steps} == {8, 64, 512, 4096}
+    assert all(c["ladder_param"] == "k" and c["budget_ms"] == 5000 for c in steps)
+    slow = [c for c in steps if c["ladder_value"] == 4096]
+    assert slow and all(c["status"] == "hazard" for c in slow), slow
+    fast = [c for c in steps if c["ladder_value"] == 8]
+    assert fast and all(c["status"] == "pass" for c in fast), fast
+    hz = [v for v in ops["verdicts"] if v["verdict"] == "hazard"]
+    assert hz and all(v["class"] == "compile" for v in hz), ops["verdicts"]
+    assert {v["reason"] for v in hz} <= {"compile_time", "compile_growth",
+                                          "compile_timeout"}
+    # correctness cases of topk itself pass: only the compile time is a hazard
+    assert all(c["status"] in ("pass", "na") for c in ops["cases"]
+               if c["class"] != "compile"), ops["cases"]
+
+
+def test_bootstrap_checks_every_entry(screened):
+    import sqlite3
+    db = sqlite3.connect(screened.db)
+    keys = {k for (k,) in db.execute("SELECT key FROM entries WHERE run_id=?",
+                                     (screened.run_id,))}
+    boot = dict(db.execute(
+        "SELECT c.key, r.status FROM cases c JOIN results r ON r.case_id=c.id "
+        "WHERE c.run_id=? AND c.class='bootstrap'", (screened.run_id,)))
+    assert set(boot) == keys and set(boot.values()) == {"pass"}, boot
+    st, deny = screened.get_json("/denylist")
+    assert deny["library_hazards"] == []  # the demo library does not touch CUDA
+
+
+def test_failing_cases_are_shrunk(screened):
+    """The evidence of a broadcast failure is stored shrunk: smaller shapes,
+    the same failure, and its repro is the shrunk case's."""
+    import json as _json
+    _, deny = screened.get_json("/denylist")
+    checked = 0
+    for e in deny["names"]:
+        if e["name"] not in ("minimum", "div", "clone"):
+            continue
+        st, case = screened.get_json(f"/cases/{e['evidence'][0]['case']}")
+        assert case["shrunk_spec"], case
+        spec, shrunk = (v if isinstance(v, dict) else _json.loads(v)
+                        for v in (case["spec"], case["shrunk_spec"]))
+
+        def numel(c):
+            n = 0
+            for a in c["args"] + list(c["kwargs"].values()):
+                if a.get("t") == "tensor":
+                    m = 1
+                    for d in a["shape"]:
+                        m *= d
+                    n += m
+            return n
+        assert numel(shrunk) < numel(spec), (spec, shrunk)
+        assert case["shrink_runs"] >= 1
+        assert _json.dumps(shrunk["args"][0]["shape"]) in case["repro"] or \
+            str(shrunk["args"][0]["shape"]).replace(" ", "") in case["repro"].replace(" ", "")
+        checked += 1
+    assert checked == 3

@@ -167,8 +167,16 @@ def _flat(v):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", CASES, ids=_ids())
+# Seen on the H200 (torch 2.11+cu130): the CUDA float64 kernels of these
+# ops scale by a float32 1/6, 3e-8 off; kernels/ computes in fp64. The
+# runner's cross-check reports such cases as oracle faults.
+TORCH_CUDA_FP64_OFF = {"hardsigmoid.default", "hardswish.default"}
+
+
 def test_oracle_matches_torch_fp64(device, case):
     key, args, kwargs = case
+    if device == "cuda" and str(key) in TORCH_CUDA_FP64_OFF:
+        pytest.xfail("torch's CUDA fp64 kernel rounds 1/6 through float32")
     args, kwargs = _to(args, device), _to(kwargs, device)
     mine = kernels.oracle(key, args, kwargs)
     assert mine is not None, f"no kernels oracle for {key}"

@@ -50,7 +50,7 @@ def neg(self):
 
 def relu(self):
     a = _np(self, self.dtype)
-    return _back(np.where(a > 0, a, np.zeros_like(a)), self.dtype)
+    return _back(np.where((a > 0) | np.isnan(a), a, np.zeros_like(a)), self.dtype)
 
 
 # Names listed in OPSCREEN_DEMOLIB_BREAK (comma separated) turn wrong at import:
@@ -157,9 +157,43 @@ def cumsum(self, dim, *, dtype=None):
     out = np.empty_like(a)
     acc = np.zeros(a.shape[1:])
     for k in range(a.shape[0]):
-        acc = _np(_back(acc + a[k], dt), dt)
+        acc = _round_to(acc + a[k], dt)
         out[k] = acc
     return _back(np.moveaxis(out, 0, d), dt)
+
+
+def _round_to(a, dtype):
+    """float64 numpy values rounded to dtype (round to nearest even), as
+    float64: numpy has float16 and float32; bfloat16 is float32's top half."""
+    if dtype == torch.float16:
+        return a.astype(np.float32).astype(np.float16).astype(np.float64)
+    if dtype == torch.float32:
+        return a.astype(np.float32).astype(np.float64)
+    if dtype == torch.bfloat16:
+        with np.errstate(over="ignore", invalid="ignore"):
+            f = np.asarray(a, dtype=np.float32)
+        b = f.view(np.uint32).astype(np.uint64)
+        nan = np.isnan(f)
+        b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+        r = b.astype(np.uint32).view(np.float32).astype(np.float64)
+        return np.where(nan, np.nan, r)
+    return _np(_back(a, dtype), dtype)
+
+
+def _seq_sum(a, dtype, lanes=256):
+    """Sums the last axis rounding to dtype after every addition. Long rows
+    go the way a GPU kernel with a storage-dtype accumulator takes them:
+    `lanes` strided partial sums, each sequential, then the partials."""
+    n = a.shape[-1]
+    if n > 16 * lanes:
+        pad = (-n) % lanes
+        a = np.concatenate([a, np.zeros(a.shape[:-1] + (pad,))], axis=-1)
+        a = _seq_sum(a.reshape(a.shape[:-1] + (-1, lanes)).swapaxes(-1, -2), dtype)
+        n = lanes
+    acc = np.zeros(a.shape[:-1])
+    for k in range(n):
+        acc = _round_to(acc + a[..., k], dtype)
+    return acc
 
 
 def _raw(t):
@@ -269,9 +303,7 @@ def sum_dim(self, dim, keepdim=False, *, dtype=None):
     keep = [d for d in range(nd) if d not in dims]
     a = np.transpose(a, keep + dims)
     a = a.reshape([self.shape[d] for d in keep] + [-1]) if nd else a.reshape(1)
-    acc = np.zeros(a.shape[:-1])
-    for k in range(a.shape[-1]):
-        acc = _np(_back(acc + a[..., k], dtype), dtype)
+    acc = _seq_sum(a, dtype)
     if keepdim:
         acc = acc.reshape([1 if d in dims else self.shape[d] for d in range(nd)])
     return _back(acc, dtype)
