@@ -164,8 +164,8 @@ config_apply(struct config *c, const char *section, const char *key,
 		return parse_int(v, 1, 86400, &c->hello_deadline) ?
 		    "must be seconds, 1..86400" : NULL;
 	if (IS("runner.workers_per_device"))
-		return parse_int(v, 1, 8, &c->workers_per_device) ?
-		    "must be an integer 1..8" : NULL;
+		return parse_int(v, 1, 24, &c->workers_per_device) ?
+		    "must be an integer 1..24" : NULL;
 	if (IS("runner.compile_workers"))
 		return parse_int(v, 0, 4, &c->compile_workers) ?
 		    "must be an integer 0..4 (0 = compile cases share the "

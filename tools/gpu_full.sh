@@ -80,10 +80,14 @@ CONF
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
 	    setsid ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
+	for i in $(seq 1 60); do
+		curl -s localhost:8470/healthz >/dev/null 2>&1 && break; sleep 1
+	done
+	if ! curl -s localhost:8470/healthz >/dev/null 2>&1; then
+		echo "$name: opscreend is not serving:"; tail -20 "$W/opscreend.log"
+		return 1
+	fi
 	if [ -n "$4" ]; then
-		for i in $(seq 1 120); do
-			curl -s localhost:8470/healthz >/dev/null 2>&1 && break; sleep 1
-		done
 		curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
 		    -d "$4" localhost:8470/runs > "$W/post.json"
 		cat "$W/post.json"; echo
@@ -93,8 +97,8 @@ CONF
 # wait NAME: polls run 1 until it ends or the call's time is nearly up;
 # returns 0 when the run has ended.
 wait_run() {
-	name=$1; W=/tmp/opscreen-$name
-	while [ "$(left)" -gt 25 ]; do
+	name=$1; W=/tmp/opscreen-$name; until=$(( $(date +%s) + ${2:-100000} ))
+	while [ "$(left)" -gt 25 ] && [ "$(date +%s)" -lt "$until" ]; do
 		state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
 		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
 		case "$state" in complete*|failed*|cancelled*) return 0;; esac
@@ -176,8 +180,10 @@ body_of() { case $1 in ops42) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 for act in $ACTIONS; do
 	verb=${act%%:*}; ph=${act#*:}
 	case $verb in
-	start)  start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")";;
+	start)  start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")" || break;;
 	wait)   wait_run "$ph" || { echo "still running: $ph"; break; };;
+	waitfor) secs=${ph#*:}; ph=${ph%%:*}	# waitfor:PHASE:SECONDS, then go on
+	        wait_run "$ph" "$secs" || echo "not done within $secs s: $ph";;
 	finish) finish "$ph";;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")";;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"

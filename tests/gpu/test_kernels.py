@@ -165,14 +165,14 @@ def _flat(v):
     return list(v) if isinstance(v, (tuple, list)) else [v]
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("case", CASES, ids=_ids())
 # Seen on the H200 (torch 2.11+cu130): the CUDA float64 kernels of these
 # ops scale by a float32 1/6, 3e-8 off; kernels/ computes in fp64. The
 # runner's cross-check reports such cases as oracle faults.
 TORCH_CUDA_FP64_OFF = {"hardsigmoid.default", "hardswish.default"}
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", CASES, ids=_ids())
 def test_oracle_matches_torch_fp64(device, case):
     key, args, kwargs = case
     if device == "cuda" and str(key) in TORCH_CUDA_FP64_OFF:
