@@ -126,9 +126,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	sqlite3_finalize(st);
 
 	if (sqlite3_prepare_v2(db, "SELECT key, name, dtype, verdict, reason, "
-	    "class, detail, evidence_case, first_call_ms, steady_ms FROM "
-	    "verdicts WHERE run_id=? AND device=? ORDER BY key, dtype", -1, &st,
-	    NULL) != SQLITE_OK)
+	    "class, detail, evidence_case, first_call_ms, steady_ms, "
+	    "(SELECT r.shrunk_spec IS NOT NULL FROM results r WHERE r.case_id = "
+	    "v.evidence_case) FROM verdicts v WHERE run_id=? AND device=? "
+	    "ORDER BY key, dtype", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
@@ -167,6 +168,8 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 			if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 				json_object_set_new(ev, "case", json_integer(
 				    sqlite3_column_int64(st, 7)));
+			json_object_set_new(ev, "shrunk", json_boolean(
+			    sqlite3_column_int(st, 10)));
 			json_object_set_new(ev, "run", json_integer(run));
 			json_array_append_new(json_object_get(n,
 			    strcmp(verdict, "inconclusive") ? "deny" : "withheld"),
@@ -307,6 +310,13 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			size_t	 x;
 			char	*repro;
 			int	 hazard = 1;
+
+			/* the evidence shown first: a shrunk case when there is one */
+			json_array_foreach(dn, x, e)
+				if (json_is_true(json_object_get(e, "shrunk"))) {
+					worst = e;
+					break;
+				}
 
 			/* hazard only when nothing about the name is broken */
 			json_array_foreach(dn, x, e)

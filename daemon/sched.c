@@ -46,7 +46,7 @@ static pthread_mutex_t	 sched_mtx = PTHREAD_MUTEX_INITIALIZER;
 static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
 static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
-static json_t		*cur_shrunk;		/* "dev|key|dtype" -> best score */
+static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
 static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
@@ -443,6 +443,39 @@ queue_push(struct devq *q, int64_t id)
 	return 0;
 }
 
+/*
+ * The device's queues in round-robin order over keys (the i-th case of every
+ * key before the (i+1)-th of any): a library whose costly first calls
+ * (autotuning, long compiles) cluster in a few keys spreads them over the
+ * screen instead of holding every runner at once, and a key's dtypes and
+ * classes alternate.
+ */
+static int
+queue_interleave(int slot)
+{
+	sqlite3_stmt	*st;
+	struct devq	*q = &cur.q[slot], *cq = &cur.cq[slot];
+	int		 own = env->conf.compile_workers > 0;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
+	    "FROM (SELECT id, key, class, row_number() OVER (PARTITION BY key "
+	    "ORDER BY id) AS rk FROM cases WHERE run_id=? AND device=? AND "
+	    "state='pending') ORDER BY rk, key", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, q->device);
+	q->len = q->head = 0;
+	cq->len = cq->head = 0;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (queue_push(own && sqlite3_column_int(st, 1) ? cq : q,
+		    sqlite3_column_int64(st, 0)) == -1) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* Turns the registration table a runner reported into cases for its device. */
 static int
 run_expand(int slot, struct worker *w)
@@ -537,12 +570,6 @@ run_expand(int slot, struct worker *w)
 				json_decref(cases);
 				goto fail;
 			}
-			if (queue_push(compile && env->conf.compile_workers ?
-			    &cur.cq[slot] : q, sqlite3_last_insert_rowid(db)) ==
-			    -1) {
-				json_decref(cases);
-				goto fail;
-			}
 			n++;
 		}
 		json_decref(cases);
@@ -575,6 +602,8 @@ run_expand(int slot, struct worker *w)
 	if (store_commit(env->store) == -1)
 		goto fail;
 	cur.total += n;
+	if (queue_interleave(slot) == -1)
+		goto fail;
 	q->expanded = 1;
 	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
 	    (long long)cur.run_id, (long long)n, q->device);
@@ -897,9 +926,9 @@ case_dispatch(struct worker *w, int64_t id)
 
 /*
  * A failing case is shrunk when it is the worst failure seen so far for its
- * key, dtype and device: the evidence a deny-list shows is (nearly always)
- * a shrunk case, and a key with a thousand failing cases costs one shrink,
- * not a thousand.
+ * key on its device: the evidence a deny-list shows is (nearly always) a
+ * shrunk case, and a key with a thousand failing cases costs a few shrinks,
+ * not a thousand (on a GPU every variant is a new shape: a new compile).
  */
 static int
 shrink_wanted(int64_t id, double score)
@@ -910,13 +939,13 @@ shrink_wanted(int64_t id, double score)
 
 	if (env->conf.shrink_max <= 0)
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device, key, dtype "
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device, key "
 	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(k, sizeof(k), "%d|%s|%s", sqlite3_column_int(st, 0),
-		    sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+		snprintf(k, sizeof(k), "%d|%s", sqlite3_column_int(st, 0),
+		    sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
 	if (k[0] == '\0')
 		return 0;
