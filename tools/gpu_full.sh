@@ -171,8 +171,8 @@ PY
 }
 
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in ops42) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
-body_of() { case $1 in ops42) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
+cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE", "checks:PHASE",
 # "run:PHASE" (start, wait, finish), in order; a wait that runs out of time
