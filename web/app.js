@@ -328,7 +328,9 @@ function plotLadder(cases) {
           fmt(c.cand_first_ms / 1e3) + " s, " + c.status)));
       svg.appendChild(mark);
     }
-    svg.appendChild(s("text", { x: W - R + 4, y: T + 28 + 14 * gi, fill: color }, k));
+    /* legend from the bottom up: the budget label sits near the top */
+    svg.appendChild(s("text", { x: W - R + 4, y: H - B - 14 * (groups.size - 1 - gi),
+      fill: color }, k));
     gi++;
   }
   box.appendChild(svg);

@@ -17,7 +17,7 @@ from e2e_harness import DAEMON, ROOT, full_screen  # noqa: E402
 
 # the host's own scope: a full screen in seconds that is still compared
 SCOPE = {"runner__dtypes": "float32",
-         "runner__classes": "same_shape,broadcast,contract"}
+         "runner__classes": "same_shape,broadcast,contract,compile"}
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -60,6 +60,8 @@ class Dom(html.parser.HTMLParser):
         self.pres = []          # [class, text] of every <pre>
         self.svg_labels = []
         self.circles = 0
+        self.steps = []         # compile-ladder marks: (tag, data-case)
+        self.budget_lines = 0
         self.row = None
         self.pre = None
         self.feed(text)
@@ -80,6 +82,10 @@ class Dom(html.parser.HTMLParser):
             self.svg_labels.append(a.get("aria-label"))
         elif tag == "circle":
             self.circles += 1
+        if a.get("class") == "step":
+            self.steps.append((tag, a.get("data-case")))
+        if tag == "line" and a.get("class") == "budget":
+            self.budget_lines += 1
 
     def handle_endtag(self, tag):
         if tag == "pre" and self.pre is not None:
@@ -152,5 +158,25 @@ def test_screenshot(dash, tmp_path):
     chromium(dash, "", "--window-size=1400,1000", "--screenshot=" + str(shot))
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    ladder = tmp_path / "ladder.png"
+    chromium(dash, "#/name/topk", "--window-size=1400,1000",
+             "--screenshot=" + str(ladder))
+    assert ladder.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("OPSCREEN_UPDATE_SCREENSHOT"):
         shutil.copyfile(shot, os.path.join(ROOT, "docs", "dashboard.png"))
+        shutil.copyfile(ladder, os.path.join(ROOT, "docs", "dashboard-ladder.png"))
+
+
+def test_name_page_draws_the_compile_ladder(dash):
+    """topk's ladder (the demo topk's first call slows 2 ms per k): one mark
+    per step, the budget line, the 4096 step over it."""
+    st, ops = dash.get_json("/ops/topk")
+    steps = [c for c in ops["cases"] if c["class"] == "compile"]
+    assert sorted(c["ladder_value"] for c in steps) == [8, 64, 512, 4096], steps
+    assert any(v["verdict"] == "hazard" for v in ops["verdicts"]), ops["verdicts"]
+    dom = Dom(chromium(dash, "#/name/topk"))
+    assert "compile-time ladder: first call (s) vs k" in dom.svg_labels, dom.svg_labels
+    assert sorted(int(c) for _, c in dom.steps) == sorted(c["id"] for c in steps)
+    assert dom.budget_lines == 1
+    dom = Dom(chromium(dash, "#/name/minimum"))
+    assert not dom.steps and dom.budget_lines == 0
