@@ -2196,20 +2196,6 @@ gen_lookup(const char *key, const struct schema *sc)
 }
 
 static int
-gen_wants(const json_t *dtypes, const char *name)
-{
-	const json_t	*v;
-	size_t		 i;
-
-	if (dtypes == NULL)
-		return 1;
-	json_array_foreach(dtypes, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 gen_run(struct gen *g, unsigned classes)
 {
 	switch (g->ge->kind) {
@@ -2261,7 +2247,7 @@ gen_expand(struct gen *g, const char *key, const char *schema,
 		return gen_fail(g, "dtypes must be an array");
 	mask = g->ge->dtypes | g->ge->exotic;
 	for (bit = 1; bit != 0 && bit <= DT_LAST; bit <<= 1) {
-		if (!(mask & bit) || !gen_wants(dtypes, dtype_name(bit)))
+		if (!(mask & bit) || !sweep_wants(dtypes, dtype_name(bit)))
 			continue;
 		g->dtype = dtype_name(bit);
 		if (g->inplace && (g->ge->flags & GF_RET_FLOAT) &&

@@ -127,6 +127,7 @@ int		 dtype_is_float(const char *);
 
 /* sweep.c */
 int		 probe_supported(const char *, const char *, const char **);
+int		 sweep_wants(const json_t *, const char *);
 int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
 		    json_t *);
 json_t		*sweep_reseed(const json_t *, int);

@@ -1873,7 +1873,8 @@ sweep_one(struct sweep *s, unsigned classes)
 	}
 }
 
-static int
+/* Whether dtype `name` is in the requested list (NULL: every dtype). */
+int
 sweep_wants(const json_t *dtypes, const char *name)
 {
 	size_t	 i;
