@@ -42,6 +42,7 @@ config_defaults(struct config *c)
 	c->compile_budget = 60;
 	c->compile_extrapolate = 4;
 	c->shrink_max = 24;
+	c->key_budget = 300;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
@@ -60,6 +61,21 @@ parse_int(const char *v, int lo, int hi, int *out)
 	if (errno || end == v || *end != '\0' || n < lo || n > hi)
 		return -1;
 	*out = (int)n;
+	return 0;
+}
+
+/* A number of seconds (fractions allowed) in [lo, hi]. */
+static int
+parse_seconds(const char *v, double lo, double hi, double *out)
+{
+	char	*end;
+	double	 x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (errno || end == v || *end != '\0' || !(x >= lo && x <= hi))
+		return -1;
+	*out = x;
 	return 0;
 }
 
@@ -185,6 +201,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		return parse_int(v, 0, 1000, &c->shrink_max) ?
 		    "must be an integer 0..1000 (0 = store failing cases "
 		    "unshrunk)" : NULL;
+	if (IS("runner.key_budget"))
+		return parse_seconds(v, 0, 86400, &c->key_budget) ?
+		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
 	if (IS("runner.nice"))
 		return parse_int(v, 0, 19, &c->runner_nice) ?
 		    "must be an integer 0..19" : NULL;

@@ -51,6 +51,7 @@ struct config {
 	int	 compile_budget;	/* seconds per compile-ladder step */
 	double	 compile_extrapolate;	/* fit horizon, x the largest step */
 	int	 shrink_max;		/* re-runs to shrink one failing case */
+	double	 key_budget;		/* candidate seconds per key, 0 = none */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
 	int	 api_threads;

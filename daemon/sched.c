@@ -47,6 +47,7 @@ static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
 static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
 static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
+static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
 static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
@@ -261,6 +262,8 @@ run_clear(void)
 	memset(&cur, 0, sizeof(cur));
 	json_decref(cur_shrunk);
 	cur_shrunk = NULL;
+	json_decref(cur_spent);
+	cur_spent = NULL;
 }
 
 static int
@@ -664,7 +667,8 @@ run_finish(void)
 	    "json_extract(c.spec, '$.ladder.value'), "
 	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
-	    "r.status != 'skipped' ORDER BY c.device, c.key, c.dtype, c.id", -1, &sel, NULL) !=
+	    "(r.status != 'skipped' OR r.reason = 'key_budget') ORDER BY c.device, "
+	    "c.key, c.dtype, c.id", -1, &sel, NULL) !=
 	    SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
 	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
@@ -920,6 +924,101 @@ case_dispatch(struct worker *w, int64_t id)
 	rc = case_send(w, id, spec);
 	json_decref(spec);
 	return rc;
+}
+
+/* ---- per-key time budget ------------------------------------------------- */
+
+static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
+
+/*
+ * runner.key_budget: when the candidate's calls of one key on one device
+ * (first calls, compile and autotuning included) have taken more than the
+ * budget, the key's remaining correctness cases are not run. They are
+ * recorded `skipped` with reason `key_budget` and, unlike other skipped
+ * cases, enter the fold: a key x dtype that did not fail is inconclusive
+ * ("N of M cases run"), never verified on part of its cases.
+ */
+static void
+key_budget_charge(int64_t id, double first_ms)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st;
+	char		 k[512] = "", key[256] = "", detail[200], busy[MAX_WORKERS * 24] = "";
+	char		 sql[640 + sizeof(busy)];
+	double		 spent;
+	int		 device = 0, n, i, j;
+
+	if (env->conf.key_budget <= 0 || !(first_ms > 0))
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT device, key FROM cases WHERE id=? AND "
+	    "class != 'compile'", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		device = sqlite3_column_int(st, 0);
+		snprintf(key, sizeof(key), "%s", sqlite3_column_text(st, 1));
+		snprintf(k, sizeof(k), "%d|%s", device, key);
+	}
+	sqlite3_finalize(st);
+	if (k[0] == '\0')
+		return;
+	if (cur_spent == NULL)
+		cur_spent = json_object();
+	spent = json_real_value(json_object_get(cur_spent, k)) + first_ms / 1e3;
+	json_object_set_new(cur_spent, k, json_real(spent));
+	if (spent <= env->conf.key_budget)
+		return;
+	for (i = 0, j = 0; i < env->nworkers; i++)
+		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
+			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
+			    (long long)env->workers[i].case_id);
+	snprintf(detail, sizeof(detail), "not run: the key's cases took %.2g s "
+	    "of candidate time, over runner.key_budget (%g s)", spent,
+	    env->conf.key_budget);
+	if (store_begin(env->store) == -1)
+		return;
+	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
+	    "detail, created) SELECT id, 'skipped', 'key_budget', ?, ? FROM cases "
+	    "WHERE run_id=? AND device=? AND key=? AND state='pending' AND "
+	    "class != 'compile' AND id NOT IN (0%s)", busy);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, detail, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	sqlite3_bind_int64(st, 3, cur.run_id);
+	sqlite3_bind_int(st, 4, device);
+	sqlite3_bind_text(st, 5, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	n = sqlite3_changes(db);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE "
+	    "run_id=%lld AND device=%d AND id IN (SELECT case_id FROM results "
+	    "WHERE reason='key_budget') AND state='pending'; UPDATE runs SET "
+	    "done=done+%d WHERE id=%lld", (long long)cur.run_id, device, n,
+	    (long long)cur.run_id);
+	if (n > 0 && store_exec(env->store, sql) == -1)
+		goto fail;
+	if (store_commit(env->store) == -1)
+		goto fail;
+	cur.done += n;
+	if (n > 0) {
+		int	 s = slot_of_device(device);
+
+		if (sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?", -1,
+		    &st, NULL) == SQLITE_OK) {
+			queue_drop_skipped(&cur.q[s], st);
+			sqlite3_finalize(st);
+		}
+		log_info("key %s on device %d: %.0f s of candidate time, over the "
+		    "%g s budget; %d cases not run", key, device, spent,
+		    env->conf.key_budget, n);
+	}
+	return;
+ fail:
+	store_rollback(env->store);
 }
 
 /* ---- shrinking ------------------------------------------------------------ */
@@ -1667,6 +1766,8 @@ on_result(struct worker *w, json_t *msg)
 	case_record(id, &v, msg, NULL, w->repro);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
+	key_budget_charge(id, jnum(json_object_get(msg, "times"),
+	    "cand_first_ms"));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && shrink_wanted(id, v.score)) {
 		json_object_del(spec, "id");

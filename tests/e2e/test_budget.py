@@ -1,0 +1,32 @@
+"""runner.key_budget: a key whose candidate calls have taken more than the
+budget has its remaining cases recorded `skipped` (key_budget); they enter the
+fold, so no key x dtype is verified on part of its cases."""
+import sqlite3
+
+
+def test_key_budget_stops_a_slow_key(make_daemon):
+    # the demo sum_dim accumulates 65,536-long rows one rounding at a time:
+    # 0.3 s of candidate time are gone after a few cases
+    d = make_daemon(runner__key_budget=0.3).start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["sum.dim_IntList", "neg"],
+                          "classes": ["accumulation", "reduction", "same_shape"]})
+    assert st == 202, out
+    run = d.wait_run(out["run"], timeout=300)
+    assert run["state"] == "complete" and run["done"] == run["total"], run
+    db = sqlite3.connect(d.db)
+    skipped = db.execute(
+        "SELECT c.key, r.detail FROM results r JOIN cases c ON c.id=r.case_id "
+        "WHERE c.run_id=? AND r.reason='key_budget'", (out["run"],)).fetchall()
+    assert skipped and {k for k, _ in skipped} == {"sum.dim_IntList"}, skipped
+    assert "over runner.key_budget (0.3 s)" in skipped[0][1]
+    # they count in the key's verdicts: no dtype of it is verified
+    verdicts = dict(((k, dt), (v, r)) for k, dt, v, r in db.execute(
+        "SELECT key, dtype, verdict, reason FROM verdicts WHERE run_id=?",
+        (out["run"],)))
+    sd = {dt: vr for (k, dt), vr in verdicts.items() if k == "sum.dim_IntList"}
+    assert sd and all(v in ("broken", "inconclusive") for v, _ in sd.values()), sd
+    assert all(r == "key_budget" for v, r in sd.values() if v == "inconclusive"), sd
+    # a fast key is untouched by the other's budget
+    ng = {dt: vr for (k, dt), vr in verdicts.items() if k == "neg"}
+    assert ng and all(v == "verified" for v, _ in ng.values()), ng
