@@ -434,9 +434,15 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	 */
 	oracle_failed = json_object_get(result, "oracle_error") != NULL;
 	outs = json_object_get(result, "outputs");
-	if (!json_is_array(outs) || json_array_size(outs) == 0)
+	if (!json_is_array(outs))
 		return verdict_malformed(v, "no outputs");
-	verdict_set(v, CASE_PASS, "ok", 0, NULL);
+	/*
+	 * An op that returns nothing (_assert_async, a check) passes when it
+	 * did not raise where native did not; an in-place or out= op must
+	 * still return what it wrote (below).
+	 */
+	verdict_set(v, CASE_PASS, "ok", 0, json_array_size(outs) == 0 ?
+	    "no output to compare" : NULL);
 	json_array_foreach(outs, i, out) {
 		if (verdict_out(out, i, oracle_failed, &ov) == -1)
 			return verdict_malformed(v, "output lacks figures");
