@@ -9,7 +9,7 @@ import torch
 
 from . import proto, repro
 from .adapters import FlagGemsStyle
-from .execute import HarnessError, run_case
+from .execute import HarnessError, device_ok, run_case
 
 log = logging.getLogger("opscreen_runner")
 
@@ -52,6 +52,11 @@ def _case(fd, adapter, device, case):
         log.exception("case %s", cid)
         res = {"status": "harness_error", "harness_error": f"{type(e).__name__}: {e}",
                "fatal": False}
+    if res.get("status") == "harness_error" and not device_ok(device):
+        # A sticky device error (an asynchronous device-side assert surfacing
+        # outside the timed calls): every later case on this context would
+        # fail too, so the runner exits and a fresh one takes the next case.
+        res["fatal"] = True
     res.update(type="result", id=cid)
     proto.send(fd, res)
     return not res.get("fatal")

@@ -46,7 +46,7 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
-def _device_ok(device):
+def device_ok(device):
     """False when the CUDA context is poisoned (sticky error)."""
     if device != "cuda":
         return True
@@ -212,7 +212,7 @@ def run_case(case, adapter, device):
                 # The override may still be registered: later cases would lie.
                 cerr, fatal = cerr or "disable: " + _describe(e), True
 
-    res["fatal"] = fatal or bool((cerr or nerr or oerr) and not _device_ok(device))
+    res["fatal"] = fatal or bool((cerr or nerr or oerr) and not device_ok(device))
     if cerr:
         res["cand_error"] = cerr
     if nerr:
