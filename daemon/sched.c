@@ -460,10 +460,12 @@ queue_interleave(int slot)
 	struct devq	*q = &cur.q[slot], *cq = &cur.cq[slot];
 	int		 own = env->conf.compile_workers > 0;
 
+	/* compile ladders and 2^31-element cases go to the compile runners */
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
-	    "FROM (SELECT id, key, class, row_number() OVER (PARTITION BY key "
-	    "ORDER BY id) AS rk FROM cases WHERE run_id=? AND device=? AND "
-	    "state='pending') ORDER BY rk, key", -1, &st, NULL) != SQLITE_OK)
+	    "OR coalesce(json_extract(spec, '$.huge'), 0) FROM (SELECT id, key, "
+	    "class, spec, row_number() OVER (PARTITION BY key ORDER BY id) AS rk "
+	    "FROM cases WHERE run_id=? AND device=? AND state='pending') ORDER "
+	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, cur.run_id);
 	sqlite3_bind_int(st, 2, q->device);
@@ -548,6 +550,10 @@ run_expand(int slot, struct worker *w)
 			json_t		*ladder = json_object_get(c, "ladder");
 			int		 compile = cls && !strcmp(cls, "compile");
 
+			/* 2^31-element cases are for GPUs, not the CPU demo */
+			if (q->device < 0 && json_is_true(json_object_get(c,
+			    "huge")))
+				continue;
 			json_object_set_new(c, "name", json_string(name));
 			/* the budget is part of the stored case: verdicts replay */
 			if (compile && json_is_object(ladder))
@@ -1769,7 +1775,8 @@ on_result(struct worker *w, json_t *msg)
 	key_budget_charge(id, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
-	    "fatal")) && shrink_wanted(id, v.score)) {
+	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
+	    shrink_wanted(id, v.score)) {
 		json_object_del(spec, "id");
 		shrink_start(w, id, spec, &v);
 		json_decref(spec);

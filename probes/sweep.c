@@ -447,12 +447,47 @@ sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
 	}
 }
 
+/*
+ * 64-bit indexing (same_shape, GPU only): one bfloat16 case of 2^31 + 17
+ * elements per operand.  Inputs are generated on the device by kernels/
+ * ("gen": "philox"); the oracle runs on a sample of positions (every 65521st
+ * and the last 4096, where an int32 index has wrapped), which is exact for
+ * these elementwise same-shape ops.  The daemon drops "huge" cases on the CPU
+ * and runs them on the compile runners, one at a time per runner, so that
+ * screening runners never hold 16 GiB each.
+ */
+#define SWEEP_HUGE_N	((json_int_t)2147483648LL + 17)
+
+static void
+sweep_huge(struct sweep *s, int nops)
+{
+	json_t	*t;
+	int	 i;
+
+	if (strcmp(s->dtype, "bfloat16") != 0)
+		return;
+	sweep_begin(s);
+	for (i = 0; i < nops; i++) {
+		t = sweep_op(s, json_pack("[I]", SWEEP_HUGE_N), i);
+		if (t != NULL)
+			json_object_set_new(t, "gen", json_string("philox"));
+		sweep_arg(s, t);
+	}
+	if (s->cur != NULL) {
+		json_object_set_new(s->cur, "huge", json_true());
+		json_object_set_new(s->cur, "sample", json_pack("{s:i,s:i}",
+		    "every", 65521, "tail", 4096));
+	}
+	sweep_end(s);
+}
+
 static void
 sweep_unary(struct sweep *s, unsigned classes)
 {
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
 		sweep_same_shape(s, 1, NULL);
+		sweep_huge(s, 1);
 	}
 	if ((classes & PROBE_CONTRACT) && (s->ce->flags & CAT_GELU)) {
 		sweep_class(s, PROBE_CONTRACT);
@@ -486,6 +521,7 @@ sweep_binary(struct sweep *s, unsigned classes)
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
 		sweep_same_shape(s, 2, NULL);
+		sweep_huge(s, 2);
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);

@@ -159,15 +159,51 @@ def oracle_check(case, args, kwargs, oracle, device):
     return rec
 
 
+def build_huge(case, device):
+    """Arguments of a 2^31-element case: tensors marked "gen": "philox" come
+    from kernels/' counter-based generator on the device (generating 2^31
+    values on the host would take 17 GB and a minute); the rest as usual.
+    (The daemon generates such cases for GPUs only; the runner also takes a
+    small one on the CPU, which is how the tests exercise this path.)"""
+    if not kernels.available(device):
+        raise HarnessError("a 2^31-element case needs kernels/ "
+                           "(libopscreen_kernels.so, OPSCREEN_KERNELS)")
+    seed = case.get("seed", 0)
+    args = []
+    for i, a in enumerate(case.get("args", [])):
+        if isinstance(a, dict) and a.get("gen") == "philox":
+            args.append(kernels.generate(a, seed, i, device))
+        else:
+            args.append(inputs.build_arg(a, seed, i, device))
+    return args, {}
+
+
+def sample_positions(case, n, device):
+    """Every `every`-th position and the last `tail` (past 2^31 for a huge
+    case): where an int32 index would have wrapped."""
+    smp = case.get("sample") or {}
+    every, tail = int(smp.get("every", 65521)), int(smp.get("tail", 4096))
+    idx = torch.cat([torch.arange(0, n, every, device=device),
+                     torch.arange(max(n - tail, 0), n, device=device)])
+    return torch.unique(idx)
+
+
+def _sampled(args, idx, n):
+    return [a.reshape(-1)[idx] if isinstance(a, torch.Tensor) and a.numel() == n
+            else a for a in args]
+
+
 def run_case(case, adapter, device):
     """The RESULT fields of one case (without type and id)."""
     _check(case, adapter)
     if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
         return bootstrap_case(case, adapter)
+    huge = bool(case.get("huge"))
     try:
         op = inputs.resolve_op(case["key"])
-        args, kwargs = inputs.build_args(case, device)
-    except (ValueError, TypeError, KeyError) as e:
+        args, kwargs = build_huge(case, device) if huge else \
+            inputs.build_args(case, device)
+    except (ValueError, TypeError, KeyError, kernels.KernelError) as e:
         raise HarnessError(_describe(e)) from e
     mutates = inputs.mutated(case)
     stat = case.get("compare") == "stat"
@@ -182,6 +218,12 @@ def run_case(case, adapter, device):
                                                     seed)
     if stat:  # samples are judged by a test, not against an fp64 run
         oracle, oerr = None, None
+    elif huge:  # elementwise: the oracle of a sample is the sample of the oracle
+        n = args[0].numel()
+        idx = sample_positions(case, n, device)
+        sargs = _sampled(args, idx, n)
+        oracle, oerr, times["oracle_ms"], _ = _call(
+            op, inputs.upcast(sargs), inputs.upcast(kwargs), mutates, device)
     else:
         oracle, oerr, times["oracle_ms"], _ = _call(
             op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
@@ -199,7 +241,7 @@ def run_case(case, adapter, device):
                     op, args, kwargs, mutates, device, seed)
             # steady-state timing only where it is cheap: a slow call is
             # timed by its first run (the case must end inside its deadline)
-            if cerr is None and not compile_step and \
+            if cerr is None and not compile_step and not huge and \
                     times["cand_first_ms"] < STEADY_MAX_MS:
                 steady = [_call(op, args, kwargs, mutates, device)[2]
                           for _ in range(STEADY_CALLS)]
@@ -224,6 +266,14 @@ def run_case(case, adapter, device):
         if oerr:
             res["oracle_error"] = oerr
         t0 = time.perf_counter()
+        if huge:
+            n = args[0].numel()
+            idx = sample_positions(case, n, device)
+            args = _sampled(args, idx, n)
+            cand = cand.reshape(-1)[idx] if isinstance(cand, torch.Tensor) else cand
+            native = native.reshape(-1)[idx] if isinstance(native, torch.Tensor) \
+                else native
+            res["sampled"] = int(idx.numel())
         if not stat and not oerr:
             t1 = time.perf_counter()
             chk = oracle_check(case, args, kwargs, oracle, device)

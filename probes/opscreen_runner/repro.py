@@ -26,8 +26,7 @@ CASE = json.loads({case!r})
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 '''
 
-_MAIN = '''
-
+_FAILURES = '''
 def failures(case, outs, alias_c):
     """The DESIGN.md pass rule, one message per violation."""
     bad = []
@@ -55,7 +54,9 @@ def failures(case, outs, alias_c):
         bad.append("result is not the written %s tensor" % mutated(case))
     return bad
 
+'''
 
+_MAIN = _FAILURES + '''
 def main():
     op = resolve_op(CASE["key"])
     mutates = mutated(CASE)
@@ -89,7 +90,41 @@ if __name__ == "__main__":
 '''
 
 
+_HUGE = '''#!/usr/bin/env python3
+"""opscreen repro: case {id}, {key} served by {module}.{name} ({dtype}, {cls}),
+2^31-element operands made on the GPU by kernels/ (not self-contained: run it
+from an opscreen checkout with PYTHONPATH=probes and OPSCREEN_KERNELS pointing
+at build/libopscreen_kernels.so). It runs the case as the runner does and
+asserts the opscreen pass rule on every 65521st and the last 4096 positions.
+"""
+import json
+
+from opscreen_runner.adapters import FlagGemsStyle
+from opscreen_runner.execute import run_case
+from opscreen_runner.inputs import mutated
+{failures}
+CASE = json.loads({case!r})
+adapter = FlagGemsStyle({library!r})
+adapter.load()
+adapter.entries()
+res = run_case(CASE, adapter, "cuda")
+print(json.dumps(res, indent=1)[:4000])
+assert res["status"] == "ok", res.get("cand_error") or res
+bad = failures(CASE, res["outputs"], res.get("alias_c"))
+assert not bad, "; ".join(bad)
+print("PASS")
+'''
+
+
 def render(case, module):
+    if case.get("huge"):
+        lib = "flag_gems" if module == "flag_gems" else \
+            "demolib" if module == "opscreen_demolib" else module
+        return _HUGE.format(id=case.get("id"), key=case.get("key"),
+                            name=case.get("name"), dtype=case.get("dtype"),
+                            cls=case.get("class"), module=module, library=lib,
+                            case=json.dumps(case, sort_keys=True),
+                            failures=_FAILURES)
     head = _HEAD.format(id=case.get("id"), key=case.get("key"), name=case.get("name"),
                         dtype=case.get("dtype"), cls=case.get("class"), module=module,
                         case=json.dumps(case, sort_keys=True))

@@ -173,6 +173,9 @@ def test_store_is_consistent(screened):
                       "c.id=r.case_id WHERE c.run_id=?",
                       (screened.run_id,)).fetchone()[0]
     assert total == done == ncases == nres
+    # the 2^31-element cases are generated for GPUs only
+    assert db.execute("SELECT count(*) FROM cases WHERE run_id=? AND "
+                      "json_extract(spec, '$.huge')", (screened.run_id,)).fetchone()[0] == 0
     assert db.execute("PRAGMA foreign_key_check").fetchall() == []
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

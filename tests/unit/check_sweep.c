@@ -382,7 +382,36 @@ START_TEST(filters)
 	dt = json_pack("[s]", "float32");
 	ck_assert_int_gt(sweep_expand("neg", NULL, PROBE_SAME_SHAPE, dt, out), 0);
 	json_decref(dt);
-	ck_assert_uint_eq(json_array_size(out), 5 * 9 + 9);
+	/* 9 shapes per dtype, and the bfloat16 64-bit-indexing case */
+	ck_assert_uint_eq(json_array_size(out), 5 * 9 + 1 + 9);
+	json_decref(out);
+}
+END_TEST
+
+START_TEST(huge_case)
+{
+	json_t		*out = json_array(), *c, *a;
+	size_t		 i, n = 0;
+
+	ck_assert_int_gt(sweep_expand("mul.Tensor", NULL, PROBE_SAME_SHAPE, NULL,
+	    out), 0);
+	json_array_foreach(out, i, c) {
+		if (!json_is_true(json_object_get(c, "huge")))
+			continue;
+		n++;
+		/* bfloat16 only, every operand 2^31 + 17 long, made on the device */
+		ck_assert_str_eq(json_string_value(json_object_get(c, "dtype")),
+		    "bfloat16");
+		ck_assert_uint_eq(json_array_size(json_object_get(c, "args")), 2);
+		a = json_array_get(json_object_get(c, "args"), 1);
+		ck_assert(json_integer_value(json_array_get(json_object_get(a,
+		    "shape"), 0)) == 2147483648LL + 17);
+		ck_assert_str_eq(json_string_value(json_object_get(a, "gen")),
+		    "philox");
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_object_get(c, "sample"), "tail")), 4096);
+	}
+	ck_assert_uint_eq(n, 1);
 	json_decref(out);
 }
 END_TEST
@@ -789,6 +818,7 @@ sweep_suite(void)
 	tcase_add_test(tc, reseed);
 	tcase_add_test(tc, reduction_sweeps);
 	tcase_add_test(tc, shrink_halves_sizes);
+	tcase_add_test(tc, huge_case);
 	suite_add_tcase(s, tc);
 	return s;
 }
