@@ -52,7 +52,8 @@ OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Sca
 # survives the device call that started it; BODY '' = full screen on start.
 start() {
 	name=$1; W=/tmp/opscreen-$name
-	rm -rf "$W"; mkdir -p "$W"
+	if [ "${5:-}" != keep ]; then rm -rf "$W"; fi
+	mkdir -p "$W"
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
 	st=yes; [ -n "$4" ] && st=no
 	cat > "$W/opscreen.conf" <<CONF
@@ -76,6 +77,7 @@ shrink_max = ${SHRINK_MAX:-12}
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
+	rm -f "$W/pid"
 	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
 	    setsid ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
@@ -94,12 +96,12 @@ CONF
 	fi
 }
 
-# wait NAME: polls run 1 until it ends or the call's time is nearly up;
-# returns 0 when the run has ended.
+# wait NAME: polls the newest run until it ends or the call's time is nearly
+# up; returns 0 when the run has ended.
 wait_run() {
 	name=$1; W=/tmp/opscreen-$name; until=$(( $(date +%s) + ${2:-100000} ))
 	while [ "$(left)" -gt 25 ] && [ "$(date +%s)" -lt "$until" ]; do
-		state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+		state=$(curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
 		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
 		case "$state" in complete*|failed*|cancelled*) return 0;; esac
 		sleep 10
@@ -107,14 +109,19 @@ wait_run() {
 	return 1
 }
 
+last_run() {
+	curl -s localhost:8470/runs | python3 -c 'import json,sys; print(max([r["id"] for r in json.load(sys.stdin)["runs"]] or [1]))' 2>/dev/null || echo 1
+}
+
 # finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
 finish() {
 	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name
 	mkdir -p "$P"
-	state=$(curl -s localhost:8470/runs/1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+	state=$(curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
 	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
-	    | tee "$P/timing.txt"
-	curl -s localhost:8470/runs/1 > "$P/run.json"
+	    | tee -a "$P/timing.txt"
+	curl -s "localhost:8470/runs/$(last_run)" > "$P/run.json"
+	curl -s "localhost:8470/regressions?limit=1000" > "$P/regressions.json"
 	for f in json yaml; do
 		curl -s "localhost:8470/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
 		curl -s "localhost:8470/denylist?format=$f&stale=ok" > "$P/denylist.$f"
@@ -175,8 +182,11 @@ cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE", "checks:PHASE",
-# "run:PHASE" (start, wait, finish), in order; a wait that runs out of time
-# stops the list (the daemon runs on for the next call).
+# "run:PHASE" (start, wait, finish), "upgrade:PHASE" (a daemon on PHASE's
+# database with flag_gems 5.0.2: it sees the fingerprint change and screens
+# again, and the regressions between the two screens are the release diff),
+# in order; a wait that runs out of time stops the list (the daemon runs on
+# for the next call).
 for act in $ACTIONS; do
 	verb=${act%%:*}; ph=${act#*:}
 	case $verb in
@@ -186,6 +196,7 @@ for act in $ACTIONS; do
 	        wait_run "$ph" "$secs" || echo "not done within $secs s: $ph";;
 	finish) finish "$ph";;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")";;
+	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
 	        wait_run "$ph" || { echo "still running: $ph"; break; }
 	        finish "$ph";;

@@ -157,6 +157,17 @@ def main():
     w("## Oracle cross-check\n")
     w(f"{chk[0]} cases had both fp64 oracles (kernels/ and torch); "
       f"{chk[1] or 0} disagreed beyond fp64 rounding (oracle_fault).\n")
+    changes = q(db, "SELECT kind, json FROM events WHERE run_id=? AND kind IN "
+                    "('regression', 'fix', 'new', 'vanished') ORDER BY id", run)
+    if changes:
+        w("## Changes from the previous complete screen of this host\n")
+        w("| change | name | dtype | from | to | detail |\n|---|---|---|---|---|---|")
+        for kind, js in changes:
+            e = json.loads(js)
+            w(f"| {kind} | {e.get('name', '')} | {e.get('dtype', '')} | "
+              f"{e.get('from', '')} | {e.get('to', '')} | "
+              f"{str(e.get('detail', '')).replace('|', '/')[:120]} |")
+        w("")
     lib = q(db, "SELECT json FROM events WHERE run_id=? AND kind='bootstrap_hazard'", run)
     w("## Library-wide bootstrap\n")
     w("Importing the library initialised CUDA: " + ("**yes** " + lib[0][0] if lib else
