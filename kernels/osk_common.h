@@ -228,7 +228,8 @@ osk_compare_float_at(struct osk_cpart *part, const struct osk_tensor *c,
 	uint64_t cb = osk_rawbits(c, oc), nb = osk_rawbits(n, on);
 	int fo = osk_isfinite(ov);
 
-	ulp = osk_ulp_at(fo ? osk_fabs(ov) : 0.0, ldexp(omax, -10),
+	/* omax * 2^-10 is ldexp(omax, -10): both are correctly rounded */
+	ulp = osk_ulp_at(fo ? osk_fabs(ov) : 0.0, omax * (1.0 / 1024.0),
 	    osk_prec(dt), osk_tiny(dt));
 	r = osk_round_to(ov, dt);
 	if (fo && osk_isfinite(r) && osk_fabs(r - ov) > part->R)

@@ -141,17 +141,21 @@ osk_prec(int dt)
 	}
 }
 
+/* 2^e for a normal double exponent (-1022 <= e <= 1023), from its bits. */
+#define OSK_P2N(e)	osk_dbits((uint64_t)(1023 + (e)) << 52)
+
 OSK_HD double
 osk_tiny(int dt)
 {
+	/* from bits, not ldexp: it is called once per compared element */
 	switch (dt) {
-	case OSK_F64: return OSK_2P(-1074);
-	case OSK_F32: return OSK_2P(-149);
-	case OSK_F16: return OSK_2P(-24);
-	case OSK_BF16: return OSK_2P(-133);
-	case OSK_F8E4M3: return OSK_2P(-9);
-	case OSK_F8E5M2: return OSK_2P(-16);
-	default: return OSK_2P(-127);
+	case OSK_F64: return osk_dbits(1);	/* 2^-1074 */
+	case OSK_F32: return OSK_P2N(-149);
+	case OSK_F16: return OSK_P2N(-24);
+	case OSK_BF16: return OSK_P2N(-133);
+	case OSK_F8E4M3: return OSK_P2N(-9);
+	case OSK_F8E5M2: return OSK_P2N(-16);
+	default: return OSK_P2N(-127);
 	}
 }
 
@@ -1107,6 +1111,16 @@ osk_ulp_at(double absO, double floor_, int p, double tiny)
 
 	if (!(mag > 0))
 		return tiny;
+	/*
+	 * frexp's exponent from the bits when mag is a normal double, and the
+	 * power of two from the bits when it is a normal one: the same values
+	 * frexp/ldexp give, without two library calls per element.
+	 */
+	e = (int)((osk_bitsd(mag) >> 52) & 0x7ff);
+	if (e != 0 && e != 0x7ff && e - 1022 - p >= -1022) {
+		u = OSK_P2N(e - 1022 - p);
+		return u > tiny ? u : tiny;
+	}
 	(void)frexp(mag, &e);
 	u = ldexp(1.0, e - p);
 	return u > tiny ? u : tiny;

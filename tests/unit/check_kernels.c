@@ -439,6 +439,45 @@ START_TEST(test_compare_exact_and_index)
 }
 END_TEST
 
+/* The ULP from exponent bits equals frexp/ldexp's on every kind of double. */
+START_TEST(test_ulp_bits_equal_frexp)
+{
+	static const int	 dts[] = { OSK_F64, OSK_F32, OSK_F16, OSK_BF16,
+	    OSK_F8E4M3, OSK_F8E5M2 };
+	uint64_t		 x = 0x9e3779b97f4a7c15ULL;
+	size_t			 k;
+	int			 i, e, p;
+	double			 mag, tiny, ref, got;
+
+	for (k = 0; k < sizeof(dts) / sizeof(dts[0]); k++) {
+		p = osk_prec(dts[k]);
+		tiny = osk_tiny(dts[k]);
+		ck_assert(tiny == ldexp(1.0, dts[k] == OSK_F64 ? -1074 :
+		    dts[k] == OSK_F32 ? -149 : dts[k] == OSK_F16 ? -24 :
+		    dts[k] == OSK_BF16 ? -133 : dts[k] == OSK_F8E4M3 ? -9 : -16));
+		for (i = 0; i < 200000; i++) {
+			/* xorshift: every exponent, subnormals and zero included */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			mag = osk_dbits(x & 0x7fefffffffffffffULL);
+			if (i % 7 == 0)
+				mag = osk_dbits(x & 0x000fffffffffffffULL);
+			got = osk_ulp_at(mag, 0.0, p, tiny);
+			if (!(mag > 0))
+				ref = tiny;
+			else {
+				(void)frexp(mag, &e);
+				ref = ldexp(1.0, e - p);
+				ref = ref > tiny ? ref : tiny;
+			}
+			ck_assert_msg(got == ref, "p %d mag %a: %a != %a", p, mag,
+			    got, ref);
+		}
+	}
+}
+END_TEST
+
 static Suite *
 kernels_suite(void)
 {
@@ -457,6 +496,7 @@ kernels_suite(void)
 	tcase_add_test(tc, test_digest_strides);
 	tcase_add_test(tc, test_compare_float);
 	tcase_add_test(tc, test_compare_exact_and_index);
+	tcase_add_test(tc, test_ulp_bits_equal_frexp);
 	suite_add_tcase(s, tc);
 	return s;
 }
