@@ -42,3 +42,23 @@ def test_huge_inputs_are_reproducible():
     b = kernels.generate(spec, 7, 0, "cpu")
     c = kernels.generate(spec, 7, 1, "cpu")
     assert a.view(-1).equal(b.view(-1)) and not a.equal(c)
+
+
+@pytest.mark.skipif(not kernels.available("cpu"),
+                    reason="build/libopscreen_kernels_host.so missing: run make")
+def test_fused_compare_gives_the_same_figures(runner):
+    """kernels/' one-pass comparison (used from OPSCREEN_FUSED_MIN elements
+    on) reports exactly the figures figures.py computes."""
+    from runner_harness import Runner, tensor
+    case = make_case(51, "sum.dim_IntList", "sum_dim",
+                     [tensor([64, 4096], "bfloat16", "positive"), {"t": "ints", "v": [0]}])
+    fused = Runner(OPSCREEN_FUSED_MIN="1")
+    try:
+        fused.recv()
+        _, a = fused.case(case)
+    finally:
+        fused.close()
+    _, b = runner.case(case)
+    (oa,), (ob,) = a["outputs"], b["outputs"]
+    assert oa.pop("fused") is True and "fused" not in ob
+    assert oa == ob and oa["err_ulp_c"] > 1  # the demo sum_dim's accumulation error
