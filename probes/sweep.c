@@ -1827,6 +1827,93 @@ sweep_repeat_interleave(struct sweep *s, unsigned classes)
 	}
 }
 
+/*
+ * dtype_exotic for the data-movement families: values are moved, not
+ * computed, so every dtype aten moves must come through bit for bit (fp8
+ * e4m3fn/e5m2, e8m0fnu, int8, uint8, bool, complex64), whatever the dtypes
+ * the op computes in.  A dtype native cannot move either is not applicable.
+ */
+static const unsigned	sweep_exotic_dtypes[] = {
+	DT_F8E4M3, DT_F8E5M2, DT_E8M0, DT_I8, DT_U8, DT_BOOL, DT_C64
+};
+
+static json_t *
+sweep_xt(const char *dtype, json_t *shape)
+{
+	unsigned	 bit = dtype_bit(dtype);
+	json_t		*t;
+
+	t = json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape", shape, "dtype",
+	    dtype);
+	if (t == NULL)
+		return NULL;
+	if (bit == DT_BOOL)
+		json_object_set_new(t, "domain", json_string("bool"));
+	else if (bit == DT_E8M0)	/* powers of two only: 0.5, 1, 2 */
+		json_object_set_new(t, "domain", json_string("positive"));
+	else if (bit == DT_I8 || bit == DT_U8) {
+		json_object_set_new(t, "domain", json_string("int"));
+		json_object_set_new(t, "low", json_integer(bit == DT_U8 ? 0 :
+		    -100));
+		json_object_set_new(t, "high", json_integer(bit == DT_U8 ? 200 :
+		    100));
+	} else
+		json_object_set_new(t, "domain", json_string("normal"));
+	return t;
+}
+
+static int
+sweep_is_mover(enum catalog_family f)
+{
+	return f == FAM_CAT || f == FAM_STACK || f == FAM_GATHER ||
+	    f == FAM_INDEX_SELECT || f == FAM_WHERE || f == FAM_MASKED_FILL;
+}
+
+/* One or two cases of a data-movement family in the exotic s->dtype. */
+static void
+sweep_exotic(struct sweep *s)
+{
+	const char	*d = s->dtype;
+
+	sweep_class(s, PROBE_DTYPE_EXOTIC);
+	sweep_begin(s);
+	switch (s->ce->family) {
+	case FAM_CAT:
+	case FAM_STACK:
+		sweep_arg(s, sweep_tensors(json_pack("[o,o]",
+		    sweep_xt(d, sweep_dims(2, 3, 5)),
+		    sweep_xt(d, s->ce->family == FAM_CAT ? sweep_dims(2, 2, 5) :
+		    sweep_dims(2, 3, 5)))));
+		sweep_arg(s, sweep_i(s->ce->family == FAM_CAT ? 0 : 1));
+		break;
+	case FAM_GATHER:
+		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 6)));
+		sweep_arg(s, sweep_i(1));
+		sweep_arg(s, sweep_index(sweep_dims(2, 4, 3), NULL, 6));
+		break;
+	case FAM_INDEX_SELECT:
+		sweep_arg(s, sweep_xt(d, sweep_dims(2, 5, 7)));
+		sweep_arg(s, sweep_i(0));
+		sweep_arg(s, sweep_index(sweep_dims(1, 4), NULL, 5));
+		break;
+	case FAM_WHERE:
+		sweep_arg(s, sweep_bool_t(sweep_dims(2, 4, 5)));
+		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
+		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
+		break;
+	case FAM_MASKED_FILL:
+		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
+		sweep_arg(s, sweep_bool_t(sweep_dims(2, 4, 5)));
+		sweep_arg(s, dtype_bit(d) == DT_BOOL ? sweep_b(1) : sweep_i(1));
+		break;
+	default:
+		break;
+	}
+	if (s->cur != NULL)
+		json_object_set_new(s->cur, "compare", json_string("exact"));
+	sweep_end(s);
+}
+
 static void
 sweep_one(struct sweep *s, unsigned classes)
 {
@@ -1964,6 +2051,19 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		sweep_one(&s, classes);
 		if (s.err)
 			goto err;
+	}
+	if ((classes & PROBE_DTYPE_EXOTIC) && sweep_is_mover(s.ce->family)) {
+		size_t	 k;
+
+		for (k = 0; k < sizeof(sweep_exotic_dtypes) /
+		    sizeof(sweep_exotic_dtypes[0]); k++) {
+			s.dtype = dtype_name(sweep_exotic_dtypes[k]);
+			if (!sweep_wants(dtypes, s.dtype))
+				continue;
+			sweep_exotic(&s);
+			if (s.err)
+				goto err;
+		}
 	}
 	/*
 	 * The classes the hand-written families do not sweep come from the

@@ -795,6 +795,34 @@ START_TEST(shrink_halves_sizes)
 }
 END_TEST
 
+START_TEST(exotic_movers)
+{
+	json_t		*out = json_array(), *c, *dt;
+	size_t		 i, n = 0;
+
+	/* cat moves every dtype: one case per exotic dtype, compared exactly */
+	ck_assert_int_gt(sweep_expand("cat", NULL, PROBE_DTYPE_EXOTIC, NULL,
+	    out), 0);
+	json_array_foreach(out, i, c) {
+		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
+		    "dtype_exotic");
+		ck_assert_str_eq(json_string_value(json_object_get(c, "compare")),
+		    "exact");
+		n++;
+	}
+	ck_assert_uint_eq(n, 7);
+	/* the dtype filter applies; a computing family gets none */
+	json_array_clear(out);
+	dt = json_pack("[s]", "float8_e8m0fnu");
+	ck_assert_int_eq(sweep_expand("gather", NULL, PROBE_DTYPE_EXOTIC, dt,
+	    out), 1);
+	ck_assert_int_eq(sweep_expand("neg", NULL, PROBE_DTYPE_EXOTIC, dt, out),
+	    0);
+	json_decref(dt);
+	json_decref(out);
+}
+END_TEST
+
 static Suite *
 sweep_suite(void)
 {
@@ -819,6 +847,7 @@ sweep_suite(void)
 	tcase_add_test(tc, reduction_sweeps);
 	tcase_add_test(tc, shrink_halves_sizes);
 	tcase_add_test(tc, huge_case);
+	tcase_add_test(tc, exotic_movers);
 	suite_add_tcase(s, tc);
 	return s;
 }
