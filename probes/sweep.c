@@ -1267,6 +1267,61 @@ sweep_mm_case(struct sweep *s, int b, const int *mkn)
 	sweep_end(s);
 }
 
+static void	sweep_addmm_case(struct sweep *, json_t *, const int *);
+
+/* Sets the layout of the tensor arg at position i of the case being built. */
+static void
+sweep_layout(struct sweep *s, size_t i, const char *layout)
+{
+	json_t	*a = s->cur ? json_array_get(json_object_get(s->cur, "args"), i) :
+	    NULL;
+
+	if (a != NULL)
+		json_object_set_new(a, "layout", json_string(layout));
+}
+
+/*
+ * noncontig for the matmul family: column-major (transposed) operands, a
+ * row-strided (sliced) one, and both column-major: the layouts a model's
+ * weights and activations arrive in (w.t(), views into larger buffers).
+ */
+static void
+sweep_mm_noncontig(struct sweep *s, int addmm, int batched)
+{
+	static const struct {
+		const char	*a, *b;
+	} lay[] = {
+		{ "contiguous", "transposed" }, { "transposed", "contiguous" },
+		{ "transposed", "transposed" }, { "sliced", "contiguous" },
+	};
+	const int	*m = sweep_mm_sizes[2];
+	size_t		 i, off = addmm ? 1 : 0;
+
+	sweep_class(s, PROBE_NONCONTIG);
+	for (i = 0; i < sizeof(lay) / sizeof(lay[0]); i++) {
+		if (addmm) {
+			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			    0), m);
+		} else {
+			sweep_begin(s);
+			if (batched) {
+				sweep_arg(s, sweep_op(s, sweep_dims(3, 2, m[0],
+				    m[1]), 0));
+				sweep_arg(s, sweep_op(s, sweep_dims(3, 2, m[1],
+				    m[2]), 1));
+			} else {
+				sweep_arg(s, sweep_op(s, sweep_dims(2, m[0], m[1]),
+				    0));
+				sweep_arg(s, sweep_op(s, sweep_dims(2, m[1], m[2]),
+				    1));
+			}
+		}
+		sweep_layout(s, off, lay[i].a);
+		sweep_layout(s, off + 1, lay[i].b);
+		sweep_end(s);
+	}
+}
+
 static void
 sweep_mm(struct sweep *s, unsigned classes, int batched)
 {
@@ -1285,6 +1340,8 @@ sweep_mm(struct sweep *s, unsigned classes, int batched)
 		for (i = 0; i < NMMLONG; i++)
 			sweep_mm_case(s, batched ? 2 : -1, sweep_mm_long[i]);
 	}
+	if (classes & PROBE_NONCONTIG)
+		sweep_mm_noncontig(s, 0, batched);
 }
 
 static void
@@ -1347,6 +1404,8 @@ sweep_addmm(struct sweep *s, unsigned classes)
 			sweep_end(s);
 		}
 	}
+	if (classes & PROBE_NONCONTIG)
+		sweep_mm_noncontig(s, 1, 0);
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		m = sweep_mm_sizes[2];
@@ -2011,6 +2070,36 @@ sweep_wants(const json_t *dtypes, const char *name)
 	return 0;
 }
 
+/*
+ * The classes beyond the catalog's five that a family sweeps itself (or
+ * that make no sense for it): the schema-driven generator does not add
+ * them.  Its pointwise reading of the matmul, bincount and where schemas
+ * builds arguments aten rejects.
+ */
+static unsigned
+sweep_own_classes(enum catalog_family f)
+{
+	switch (f) {
+	case FAM_MM:
+	case FAM_BMM:
+	case FAM_ADDMM:
+		return PROBE_NONCONTIG | PROBE_EDGE_VALUES | PROBE_DTYPE_EXOTIC;
+	case FAM_TOPK:
+		return PROBE_COMPILE;
+	case FAM_BINCOUNT:
+	case FAM_WHERE:
+		return PROBE_NONCONTIG | PROBE_EDGE_VALUES;
+	case FAM_CAT:
+	case FAM_STACK:
+	case FAM_GATHER:
+	case FAM_INDEX_SELECT:
+	case FAM_MASKED_FILL:
+		return PROBE_DTYPE_EXOTIC;
+	default:
+		return 0;
+	}
+}
+
 /* Whether key gets cases: from the catalog, else from its schema. */
 int
 probe_supported(const char *key, const char *schema, const char **why)
@@ -2069,10 +2158,10 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 	 * The classes the hand-written families do not sweep come from the
 	 * schema-driven generator, when it knows the key.
 	 */
-	if ((classes & ~PROBE_CATALOG) && schema != NULL &&
-	    generic_supports(key, schema, NULL)) {
-		int	 g = generic_expand(key, schema, classes & ~PROBE_CATALOG,
-		    dtypes, out);
+	if ((classes & ~PROBE_CATALOG & ~sweep_own_classes(s.ce->family)) &&
+	    schema != NULL && generic_supports(key, schema, NULL)) {
+		int	 g = generic_expand(key, schema, classes & ~PROBE_CATALOG &
+		    ~sweep_own_classes(s.ce->family), dtypes, out);
 
 		if (g < 0)
 			goto err;
