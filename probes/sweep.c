@@ -1973,6 +1973,49 @@ sweep_exotic(struct sweep *s)
 	sweep_end(s);
 }
 
+/*
+ * noncontig for the data-movement families: the moved tensor transposed
+ * (column-major) and row-strided (a view into a wider buffer); an index or
+ * mask stays contiguous.
+ */
+static void
+sweep_mover_noncontig(struct sweep *s)
+{
+	static const char	*lays[] = { "transposed", "sliced" };
+	size_t			 i;
+	json_t			*t;
+
+	sweep_class(s, PROBE_NONCONTIG);
+	for (i = 0; i < 2; i++) {
+		sweep_begin(s);
+		switch (s->ce->family) {
+		case FAM_CAT:
+		case FAM_STACK:
+			t = sweep_op(s, sweep_dims(2, 6, 5), 0);
+			json_object_set_new(t, "layout", json_string(lays[i]));
+			sweep_arg(s, sweep_tensors(json_pack("[o,o]", t,
+			    sweep_op(s, sweep_dims(2, 6, 5), 0))));
+			sweep_arg(s, sweep_i(1));
+			break;
+		case FAM_GATHER:
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 6, 8), 0));
+			sweep_layout(s, 0, lays[i]);
+			sweep_arg(s, sweep_i(1));
+			sweep_arg(s, sweep_index(sweep_dims(2, 6, 3), NULL, 8));
+			break;
+		case FAM_INDEX_SELECT:
+			sweep_arg(s, sweep_op(s, sweep_dims(2, 7, 9), 0));
+			sweep_layout(s, 0, lays[i]);
+			sweep_arg(s, sweep_i(i));
+			sweep_arg(s, sweep_index(sweep_dims(1, 4), NULL, 7));
+			break;
+		default:
+			break;
+		}
+		sweep_end(s);
+	}
+}
+
 static void
 sweep_one(struct sweep *s, unsigned classes)
 {
@@ -2093,6 +2136,7 @@ sweep_own_classes(enum catalog_family f)
 	case FAM_STACK:
 	case FAM_GATHER:
 	case FAM_INDEX_SELECT:
+		return PROBE_DTYPE_EXOTIC | PROBE_NONCONTIG;
 	case FAM_MASKED_FILL:
 		return PROBE_DTYPE_EXOTIC;
 	default:
@@ -2138,6 +2182,10 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		if (!sweep_wants(dtypes, s.dtype))
 			continue;
 		sweep_one(&s, classes);
+		if ((classes & PROBE_NONCONTIG) && (s.ce->family == FAM_CAT ||
+		    s.ce->family == FAM_STACK || s.ce->family == FAM_GATHER ||
+		    s.ce->family == FAM_INDEX_SELECT))
+			sweep_mover_noncontig(&s);
 		if (s.err)
 			goto err;
 	}
