@@ -124,6 +124,9 @@ int	osk_is_device(void);
 const char *osk_strerror(int);
 int	osk_op_code(const char *);
 size_t	osk_scratch_bytes(void);
+/* sort oracle: host memory in both libraries (see osk_common.c) */
+int	osk_sort_rows(const double *, int64_t, int64_t, int, double *,
+	    int64_t *);
 
 int	osk_generate(const struct osk_tensor *, const struct osk_genspec *,
 	    uint64_t, uint64_t, void *);

@@ -1,6 +1,7 @@
 /*
  * Functions of osk.h that do not touch tensors, the same in both builds.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "osk.h"
@@ -99,4 +100,76 @@ size_t
 osk_scratch_bytes(void)
 {
 	return 512 * (OSK_MAXBLOCKS + 2);
+}
+
+/* ---- the sort oracle (host memory; both libraries export it) ------------- */
+
+/* torch's order: NaN above every number; -1, 0, 1 */
+static int
+osk_sort_cmp(double a, double b)
+{
+	int	an = a != a, bn = b != b;
+
+	if (an || bn)
+		return an - bn;
+	return (a > b) - (a < b);
+}
+
+/* Stable merge sort of idx[0..n) by x[idx[i]], tmp holding n entries. */
+static void
+osk_msort(const double *x, int64_t *idx, int64_t *tmp, int64_t n, int desc)
+{
+	int64_t	 h = n / 2, i = 0, j = h, k = 0;
+	int	 c;
+
+	if (n < 2)
+		return;
+	osk_msort(x, idx, tmp, h, desc);
+	osk_msort(x, idx + h, tmp, n - h, desc);
+	while (i < h && j < n) {
+		c = osk_sort_cmp(x[idx[j]], x[idx[i]]);
+		/* take the right element only when it strictly goes first */
+		if (desc ? c > 0 : c < 0)
+			tmp[k++] = idx[j++];
+		else
+			tmp[k++] = idx[i++];
+	}
+	while (i < h)
+		tmp[k++] = idx[i++];
+	while (j < n)
+		tmp[k++] = idx[j++];
+	memcpy(idx, tmp, (size_t)n * sizeof(*idx));
+}
+
+/*
+ * Each of `rows` contiguous rows of n doubles sorted stably, ascending or
+ * descending, NaN as the largest value (torch's order); vals and idx get the
+ * sorted values and their positions in the row.  Host memory in both
+ * libraries: sorting is exact, so the oracle need not run on the device.
+ */
+int
+osk_sort_rows(const double *x, int64_t rows, int64_t n, int descending,
+    double *vals, int64_t *idx)
+{
+	int64_t	*tmp, r, i;
+
+	if (rows < 0 || n < 0 || (rows * n > 0 && (x == NULL || vals == NULL ||
+	    idx == NULL)))
+		return OSK_EINVAL;
+	if (rows == 0 || n == 0)
+		return OSK_OK;
+	if ((tmp = malloc((size_t)n * sizeof(*tmp))) == NULL)
+		return OSK_ENOMEM;
+	for (r = 0; r < rows; r++) {
+		const double	*row = x + r * n;
+		int64_t		*ix = idx + r * n;
+
+		for (i = 0; i < n; i++)
+			ix[i] = i;
+		osk_msort(row, ix, tmp, n, descending);
+		for (i = 0; i < n; i++)
+			vals[r * n + i] = row[ix[i]];
+	}
+	free(tmp);
+	return OSK_OK;
 }

@@ -66,6 +66,8 @@ _SIGS = {
     "osk_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     "osk_op_code": (ctypes.c_int, [ctypes.c_char_p]),
     "osk_scratch_bytes": (ctypes.c_size_t, []),
+    "osk_sort_rows": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                                     ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]),
     "osk_generate": (ctypes.c_int, [_P(Desc), _P(GenSpec), ctypes.c_uint64,
                                     ctypes.c_uint64, ctypes.c_void_p]),
     "osk_exhaustive16": (ctypes.c_int, [_P(Desc), ctypes.c_void_p]),
@@ -410,7 +412,44 @@ NORMS = {"layer_norm", "native_layer_norm", "rms_norm", "group_norm", "native_gr
 MATMUL = {"mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "outer", "ger", "dot"}
 MOVES = {"gather", "index_select", "cat", "stack", "repeat_interleave"}
 # families without a kernels/ oracle yet: the runner keeps torch's fp64 oracle
-NO_ORACLE = {"sort", "topk", "argsort"}
+NO_ORACLE = set()
+SORTS = {"sort", "argsort", "topk"}
+
+
+def _sort_oracle(base, op, args, kwargs):
+    """sort / argsort / topk: a stable fp64 sort of each row by the host
+    library (exact: sorting moves values, so it need not run on the device),
+    NaN as the largest value as in torch. Results go back to the input's
+    device; values in float64, indices int64."""
+    lib = _load("host")
+    if lib is None:
+        return None
+    b = _bind(op, args, kwargs)
+    x = b.get("self")
+    if not isinstance(x, torch.Tensor) or x.is_complex():
+        return None
+    dev = x.device
+    dim = b.get("dim", -1)
+    dim = -1 if dim is None else dim
+    nd = max(x.dim(), 1)
+    dim %= nd
+    desc = bool(b.get("descending", False)) if base != "topk" else \
+        bool(b.get("largest", True))
+    xr = x.detach().to("cpu", torch.float64).reshape(x.shape or (1,))
+    xr = xr.movedim(dim, -1).contiguous()
+    n = xr.shape[-1] if xr.dim() else 1
+    rows = xr.numel() // n if n else 0
+    vals, idx = torch.empty_like(xr), torch.empty(xr.shape, dtype=torch.int64)
+    _ck(lib, lib.osk_sort_rows(xr.data_ptr(), rows, n, int(desc), vals.data_ptr(),
+                               idx.data_ptr()), "sort")
+    if base == "topk":
+        k = int(b.get("k"))
+        vals, idx = vals[..., :k], idx[..., :k]
+    vals, idx = vals.movedim(-1, dim), idx.movedim(-1, dim)
+    if x.dim() == 0:
+        vals, idx = vals.reshape(()), idx.reshape(())
+    vals, idx = vals.to(dev), idx.to(dev)
+    return idx if base == "argsort" else (vals, idx)
 
 
 def oracle_keys():
@@ -863,6 +902,12 @@ def oracle(key, args, kwargs):
         base = base[:-1]  # in-place variant: same values as the functional op
     if base in NO_ORACLE:
         return None
+    if base in SORTS:
+        try:
+            op = _resolve(key)
+        except (AttributeError, RuntimeError):
+            return None
+        return _sort_oracle(base, op, args, kwargs)
     kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     device = _device_of(args, kwargs)
     if device is None or library(device) is None:

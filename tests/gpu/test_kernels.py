@@ -83,6 +83,10 @@ CASES += [(k, [P], {}) for k in (
     "log.default", "log2.default", "log10.default", "log1p.default", "sqrt.default",
     "rsqrt.default", "acosh.default")]
 CASES += [
+    ("sort.default", [X, 1, False], {}),
+    ("sort.stable", [X], {"stable": True, "dim": 0, "descending": True}),
+    ("argsort.default", [X, -1, True], {}), ("topk.default", [X, 7, 1, True, True], {}),
+    ("topk.default", [X, 5, 0, False, True], {}),
     ("gelu.default", [X], {}), ("gelu.default", [X], {"approximate": "tanh"}),
     ("elu.default", [X, 1.5], {}), ("leaky_relu.default", [X, 0.2], {}),
     ("hardtanh.default", [X, -0.5, 0.5], {}), ("softplus.default", [X, 2.0, 3.0], {}),
@@ -186,6 +190,12 @@ def test_oracle_matches_torch_fp64(device, case):
         if b.is_floating_point():
             agree = kernels.oracle_agreement(a, b)
             assert agree["ok"], (key, agree)
+        elif key.split(".")[0] in kernels.SORTS:
+            # ties may be ordered either way; the picked values may not
+            dim = kwargs.get("dim", args[2] if key.startswith("topk") else
+                             args[1] if len(args) > 1 else -1)
+            x = args[0].cpu()
+            assert torch.equal(x.gather(dim, a.cpu()), x.gather(dim, b.cpu())), key
         else:
             assert torch.equal(a.to(b.dtype).cpu(), b.cpu()), key
 

@@ -478,6 +478,29 @@ START_TEST(test_ulp_bits_equal_frexp)
 }
 END_TEST
 
+/* Stable, NaN largest, -0 and 0 equal: torch's sort order, by hand. */
+START_TEST(test_sort_rows)
+{
+	double		 x[] = { 3, NAN, 1, 1, -0.0, 0.0 }, v[6];
+	int64_t		 ix[6], i;
+	const int64_t	 up[] = { 4, 5, 2, 3, 0, 1 }, down[] = { 1, 0, 2, 3, 4, 5 };
+
+	ck_assert_int_eq(osk_sort_rows(x, 1, 6, 0, v, ix), 0);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(ix[i], up[i]);
+	ck_assert(v[0] == 0 && signbit(v[0]) && v[4] == 3 && isnan(v[5]));
+	ck_assert_int_eq(osk_sort_rows(x, 1, 6, 1, v, ix), 0);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(ix[i], down[i]);
+	/* two rows of three */
+	ck_assert_int_eq(osk_sort_rows(x, 2, 3, 0, v, ix), 0);
+	ck_assert(v[0] == 1 && v[1] == 3 && isnan(v[2]));
+	ck_assert_int_eq(ix[3], 1);
+	ck_assert_int_eq(osk_sort_rows(x, 1, 0, 0, v, ix), 0);
+	ck_assert_int_eq(osk_sort_rows(NULL, 1, 2, 0, v, ix), OSK_EINVAL);
+}
+END_TEST
+
 static Suite *
 kernels_suite(void)
 {
@@ -497,6 +520,7 @@ kernels_suite(void)
 	tcase_add_test(tc, test_compare_float);
 	tcase_add_test(tc, test_compare_exact_and_index);
 	tcase_add_test(tc, test_ulp_bits_equal_frexp);
+	tcase_add_test(tc, test_sort_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
