@@ -409,6 +409,16 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	}
 	if (strcmp(st, "cand_error") == 0) {
 		msg = json_string_value(json_object_get(result, "cand_error"));
+		/*
+		 * Out of device memory says more about the runners sharing the
+		 * GPU than about the library (a 2^31-element case needs 16 GiB):
+		 * not judged, never broken.
+		 */
+		if (msg != NULL && (strncmp(msg, "OutOfMemoryError", 16) == 0 ||
+		    strstr(msg, "CUDA out of memory") != NULL)) {
+			verdict_set(v, CASE_ERROR, "out_of_memory", 0, "%s", msg);
+			return 0;
+		}
 		verdict_set(v, CASE_FAIL, "raises", VERDICT_SCORE_SHAPE, "%s",
 		    msg ? msg : "candidate raised");
 		return 0;

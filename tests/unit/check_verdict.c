@@ -726,6 +726,28 @@ START_TEST(oracle_fault)
 }
 END_TEST
 
+START_TEST(out_of_memory)
+{
+	struct case_verdict	 v;
+	json_t			*sp = spec(), *r;
+
+	r = json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
+	    "OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB");
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "out_of_memory");
+	json_decref(r);
+	/* any other exception is the library's */
+	r = json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
+	    "RuntimeError: memory layout not supported");
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "raises");
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -753,6 +775,7 @@ verdict_suite(void)
 	tcase_add_test(tc, ladder_fit);
 	tcase_add_test(tc, fold_hazard);
 	tcase_add_test(tc, oracle_fault);
+	tcase_add_test(tc, out_of_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
