@@ -142,6 +142,10 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	install -m 755 build/opscreenctl $(DESTDIR)$(PREFIX)/bin/opscreenctl
 	install -m 644 probes/opscreen_runner/*.py \
 	    $(DESTDIR)$(SHARE)/probes/opscreen_runner/
+	# kernels/ where the runner looks for it (share/opscreen/build)
+	install -d $(DESTDIR)$(SHARE)/build
+	for l in build/libopscreen_kernels_host.so build/libopscreen_kernels.so; do \
+	    [ ! -e $$l ] || install -m 755 $$l $(DESTDIR)$(SHARE)/build/ || exit 1; done
 	install -m 644 tests/demolib/opscreen_demolib/*.py \
 	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib/
 	install -m 644 web/* $(DESTDIR)$(SHARE)/web/
