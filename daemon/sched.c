@@ -932,9 +932,89 @@ case_dispatch(struct worker *w, int64_t id)
 	return rc;
 }
 
-/* ---- per-key time budget ------------------------------------------------- */
+/* ---- skipping cases -------------------------------------------------------- */
 
 static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
+
+/*
+ * Records the pending cases of key (and dtype, unless NULL) on device as
+ * `skipped` with reason and detail, except those a runner holds right now
+ * (they finish on their own); cls narrows them (a literal SQL "AND ..."
+ * clause, "" for none).  They leave the in-memory queues too.  Returns how
+ * many, or -1 on a store error (nothing recorded).
+ */
+static int
+cases_skip(int device, const char *key, const char *dtype, const char *reason,
+    const char *detail, const char *cls)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st;
+	char		 busy[MAX_WORKERS * 24] = "", sql[512 + sizeof(busy)];
+	char		 where[256 + sizeof(busy)];
+	int		 i, j, n, s = slot_of_device(device);
+
+	if (s < 0)
+		return -1;
+	for (i = 0, j = 0; i < env->nworkers; i++)
+		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
+			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
+			    (long long)env->workers[i].case_id);
+	snprintf(where, sizeof(where), "run_id=?1 AND device=?2 AND key=?3 AND "
+	    "(?4 IS NULL OR dtype=?4) AND state='pending' AND id NOT IN (0%s)%s",
+	    busy, cls);
+	if (store_begin(env->store) == -1)
+		return -1;
+	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
+	    "detail, created) SELECT id, 'skipped', ?5, ?6, ?7 FROM cases WHERE "
+	    "%s", where);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	if (dtype != NULL)
+		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, detail, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 7, now_wall());
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	n = sqlite3_changes(db);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE %s",
+	    where);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	if (dtype != NULL)
+		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "UPDATE runs SET done=done+%d WHERE id=%lld",
+	    n, (long long)cur.run_id);
+	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
+		goto fail;
+	cur.done += n;
+	if (n > 0 && sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?",
+	    -1, &st, NULL) == SQLITE_OK) {
+		queue_drop_skipped(&cur.q[s], st);
+		queue_drop_skipped(&cur.cq[s], st);
+		sqlite3_finalize(st);
+	}
+	return n;
+ fail:
+	store_rollback(env->store);
+	return -1;
+}
+
+/* ---- per-key time budget ------------------------------------------------- */
 
 /*
  * runner.key_budget: when the candidate's calls of one key on one device
@@ -945,86 +1025,33 @@ static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
  * ("N of M cases run"), never verified on part of its cases.
  */
 static void
-key_budget_charge(int64_t id, double first_ms)
+key_budget_charge(int device, const json_t *spec, double first_ms)
 {
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*st;
-	char		 k[512] = "", key[256] = "", detail[200], busy[MAX_WORKERS * 24] = "";
-	char		 sql[640 + sizeof(busy)];
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+	const char	*cls = json_string_value(json_object_get(spec, "class"));
+	char		 k[512], detail[200];
 	double		 spent;
-	int		 device = 0, n, i, j;
+	int		 n;
 
-	if (env->conf.key_budget <= 0 || !(first_ms > 0))
+	if (env->conf.key_budget <= 0 || !(first_ms > 0) || key == NULL ||
+	    (cls != NULL && strcmp(cls, "compile") == 0))
 		return;
-	if (sqlite3_prepare_v2(db, "SELECT device, key FROM cases WHERE id=? AND "
-	    "class != 'compile'", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		device = sqlite3_column_int(st, 0);
-		snprintf(key, sizeof(key), "%s", sqlite3_column_text(st, 1));
-		snprintf(k, sizeof(k), "%d|%s", device, key);
-	}
-	sqlite3_finalize(st);
-	if (k[0] == '\0')
-		return;
+	snprintf(k, sizeof(k), "%d|%s", device, key);
 	if (cur_spent == NULL)
 		cur_spent = json_object();
 	spent = json_real_value(json_object_get(cur_spent, k)) + first_ms / 1e3;
 	json_object_set_new(cur_spent, k, json_real(spent));
 	if (spent <= env->conf.key_budget)
 		return;
-	for (i = 0, j = 0; i < env->nworkers; i++)
-		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
-			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
-			    (long long)env->workers[i].case_id);
 	snprintf(detail, sizeof(detail), "not run: the key's cases took %.2g s "
 	    "of candidate time, over runner.key_budget (%g s)", spent,
 	    env->conf.key_budget);
-	if (store_begin(env->store) == -1)
-		return;
-	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
-	    "detail, created) SELECT id, 'skipped', 'key_budget', ?, ? FROM cases "
-	    "WHERE run_id=? AND device=? AND key=? AND state='pending' AND "
-	    "class != 'compile' AND id NOT IN (0%s)", busy);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(st, 1, detail, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
-	sqlite3_bind_int64(st, 3, cur.run_id);
-	sqlite3_bind_int(st, 4, device);
-	sqlite3_bind_text(st, 5, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	n = sqlite3_changes(db);
-	sqlite3_finalize(st);
-	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE "
-	    "run_id=%lld AND device=%d AND id IN (SELECT case_id FROM results "
-	    "WHERE reason='key_budget') AND state='pending'; UPDATE runs SET "
-	    "done=done+%d WHERE id=%lld", (long long)cur.run_id, device, n,
-	    (long long)cur.run_id);
-	if (n > 0 && store_exec(env->store, sql) == -1)
-		goto fail;
-	if (store_commit(env->store) == -1)
-		goto fail;
-	cur.done += n;
-	if (n > 0) {
-		int	 s = slot_of_device(device);
-
-		if (sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?", -1,
-		    &st, NULL) == SQLITE_OK) {
-			queue_drop_skipped(&cur.q[s], st);
-			sqlite3_finalize(st);
-		}
+	n = cases_skip(device, key, NULL, "key_budget", detail,
+	    " AND class != 'compile'");
+	if (n > 0)
 		log_info("key %s on device %d: %.0f s of candidate time, over the "
 		    "%g s budget; %d cases not run", key, device, spent,
 		    env->conf.key_budget, n);
-	}
-	return;
- fail:
-	store_rollback(env->store);
 }
 
 /* ---- shrinking ------------------------------------------------------------ */
@@ -1036,24 +1063,15 @@ key_budget_charge(int64_t id, double first_ms)
  * not a thousand (on a GPU every variant is a new shape: a new compile).
  */
 static int
-shrink_wanted(int64_t id, double score)
+shrink_wanted(int device, const json_t *spec, double score)
 {
-	sqlite3_stmt	*st;
-	char		 k[512] = "";
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+	char		 k[512];
 	json_t		*old;
 
-	if (env->conf.shrink_max <= 0)
+	if (env->conf.shrink_max <= 0 || key == NULL)
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device, key "
-	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(k, sizeof(k), "%d|%s", sqlite3_column_int(st, 0),
-		    sqlite3_column_text(st, 1));
-	sqlite3_finalize(st);
-	if (k[0] == '\0')
-		return 0;
+	snprintf(k, sizeof(k), "%d|%s", device, key);
 	if (cur_shrunk == NULL)
 		cur_shrunk = json_object();
 	old = json_object_get(cur_shrunk, k);
@@ -1260,15 +1278,12 @@ queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
 static void
 case_skip_siblings(int64_t case_id, int device, int compile_only)
 {
-	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	size_t		 i, j;
-	int		 s = slot_of_device(device), n = 0;
 	char		 key[256] = "", dtype[32] = "", detail[160];
-	char		 busy[MAX_WORKERS * 24] = "", sql[512 + sizeof(busy)];
+	int		 n;
 
-	if (s < 0 || sqlite3_prepare_v2(db, "SELECT key, dtype FROM cases WHERE "
-	    "id=?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT key, dtype FROM "
+	    "cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, case_id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -1280,66 +1295,11 @@ case_skip_siblings(int64_t case_id, int device, int compile_only)
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
 	    "dtype hung or crashed", (long long)case_id);
-	if (store_begin(env->store) == -1)
-		return;
-	/* cases other runners hold right now finish on their own */
-	for (i = 0, j = 0; i < (size_t)env->nworkers; i++)
-		if (env->workers[i].case_id && j + 24 < sizeof(busy))
-			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
-			    (long long)env->workers[i].case_id);
-	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
-	    "detail, created) SELECT id, 'skipped', 'skipped', ?, ? FROM cases "
-	    "WHERE run_id=? AND device=? AND key=? AND dtype=? AND "
-	    "state='pending' AND id NOT IN (0%s)%s", busy, compile_only ?
+	n = cases_skip(device, key, dtype, "skipped", detail, compile_only ?
 	    " AND class='compile'" : "");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(st, 1, detail, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
-	sqlite3_bind_int64(st, 3, cur.run_id);
-	sqlite3_bind_int(st, 4, device);
-	sqlite3_bind_text(st, 5, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, dtype, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	n = sqlite3_changes(db);
-	sqlite3_finalize(st);
-	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE "
-	    "run_id=? AND device=? AND key=? AND dtype=? AND state='pending' AND "
-	    "id NOT IN (0%s)%s", busy, compile_only ? " AND class='compile'" :
-	    "");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
-	sqlite3_step(st);
-	sqlite3_finalize(st);
-	{
-		snprintf(sql, sizeof(sql), "UPDATE runs SET done=done+%d WHERE "
-		    "id=%lld", n, (long long)cur.run_id);
-		if (store_exec(env->store, sql) == -1)
-			goto fail;
-	}
-	if (store_commit(env->store) == -1)
-		goto fail;
-	cur.done += n;
-	/* drop them from the in-memory queue too */
-	if (sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?", -1, &st,
-	    NULL) != SQLITE_OK)
-		return;
-	queue_drop_skipped(&cur.q[s], st);
-	queue_drop_skipped(&cur.cq[s], st);
-	sqlite3_finalize(st);
-	if (n)
+	if (n > 0)
 		log_info("skipped %d remaining cases of %s/%s on device %d", n,
 		    key, dtype, device);
-	return;
- fail:
-	store_rollback(env->store);
 }
 
 static void
@@ -1772,11 +1732,12 @@ on_result(struct worker *w, json_t *msg)
 	case_record(id, &v, msg, NULL, w->repro);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
-	key_budget_charge(id, jnum(json_object_get(msg, "times"),
+	/* the case's key and class from its spec, its device the runner's */
+	key_budget_charge(w->device, spec, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
-	    shrink_wanted(id, v.score)) {
+	    shrink_wanted(w->device, spec, v.score)) {
 		json_object_del(spec, "id");
 		shrink_start(w, id, spec, &v);
 		json_decref(spec);

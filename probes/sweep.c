@@ -2161,7 +2161,7 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
     const json_t *dtypes, json_t *out)
 {
 	struct sweep	s;
-	unsigned	bit;
+	unsigned	bit, rest;
 	size_t		before;
 
 	memset(&s, 0, sizeof(s));
@@ -2206,10 +2206,9 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 	 * The classes the hand-written families do not sweep come from the
 	 * schema-driven generator, when it knows the key.
 	 */
-	if ((classes & ~PROBE_CATALOG & ~sweep_own_classes(s.ce->family)) &&
-	    schema != NULL && generic_supports(key, schema, NULL)) {
-		int	 g = generic_expand(key, schema, classes & ~PROBE_CATALOG &
-		    ~sweep_own_classes(s.ce->family), dtypes, out);
+	rest = classes & ~PROBE_CATALOG & ~sweep_own_classes(s.ce->family);
+	if (rest && schema != NULL && generic_supports(key, schema, NULL)) {
+		int	 g = generic_expand(key, schema, rest, dtypes, out);
 
 		if (g < 0)
 			goto err;

@@ -101,7 +101,7 @@ CONF
 wait_run() {
 	name=$1; W=/tmp/opscreen-$name; until=$(( $(date +%s) + ${2:-100000} ))
 	while [ "$(left)" -gt 25 ] && [ "$(date +%s)" -lt "$until" ]; do
-		state=$(curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+		state=$(run_state)
 		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
 		case "$state" in complete*|failed*|cancelled*) return 0;; esac
 		sleep 10
@@ -113,11 +113,16 @@ last_run() {
 	curl -s localhost:8470/runs | python3 -c 'import json,sys; print(max([r["id"] for r in json.load(sys.stdin)["runs"]] or [1]))' 2>/dev/null || echo 1
 }
 
+# "state done total" of the newest run
+run_state() {
+	curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null
+}
+
 # finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
 finish() {
 	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name
 	mkdir -p "$P"
-	state=$(curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null)
+	state=$(run_state)
 	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
 	    | tee -a "$P/timing.txt"
 	curl -s "localhost:8470/runs/$(last_run)" > "$P/run.json"

@@ -72,13 +72,17 @@ def _values(spec, shape, g):
     raise ValueError(f"unknown domain {domain!r}")
 
 
+# 8-bit formats without infinities (and, for e8m0, without sign or zero)
+_NO_INF = {getattr(torch, n) for n in ("float8_e4m3fn", "float8_e8m0fnu")
+           if hasattr(torch, n)}
+
+
 def _special(dtype):
     """The dtype's special values (DESIGN.md, edge_values), as float64/int64."""
     if dtype.is_floating_point:
         fi = torch.finfo(dtype)
         vals = [0.0, 1.0, -1.0, fi.tiny, -fi.tiny, fi.max, -fi.max]
-        if dtype not in (torch.float8_e4m3fn,) and hasattr(torch, "float8_e8m0fnu") \
-                and dtype != torch.float8_e8m0fnu:
+        if dtype not in _NO_INF:
             vals += [-0.0, float("inf"), float("-inf")]
         vals.append(float("nan"))
         if dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
