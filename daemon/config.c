@@ -43,6 +43,7 @@ config_defaults(struct config *c)
 	c->compile_extrapolate = 4;
 	c->shrink_max = 24;
 	c->key_budget = 300;
+	c->cache_autotuning = 1;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
@@ -204,6 +205,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.key_budget"))
 		return parse_seconds(v, 0, 86400, &c->key_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
+	if (IS("runner.cache_autotuning"))
+		return parse_bool(v, &c->cache_autotuning) ?
+		    "must be yes or no" : NULL;
 	if (IS("runner.nice"))
 		return parse_int(v, 0, 19, &c->runner_nice) ?
 		    "must be an integer 0..19" : NULL;

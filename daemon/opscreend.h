@@ -52,6 +52,7 @@ struct config {
 	double	 compile_extrapolate;	/* fit horizon, x the largest step */
 	int	 shrink_max;		/* re-runs to shrink one failing case */
 	double	 key_budget;		/* candidate seconds per key, 0 = none */
+	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
 	int	 api_threads;

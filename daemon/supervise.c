@@ -43,7 +43,8 @@ env_overridden(const char *e)
 {
 	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
-	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=" };
+	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=",
+	    "TRITON_CACHE_AUTOTUNING=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -94,7 +95,9 @@ supervise_spawn(struct worker *w)
 	snprintf(nice, sizeof(nice), "%d", env->conf.runner_nice);
 	if (env_push(envp, &n, "OPSCREEN_NICE", nice) == -1 ||
 	    env_push(envp, &n, "OPSCREEN_ROLE", w->compile ? "compile" :
-	    "screen") == -1)
+	    "screen") == -1 ||
+	    env_push(envp, &n, "TRITON_CACHE_AUTOTUNING",
+	    env->conf.cache_autotuning ? "1" : "0") == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

@@ -18,7 +18,9 @@
 # yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
 # hand and feeds the lists to flag_gems.only_enable / enable(unused=).
 # Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (2),
-# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0).
+# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
+# DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
+# phase's daemon listens on a port of its own, so two screens can run at once).
 set -u
 LIMIT=${1:-560}
 OUT=${OUT:-/tmp/opscreen-out}
@@ -51,7 +53,7 @@ OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Sca
 # start NAME SITE CACHE BODY: an opscreend in its own session (setsid), so it
 # survives the device call that started it; BODY '' = full screen on start.
 start() {
-	name=$1; W=/tmp/opscreen-$name
+	name=$1; W=/tmp/opscreen-$name; PORT=$(port_of "$name")
 	if [ "${5:-}" != keep ]; then rm -rf "$W"; fi
 	mkdir -p "$W"
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
@@ -59,7 +61,7 @@ start() {
 	cat > "$W/opscreen.conf" <<CONF
 [daemon]
 listen = 127.0.0.1
-port = 8470
+port = $PORT
 database = $W/opscreen.db
 token_file = $W/token
 screen_on_start = $st
@@ -67,11 +69,11 @@ screen_on_start = $st
 python = python3
 runner_path = $ROOT/probes
 library = flag_gems
-devices = ${DEVICES:-0}
+devices = $(dev_of "$name")
 case_deadline = ${CASE_DEADLINE:-120}
 start_deadline = 300
 workers_per_device = ${WORKERS:-12}
-compile_workers = ${COMPILE_WORKERS:-2}
+compile_workers = ${COMPILE_WORKERS:-3}
 compile_budget = ${COMPILE_BUDGET:-60}
 shrink_max = ${SHRINK_MAX:-12}
 fingerprint_period = 0
@@ -83,15 +85,15 @@ CONF
 	    setsid ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
 	for i in $(seq 1 60); do
-		curl -s localhost:8470/healthz >/dev/null 2>&1 && break; sleep 1
+		curl -s localhost:$PORT/healthz >/dev/null 2>&1 && break; sleep 1
 	done
-	if ! curl -s localhost:8470/healthz >/dev/null 2>&1; then
+	if ! curl -s localhost:$PORT/healthz >/dev/null 2>&1; then
 		echo "$name: opscreend is not serving:"; tail -20 "$W/opscreend.log"
 		return 1
 	fi
 	if [ -n "$4" ]; then
 		curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
-		    -d "$4" localhost:8470/runs > "$W/post.json"
+		    -d "$4" localhost:$PORT/runs > "$W/post.json"
 		cat "$W/post.json"; echo
 	fi
 }
@@ -99,7 +101,7 @@ CONF
 # wait NAME: polls the newest run until it ends or the call's time is nearly
 # up; returns 0 when the run has ended.
 wait_run() {
-	name=$1; W=/tmp/opscreen-$name; until=$(( $(date +%s) + ${2:-100000} ))
+	name=$1; W=/tmp/opscreen-$name; PORT=$(port_of "$name"); until=$(( $(date +%s) + ${2:-100000} ))
 	while [ "$(left)" -gt 25 ] && [ "$(date +%s)" -lt "$until" ]; do
 		state=$(run_state)
 		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
@@ -110,28 +112,28 @@ wait_run() {
 }
 
 last_run() {
-	curl -s localhost:8470/runs | python3 -c 'import json,sys; print(max([r["id"] for r in json.load(sys.stdin)["runs"]] or [1]))' 2>/dev/null || echo 1
+	curl -s localhost:$PORT/runs | python3 -c 'import json,sys; print(max([r["id"] for r in json.load(sys.stdin)["runs"]] or [1]))' 2>/dev/null || echo 1
 }
 
 # "state done total" of the newest run
 run_state() {
-	curl -s "localhost:8470/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null
+	curl -s "localhost:$PORT/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null
 }
 
 # finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
 finish() {
-	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name
+	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name; PORT=$(port_of "$name")
 	mkdir -p "$P"
 	state=$(run_state)
 	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
 	    | tee -a "$P/timing.txt"
-	curl -s "localhost:8470/runs/$(last_run)" > "$P/run.json"
-	curl -s "localhost:8470/regressions?limit=1000" > "$P/regressions.json"
+	curl -s "localhost:$PORT/runs/$(last_run)" > "$P/run.json"
+	curl -s "localhost:$PORT/regressions?limit=1000" > "$P/regressions.json"
 	for f in json yaml; do
-		curl -s "localhost:8470/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
-		curl -s "localhost:8470/denylist?format=$f&stale=ok" > "$P/denylist.$f"
+		curl -s "localhost:$PORT/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
+		curl -s "localhost:$PORT/denylist?format=$f&stale=ok" > "$P/denylist.$f"
 	done
-	curl -s localhost:8470/metrics > "$P/metrics.txt"
+	curl -s localhost:$PORT/metrics > "$P/metrics.txt"
 	kill "$(cat "$W/pid")"
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
 	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
@@ -182,6 +184,8 @@ lib._destroy()
 PY
 }
 
+port_of() { case $1 in v500) echo 8471;; ops42*) echo 8472;; *) echo 8470;; esac; }
+dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
 cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }

@@ -37,11 +37,21 @@ def phases(db, run):
                 tot["run (candidate steady call)"] += steady
             else:
                 tot["candidate first call >= 0.5 s (compile-bound, no steady call)"] += first
+        named = 0.0
         for k, name in (("native_ms", "native"), ("oracle_ms", "oracle (torch fp64)"),
                         ("oracle_check_ms", "oracle cross-check (kernels/)"),
-                        ("compare_ms", "compare")):
+                        ("compare_ms", "compare"),
+                        ("build_ms", "inputs (build on the device)"),
+                        ("enable_ms", "enable/disable the candidate (use_gems)"),
+                        ("render_ms", "repro rendering")):
             if isinstance(t.get(k), (int, float)):
                 tot[name] += t[k]
+                named += t[k]
+        if isinstance(t.get("case_ms"), (int, float)):
+            # what the case took in the runner beyond the phases above: the
+            # candidate's steady calls past the median one, input copies, syncs
+            rest = t["case_ms"] + t.get("render_ms", 0) - named - (first or 0)
+            tot["runner other (steady loop, copies, syncs)"] += max(rest, 0)
     return {k: v / 1e3 for k, v in tot.items()}
 
 
@@ -100,6 +110,20 @@ def main():
     for (v, r), n in sorted(Counter((x[3], x[4]) for x in vs).items(),
                             key=lambda kv: (-RANK[kv[0][0]], -kv[1])):
         w(f"| {v} | {r} | {n} |")
+    w("")
+    keys = defaultdict(list)
+    for row in vs:
+        keys[row[0]].append(row[3])
+    kstate = Counter(max(v, key=lambda x: RANK[x]) for v in keys.values())
+    nkd = Counter(x[3] for x in vs)
+    w("## Entries (aten keys of the registration table)\n")
+    w("An entry's verdict is its worst over its dtypes (broken > hazard > "
+      "inconclusive > verified).\n")
+    w("| verdict | entries | share | key x dtype | share |\n|---|---|---|---|---|")
+    for v in ("verified", "broken", "hazard", "inconclusive"):
+        w(f"| {v} | {kstate.get(v, 0)} | {100 * kstate.get(v, 0) / max(len(keys), 1):.1f}% "
+          f"| {nkd.get(v, 0)} | {100 * nkd.get(v, 0) / max(len(vs), 1):.1f}% |")
+    w(f"| all | {len(keys)} | | {len(vs)} | |")
     w("")
     names = defaultdict(list)
     for row in vs:

@@ -3,6 +3,7 @@
 import logging
 import os
 import sys
+import time
 import warnings
 
 import torch
@@ -37,10 +38,12 @@ def _hello(adapter, device):
 
 def _case(fd, adapter, device, case):
     cid = case.get("id") if isinstance(case, dict) else None
+    t0 = time.perf_counter()
     try:
         source = repro.render(case, adapter.modname)
     except Exception as e:
         source = f"# repro unavailable: {type(e).__name__}: {e}\n"
+    render_ms = (time.perf_counter() - t0) * 1e3
     proto.send(fd, {"type": "started", "id": cid, "repro": source})
     try:
         if not isinstance(case, dict):
@@ -57,6 +60,8 @@ def _case(fd, adapter, device, case):
         # outside the timed calls): every later case on this context would
         # fail too, so the runner exits and a fresh one takes the next case.
         res["fatal"] = True
+    if isinstance(res.get("times"), dict):
+        res["times"]["render_ms"] = render_ms
     res.update(type="result", id=cid)
     proto.send(fd, res)
     return not res.get("fatal")

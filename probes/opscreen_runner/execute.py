@@ -241,6 +241,7 @@ def run_case(case, adapter, device):
     if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
         return bootstrap_case(case, adapter)
     huge = bool(case.get("huge"))
+    t_case = time.perf_counter()
     try:
         op = inputs.resolve_op(case["key"])
         args, kwargs = build_huge(case, device) if huge else \
@@ -254,7 +255,7 @@ def run_case(case, adapter, device):
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
-    times = {}
+    times = {"build_ms": (time.perf_counter() - t_case) * 1e3}
 
     native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device,
                                                     seed)
@@ -271,9 +272,11 @@ def run_case(case, adapter, device):
             op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
 
     cand, cerr, c_mut, fatal = None, None, None, False
+    t_en = time.perf_counter()
     try:
         ctx = adapter.candidate(case["name"])
         ctx.__enter__()
+        times["enable_ms"] = (time.perf_counter() - t_en) * 1e3
     except Exception as e:
         cerr = "enable: " + _describe(e)
     else:
@@ -285,13 +288,17 @@ def run_case(case, adapter, device):
             # timed by its first run (the case must end inside its deadline)
             if cerr is None and not compile_step and not huge and \
                     times["cand_first_ms"] < STEADY_MAX_MS:
+                t_st = time.perf_counter()
                 steady = [_call(op, args, kwargs, mutates, device)[2]
                           for _ in range(STEADY_CALLS)]
+                times["steady_total_ms"] = (time.perf_counter() - t_st) * 1e3
                 if None not in steady:
                     times["cand_steady_ms"] = statistics.median(steady)
         finally:
+            t_dis = time.perf_counter()
             try:
                 ctx.__exit__(None, None, None)
+                times["enable_ms"] += (time.perf_counter() - t_dis) * 1e3
             except Exception as e:
                 # The override may still be registered: later cases would lie.
                 cerr, fatal = cerr or "disable: " + _describe(e), True
@@ -330,5 +337,6 @@ def run_case(case, adapter, device):
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)
             res["alias_n"] = _aliases(native, n_mut)
+    times["case_ms"] = (time.perf_counter() - t_case) * 1e3
     res["times"] = {k: v for k, v in times.items() if v is not None}
     return res
