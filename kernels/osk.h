@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define OSK_VERSION	1
+#define OSK_VERSION	2
 #define OSK_MAXDIM	8
 #define OSK_MAXBLOCKS	1024	/* block partials of one reduction */
 
@@ -103,7 +103,7 @@ struct osk_side {
 	int64_t		mismatch;	/* exact kinds: positions != oracle */
 	int64_t		over_tol;	/* float: positions over a tolerance */
 	int64_t		first_bad;	/* first such position, -1 if none */
-	uint64_t	digest;		/* osk_digest of x */
+	uint64_t	digest;		/* osk_digest of x (0: not asked) */
 };
 
 struct osk_figures {
@@ -112,6 +112,17 @@ struct osk_figures {
 	int64_t		numel;
 	struct osk_side	c, n;
 };
+
+/*
+ * Flags of osk_compare_float2.  osk_compare_float is osk_compare_float2 with
+ * OSK_CMP_DIGEST.  Without OSK_CMP_GENERIC, C and N of dtype D (float64,
+ * float32, float16, bfloat16) against a float64 O take the fast path (the
+ * dtype a compile-time constant on the device, 16-byte loads where every
+ * tensor is contiguous and aligned); any other combination, and every one
+ * with OSK_CMP_GENERIC, the per-element dtype dispatch.  Same figures.
+ */
+#define OSK_CMP_DIGEST	1	/* the digests of C and N (else both 0) */
+#define OSK_CMP_GENERIC	2	/* the per-element dispatch only (tests) */
 
 /* Tolerance that counts a float position as bad (0 disables a measure). */
 struct osk_tol {
@@ -150,6 +161,9 @@ int	osk_dgemm(int64_t, int64_t, int64_t, int64_t, const double *,
 int	osk_compare_float(const struct osk_tensor *, const struct osk_tensor *,
 	    const struct osk_tensor *, int, const struct osk_tol *,
 	    struct osk_figures *, void *, void *);
+int	osk_compare_float2(const struct osk_tensor *,
+	    const struct osk_tensor *, const struct osk_tensor *, int,
+	    const struct osk_tol *, int, struct osk_figures *, void *, void *);
 int	osk_compare_exact(const struct osk_tensor *, const struct osk_tensor *,
 	    const struct osk_tensor *, struct osk_figures *, void *, void *);
 int	osk_compare_index(const struct osk_tensor *, const struct osk_tensor *,

@@ -222,7 +222,7 @@ OSK_HD void
 osk_compare_float_at(struct osk_cpart *part, const struct osk_tensor *c,
     const struct osk_tensor *n, const struct osk_tensor *o, int64_t oc,
     int64_t on, int64_t oo, int64_t i, int dt, double omax,
-    const struct osk_tol *tol)
+    const struct osk_tol *tol, int digest)
 {
 	double ov = osk_load(o, oo), r, ulp;
 	uint64_t cb = osk_rawbits(c, oc), nb = osk_rawbits(n, on);
@@ -236,8 +236,28 @@ osk_compare_float_at(struct osk_cpart *part, const struct osk_tensor *c,
 		part->R = osk_fabs(r - ov);
 	osk_cacc_float(&part->c, i, osk_value(cb, c->dtype), ov, r, ulp, tol);
 	osk_cacc_float(&part->n, i, osk_value(nb, n->dtype), ov, r, ulp, tol);
-	part->c.digest += osk_digest_term(i, cb);
-	part->n.digest += osk_digest_term(i, nb);
+	if (digest)
+		osk_digest_pair(part, i, cb, nb);
+}
+
+/* C, N and O take the fast path of osk_compare_fast_at. */
+OSK_HD int
+osk_fast_ok(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int dt, int flags)
+{
+	return !(flags & OSK_CMP_GENERIC) && osk_fast_dtype(dt) &&
+	    c->dtype == dt && n->dtype == dt && o->dtype == OSK_F64;
+}
+
+/* worst_x and worst_o of a side from its worst index (the fast path). */
+OSK_HD void
+osk_fill_worst(struct osk_side *s, const struct osk_tensor *x,
+    const struct osk_tensor *o)
+{
+	if (s->worst_index < 0)
+		return;
+	s->worst_x = osk_load(x, osk_off(x, s->worst_index));
+	s->worst_o = osk_load(o, osk_off(o, s->worst_index));
 }
 
 OSK_HD void
@@ -250,8 +270,7 @@ osk_compare_exact_at(struct osk_cpart *part, const struct osk_tensor *c,
 
 	osk_cacc_exact(&part->c, i, cb, c->dtype, ob, o->dtype, n->dtype);
 	osk_cacc_exact(&part->n, i, nb, n->dtype, ob, o->dtype, n->dtype);
-	part->c.digest += osk_digest_term(i, cb);
-	part->n.digest += osk_digest_term(i, nb);
+	osk_digest_pair(part, i, cb, nb);
 }
 
 /* Tie-aware: index x[i] is right when inp at it equals values[i]. */
@@ -293,6 +312,20 @@ osk_figures_out(struct osk_figures *res, const struct osk_cpart *part,
 	res->numel = numel;
 	osk_side_out(&res->c, &part->c, numel, cdt, exact);
 	osk_side_out(&res->n, &part->n, numel, ndt, exact);
+}
+
+/* The float figures' last touches: worst values of the fast path, digests. */
+OSK_HD void
+osk_float_out(struct osk_figures *res, const struct osk_tensor *c,
+    const struct osk_tensor *n, const struct osk_tensor *o, int fast,
+    int flags)
+{
+	if (fast) {
+		osk_fill_worst(&res->c, c, o);
+		osk_fill_worst(&res->n, n, o);
+	}
+	if (!(flags & OSK_CMP_DIGEST))
+		res->c.digest = res->n.digest = 0;
 }
 
 #endif /* OSK_COMMON_H */

@@ -32,6 +32,7 @@ struct par4 {
 struct scratch {
 	struct osk_cpart	parts[OSK_MAXBLOCKS];
 	double			omax[OSK_MAXBLOCKS];
+	double			rpart[OSK_MAXBLOCKS];	/* R (fast path) */
 	struct osk_figures	res;
 	uint64_t		digest;
 };
@@ -498,27 +499,12 @@ block_merge_parts(struct osk_cpart *mine, struct osk_cpart *sh)
 	}
 }
 
-/* First pass: max |O| over finite O, one partial per block. */
-__global__ static void
-k_omax(struct osk_tensor o, int contig, int64_t n, double *part)
+/* Max over a block of every thread's m, in thread 0's return value. */
+__device__ static double
+block_max(double m, double *sh)
 {
-	__shared__ double sh[NT];
-	int64_t base, i;
-	double m = 0, v;
-	int u, s;
+	int s;
 
-	for (base = blockIdx.x * (int64_t)NT * UNROLL + threadIdx.x; base < n;
-	    base += (int64_t)gridDim.x * NT * UNROLL) {
-#pragma unroll
-		for (u = 0; u < UNROLL; u++) {
-			i = base + (int64_t)u * NT;
-			if (i < n) {
-				v = osk_load(&o, at(o, contig, i));
-				if (osk_isfinite(v) && osk_fabs(v) > m)
-					m = osk_fabs(v);
-			}
-		}
-	}
 	sh[threadIdx.x] = m;
 	__syncthreads();
 	for (s = NT / 2; s > 0; s >>= 1) {
@@ -526,8 +512,85 @@ k_omax(struct osk_tensor o, int contig, int64_t n, double *part)
 			sh[threadIdx.x] = sh[threadIdx.x + s];
 		__syncthreads();
 	}
-	if (threadIdx.x == 0)
-		part[blockIdx.x] = sh[0];
+	m = sh[0];
+	__syncthreads();
+	return m;
+}
+
+/*
+ * First pass: max|O| over finite O and, for fast dtype rdt (>= 0), R; one
+ * partial of each per block.
+ */
+__global__ static void
+k_omax(struct osk_tensor o, int contig, int64_t n, int rdt, double *part,
+    double *rpart)
+{
+	__shared__ double sh[NT];
+	int64_t base, i;
+	double m = 0, r = 0;
+	int u;
+
+	for (base = blockIdx.x * (int64_t)NT * UNROLL + threadIdx.x; base < n;
+	    base += (int64_t)gridDim.x * NT * UNROLL) {
+#pragma unroll
+		for (u = 0; u < UNROLL; u++) {
+			i = base + (int64_t)u * NT;
+			if (i < n)
+				osk_opass(&m, &r, osk_load(&o, at(o, contig, i)),
+				    rdt);
+		}
+	}
+	m = block_max(m, sh);
+	r = block_max(r, sh);
+	if (threadIdx.x == 0) {
+		part[blockIdx.x] = m;
+		rpart[blockIdx.x] = r;
+	}
+}
+
+/* The same over a contiguous float64 O at a 16-byte aligned address. */
+template <int DT>
+__global__ static void __launch_bounds__(NT)
+k_omax_vec(const double2 *__restrict__ o, int64_t n, double *part,
+    double *rpart)
+{
+	__shared__ double sh[NT];
+	int64_t i, np = n / 2, half = (int64_t)gridDim.x * NT;
+	double m = 0, r = 0;
+	double2 a, b;
+
+	for (i = blockIdx.x * (int64_t)NT + threadIdx.x; i < np;
+	    i += 2 * half) {
+		a = __ldcs(o + i);
+		if (i + half < np) {
+			b = __ldcs(o + i + half);
+			osk_opass(&m, &r, b.x, DT);
+			osk_opass(&m, &r, b.y, DT);
+		}
+		osk_opass(&m, &r, a.x, DT);
+		osk_opass(&m, &r, a.y, DT);
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0 && (n & 1))
+		osk_opass(&m, &r, ((const double *)o)[n - 1], DT);
+	m = block_max(m, sh);
+	r = block_max(r, sh);
+	if (threadIdx.x == 0) {
+		part[blockIdx.x] = m;
+		rpart[blockIdx.x] = r;
+	}
+}
+
+/* The maximum of the first pass's partials, in every thread of the block. */
+__device__ static double
+parts_max(const double *part, int nparts, double *sh)
+{
+	double m = 0;
+	int u;
+
+	for (u = threadIdx.x; u < nparts; u += NT)
+		if (part[u] > m)
+			m = part[u];
+	return block_max(m, sh);
 }
 
 struct contig3 {
@@ -538,28 +601,16 @@ struct contig3 {
 template <int ALL>
 __global__ static void
 k_cmp_float(struct osk_tensor c, struct osk_tensor n, struct osk_tensor o,
-    struct contig3 cg, int64_t cnt, int dt, struct osk_tol tol,
+    struct contig3 cg, int64_t cnt, int dt, struct osk_tol tol, int dig,
     struct scratch *sc, int nparts)
 {
 	__shared__ struct osk_cpart sh[PARTW];
 	__shared__ double dsh[NT];
 	struct osk_cpart mine;
 	int64_t base, i;
-	double omax = 0;
-	int u, s;
+	double omax = parts_max(sc->omax, nparts, dsh);
+	int u;
 
-	for (u = threadIdx.x; u < nparts; u += NT)
-		if (sc->omax[u] > omax)
-			omax = sc->omax[u];
-	dsh[threadIdx.x] = omax;
-	__syncthreads();
-	for (s = NT / 2; s > 0; s >>= 1) {
-		if ((int)threadIdx.x < s && dsh[threadIdx.x + s] >
-		    dsh[threadIdx.x])
-			dsh[threadIdx.x] = dsh[threadIdx.x + s];
-		__syncthreads();
-	}
-	omax = dsh[0];
 	osk_cpart_init(&mine);
 	mine.omax = omax;
 	for (base = blockIdx.x * (int64_t)NT * UNROLL + threadIdx.x; base < cnt;
@@ -571,12 +622,323 @@ k_cmp_float(struct osk_tensor c, struct osk_tensor n, struct osk_tensor o,
 				osk_compare_float_at(&mine, &c, &n, &o,
 				    ALL ? i : at(c, cg.c, i),
 				    ALL ? i : at(n, cg.n, i),
-				    ALL ? i : at(o, cg.o, i), i, dt, omax, &tol);
+				    ALL ? i : at(o, cg.o, i), i, dt, omax, &tol,
+				    dig);
 		}
 	}
 	block_merge_parts(&mine, sh);
 	if (threadIdx.x == 0)
 		sc->parts[blockIdx.x] = sh[0];
+}
+
+/*
+ * The fast path: D = DT a template parameter, so the dtype dispatch folds
+ * away; DIG: the digests; TOL: a tolerance is set.  Each thread takes one
+ * group of 16 bytes of C and of N (G elements) and the G float64 of O per
+ * grid step, in increasing index order (osk_fast_side needs it); the last
+ * cnt % G elements go to thread 0 of block 0 after its groups.  A group
+ * whose every position is plain (osk_fast_plain: the usual case) takes
+ * osk_compare_plain_at, any other osk_compare_fast_at.
+ */
+template <int DT>
+struct fast_dt {
+	static constexpr int SZ = DT == OSK_F64 ? 8 : DT == OSK_F32 ? 4 : 2;
+	static constexpr int G = 16 / SZ;
+	/* exponent field of the element format */
+	static constexpr uint32_t EXP = DT == OSK_F64 ? 0x7ff00000u :
+	    DT == OSK_F32 ? 0x7f800000u : DT == OSK_F16 ? 0x7c00u : 0x7f80u;
+};
+
+/* Bits of element j of a 16-byte group of SZ-byte elements. */
+template <int SZ>
+__device__ __forceinline__ static uint64_t
+lane(const uint4 &v, int j)
+{
+	uint32_t w[4] = { v.x, v.y, v.z, v.w };
+
+	if (SZ == 8)
+		return w[2 * j] | (uint64_t)w[2 * j + 1] << 32;
+	if (SZ == 4)
+		return w[j];
+	return (w[j / 2] >> (16 * (j & 1))) & 0xffffu;
+}
+
+template <int SZ>
+__device__ __forceinline__ static uint64_t
+elem(const void *p, int64_t i)
+{
+	if (SZ == 8)
+		return ((const uint64_t *)p)[i];
+	if (SZ == 4)
+		return ((const uint32_t *)p)[i];
+	return ((const uint16_t *)p)[i];
+}
+
+/* Every position of a group plain (osk_fast_plain), from the bits at once. */
+template <int DT>
+__device__ __forceinline__ static bool
+group_plain(const uint4 &c, const uint4 &n, const double2 *o)
+{
+	typedef fast_dt<DT> F;
+	const uint32_t w[8] = { c.x, c.y, c.z, c.w, n.x, n.y, n.z, n.w };
+	/* high word of 2^osk_fast_emax(DT): |O| below it */
+	const uint32_t ohi = (uint32_t)(1023 + osk_fast_emax(DT)) << 20;
+	uint32_t m = 0, a = 0;
+	int j;
+
+#pragma unroll
+	for (j = 0; j < F::G / 2; j++) {
+		m = max(m, (uint32_t)__double2hiint(o[j].x) & 0x7fffffffu);
+		m = max(m, (uint32_t)__double2hiint(o[j].y) & 0x7fffffffu);
+	}
+#pragma unroll
+	for (j = 0; j < 8; j++) {
+		if (F::SZ == 2)
+			a = __vmaxu2(a, w[j] & 0x7fff7fffu);
+		else if (F::SZ == 4)
+			a = max(a, w[j] & 0x7fffffffu);
+		else if (j & 1)		/* high words of float64 */
+			a = max(a, w[j] & 0x7fffffffu);
+	}
+	if (F::SZ == 2)
+		a = max(a & 0xffffu, a >> 16);
+	return m < ohi && a < F::EXP;
+}
+
+/* A thread's partial (max|O| and R of the first pass) and constants. */
+__device__ static struct osk_fconst
+fast_start(struct osk_cpart *mine, const struct scratch *sc, int nparts,
+    double *dsh, const struct osk_tol *tol)
+{
+	osk_cpart_init(mine);
+	mine->omax = parts_max(sc->omax, nparts, dsh);
+	mine->R = parts_max(sc->rpart, nparts, dsh);
+	return osk_fconst_of(mine->omax, tol);
+}
+
+/* The block's partial from every thread's. */
+__device__ static void
+fast_end(struct osk_cpart *mine, struct osk_cpart *sh, struct scratch *sc)
+{
+	osk_fast_done(mine);
+	block_merge_parts(mine, sh);
+	if (threadIdx.x == 0)
+		sc->parts[blockIdx.x] = sh[0];
+}
+
+/* The G positions of group g, by the plain or the full element code. */
+template <int DT, int PLAIN>
+__device__ __forceinline__ static void
+group_at(struct osk_cpart *p, int64_t g, const uint4 &cv, const uint4 &nv,
+    const double2 *ov, const struct osk_fconst *k)
+{
+	typedef fast_dt<DT> F;
+	double x;
+	int j;
+
+#pragma unroll
+	for (j = 0; j < F::G; j++) {
+		x = j & 1 ? ov[j / 2].y : ov[j / 2].x;
+		if (PLAIN)
+			osk_compare_plain_at(p, g * F::G + j, lane<F::SZ>(cv, j),
+			    lane<F::SZ>(nv, j), x, DT, k);
+		else
+			osk_compare_fast_at(p, g * F::G + j, lane<F::SZ>(cv, j),
+			    lane<F::SZ>(nv, j), x, DT, k);
+	}
+}
+
+template <int DT, int DIG>
+__device__ __forceinline__ static void
+digest_at(struct osk_cpart *p, int64_t i, uint64_t cb, uint64_t nb)
+{
+	if (DIG)
+		osk_digest_pair(p, i, cb, nb);
+}
+
+template <int DT, int DIG, int TOL>
+__global__ static void __launch_bounds__(NT)
+k_cmp_fast(const uint4 *__restrict__ c, const uint4 *__restrict__ n,
+    const double2 *__restrict__ o, int64_t cnt, struct osk_tol tol,
+    struct scratch *sc, int nparts)
+{
+	typedef fast_dt<DT> F;
+	__shared__ struct osk_cpart sh[PARTW];
+	__shared__ double dsh[NT];
+	struct osk_cpart mine;
+	struct osk_fconst k;
+	int64_t g, ng = cnt / F::G, i;
+	double2 ov[F::G / 2];
+	uint4 cv, nv;
+	int j;
+
+	k = fast_start(&mine, sc, nparts, dsh, &tol);
+	k.tol = TOL;
+	for (g = blockIdx.x * (int64_t)NT + threadIdx.x; g < ng;
+	    g += (int64_t)gridDim.x * NT) {
+		cv = __ldcs(c + g);
+		nv = __ldcs(n + g);
+#pragma unroll
+		for (j = 0; j < F::G / 2; j++)
+			ov[j] = __ldcs(o + g * (F::G / 2) + j);
+		if (group_plain<DT>(cv, nv, ov))
+			group_at<DT, 1>(&mine, g, cv, nv, ov, &k);
+		else
+			group_at<DT, 0>(&mine, g, cv, nv, ov, &k);
+#pragma unroll
+		for (j = 0; j < F::G; j++)
+			digest_at<DT, DIG>(&mine, g * F::G + j,
+			    lane<F::SZ>(cv, j), lane<F::SZ>(nv, j));
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		for (i = ng * F::G; i < cnt; i++) {
+			osk_compare_fast_at(&mine, i, elem<F::SZ>(c, i),
+			    elem<F::SZ>(n, i), ((const double *)o)[i], DT, &k);
+			digest_at<DT, DIG>(&mine, i, elem<F::SZ>(c, i),
+			    elem<F::SZ>(n, i));
+		}
+	fast_end(&mine, sh, sc);
+}
+
+/* The fast element code on any strides (one element per thread step). */
+template <int DT>
+__global__ static void __launch_bounds__(NT)
+k_cmp_fast_strided(struct osk_tensor c, struct osk_tensor n,
+    struct osk_tensor o, struct contig3 cg, int64_t cnt, struct osk_tol tol,
+    int dig, struct scratch *sc, int nparts)
+{
+	constexpr int SZ = fast_dt<DT>::SZ;
+	__shared__ struct osk_cpart sh[PARTW];
+	__shared__ double dsh[NT];
+	const void *cp = (const void *)(uintptr_t)c.data;
+	const void *np = (const void *)(uintptr_t)n.data;
+	const double *op = (const double *)(uintptr_t)o.data;
+	struct osk_cpart mine;
+	struct osk_fconst k;
+	uint64_t cb, nb;
+	int64_t i;
+
+	k = fast_start(&mine, sc, nparts, dsh, &tol);
+	for (i = blockIdx.x * (int64_t)NT + threadIdx.x; i < cnt;
+	    i += (int64_t)gridDim.x * NT) {
+		cb = elem<SZ>(cp, at(c, cg.c, i));
+		nb = elem<SZ>(np, at(n, cg.n, i));
+		osk_compare_fast_at(&mine, i, cb, nb, op[at(o, cg.o, i)], DT,
+		    &k);
+		if (dig)
+			osk_digest_pair(&mine, i, cb, nb);
+	}
+	fast_end(&mine, sh, sc);
+}
+
+/*
+ * Blocks for `threads` threads of work: no more than fit on the device at
+ * once (a grid-stride loop gains nothing from a second wave), at most
+ * OSK_MAXBLOCKS.
+ */
+template <class K>
+static int
+grid_resident(K kern, int64_t threads)
+{
+	int64_t g = (threads + NT - 1) / NT, cap = OSK_MAXBLOCKS;
+	int dev, sms, per;
+
+	if (cudaGetDevice(&dev) == cudaSuccess &&
+	    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+	    dev) == cudaSuccess &&
+	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, NT,
+	    0) == cudaSuccess && (int64_t)per * sms > 0)
+		cap = (int64_t)per * sms;
+	else
+		(void)cudaGetLastError();	/* keep the default */
+	if (cap > OSK_MAXBLOCKS)
+		cap = OSK_MAXBLOCKS;
+	return g < 1 ? 1 : g > cap ? (int)cap : (int)g;
+}
+
+static int
+aligned16(const struct osk_tensor *t)
+{
+	return (t->data & 15) == 0;
+}
+
+/* The first pass for the fast path of D = DT: max|O| and R. */
+template <int DT>
+static int
+launch_opass(const struct osk_tensor *o, int contig, int64_t cnt,
+    struct scratch *sc, cudaStream_t s)
+{
+	int g;
+
+	if (contig && aligned16(o)) {
+		g = grid_resident(k_omax_vec<DT>, cnt / 4);
+		k_omax_vec<DT><<<g, NT, 0, s>>>((const double2 *)(uintptr_t)
+		    o->data, cnt, sc->omax, sc->rpart);
+		return g;
+	}
+	g = grid_for(cnt, UNROLL);
+	k_omax<<<g, NT, 0, s>>>(*o, contig, cnt, DT, sc->omax, sc->rpart);
+	return g;
+}
+
+template <int DT, int DIG, int TOL>
+static int
+launch_contig(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int64_t cnt, struct osk_tol tol,
+    struct scratch *sc, int nparts, cudaStream_t s)
+{
+	int g = grid_resident(k_cmp_fast<DT, DIG, TOL>, cnt / fast_dt<DT>::G);
+
+	k_cmp_fast<DT, DIG, TOL><<<g, NT, 0, s>>>(
+	    (const uint4 *)(uintptr_t)c->data,
+	    (const uint4 *)(uintptr_t)n->data,
+	    (const double2 *)(uintptr_t)o->data, cnt, tol, sc, nparts);
+	return g;
+}
+
+/*
+ * Both passes of the fast path for D = DT; returns the number of partials
+ * of the second.
+ */
+template <int DT>
+static int
+launch_fast(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, struct contig3 cg, int64_t cnt,
+    struct osk_tol tol, int dig, struct scratch *sc, cudaStream_t s)
+{
+	int g1 = launch_opass<DT>(o, cg.o, cnt, sc, s), g;
+	int tl = tol.abs > 0 || tol.ulp > 0;
+
+	if (cg.c && cg.n && cg.o && aligned16(c) && aligned16(n) &&
+	    aligned16(o)) {
+		if (dig)
+			return tl ? launch_contig<DT, 1, 1>(c, n, o, cnt, tol,
+			    sc, g1, s) : launch_contig<DT, 1, 0>(c, n, o, cnt,
+			    tol, sc, g1, s);
+		return tl ? launch_contig<DT, 0, 1>(c, n, o, cnt, tol, sc, g1,
+		    s) : launch_contig<DT, 0, 0>(c, n, o, cnt, tol, sc, g1, s);
+	}
+	g = grid_resident(k_cmp_fast_strided<DT>, cnt);
+	k_cmp_fast_strided<DT><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, tol, dig,
+	    sc, g1);
+	return g;
+}
+
+static int
+launch_fast_dt(int dt, const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, struct contig3 cg, int64_t cnt,
+    struct osk_tol tol, int dig, struct scratch *sc, cudaStream_t s)
+{
+	switch (dt) {
+	case OSK_F64:
+		return launch_fast<OSK_F64>(c, n, o, cg, cnt, tol, dig, sc, s);
+	case OSK_F32:
+		return launch_fast<OSK_F32>(c, n, o, cg, cnt, tol, dig, sc, s);
+	case OSK_F16:
+		return launch_fast<OSK_F16>(c, n, o, cg, cnt, tol, dig, sc, s);
+	default:
+		return launch_fast<OSK_BF16>(c, n, o, cg, cnt, tol, dig, sc, s);
+	}
 }
 
 __global__ static void
@@ -619,7 +981,7 @@ k_cmp_index(struct osk_tensor c, struct osk_tensor n, struct osk_tensor inp,
  */
 __global__ static void
 k_cmp_final(struct scratch *sc, int nparts, int64_t cnt, int cdt, int ndt,
-    int exact)
+    int exact, struct args3 t, int fast, int flags)
 {
 	__shared__ struct osk_cpart sh[PARTW];
 	struct osk_cpart mine;
@@ -629,16 +991,27 @@ k_cmp_final(struct scratch *sc, int nparts, int64_t cnt, int cdt, int ndt,
 	for (k = threadIdx.x; k < nparts; k += NT)
 		osk_cpart_merge(&mine, &sc->parts[k]);
 	block_merge_parts(&mine, sh);
-	if (threadIdx.x == 0)
-		osk_figures_out(&sc->res, &sh[0], cnt, cdt, ndt, exact);
+	if (threadIdx.x != 0)
+		return;
+	osk_figures_out(&sc->res, &sh[0], cnt, cdt, ndt, exact);
+	if (!exact)
+		osk_float_out(&sc->res, &t.t[0], &t.t[1], &t.t[2], fast, flags);
 }
 
-/* Runs the final merge and copies the figures to the host. */
+/*
+ * Runs the final merge and copies the figures to the host; t (C, N, O),
+ * fast and flags: the float comparison's last touches (osk_float_out).
+ */
 static int
 finish(struct scratch *sc, int nparts, int64_t cnt, int cdt, int ndt,
-    int exact, struct osk_figures *res, cudaStream_t s)
+    int exact, const struct args3 *t, int fast, int flags,
+    struct osk_figures *res, cudaStream_t s)
 {
-	k_cmp_final<<<1, NT, 0, s>>>(sc, nparts, cnt, cdt, ndt, exact);
+	struct args3 none;
+
+	memset(&none, 0, sizeof(none));
+	k_cmp_final<<<1, NT, 0, s>>>(sc, nparts, cnt, cdt, ndt, exact,
+	    t != NULL ? *t : none, fast, flags);
 	if (cudaGetLastError() != cudaSuccess ||
 	    cudaMemcpyAsync(res, &sc->res, sizeof(*res),
 	    cudaMemcpyDeviceToHost, s) != cudaSuccess ||
@@ -648,16 +1021,17 @@ finish(struct scratch *sc, int nparts, int64_t cnt, int cdt, int ndt,
 }
 
 extern "C" int
-osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
-    const struct osk_tensor *o, int dt, const struct osk_tol *tol,
+osk_compare_float2(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int dt, const struct osk_tol *tol, int flags,
     struct osk_figures *res, void *scratch, void *stream)
 {
 	struct scratch *sc = (struct scratch *)scratch;
 	cudaStream_t s = (cudaStream_t)stream;
 	struct contig3 cg;
 	struct osk_tol t;
+	struct args3 a;
 	int64_t cnt;
-	int e, g;
+	int e, g1, g, fast, dig = (flags & OSK_CMP_DIGEST) != 0;
 
 	if ((e = osk_check_compare(c, n, o, res, 1, dt)) != 0)
 		return e;
@@ -667,20 +1041,41 @@ osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
 	if (tol != NULL)
 		t = *tol;
 	cnt = osk_numel(o);
-	g = grid_for(cnt, UNROLL);
 	cg.c = osk_contiguous(c);
 	cg.n = osk_contiguous(n);
 	cg.o = osk_contiguous(o);
-	k_omax<<<g, NT, 0, s>>>(*o, cg.o, cnt, sc->omax);
-	if (cg.c && cg.n && cg.o)
-		k_cmp_float<1><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt, t, sc,
-		    g);
-	else
-		k_cmp_float<0><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt, t, sc,
-		    g);
+	fast = osk_fast_ok(c, n, o, dt, flags);
+	if (fast) {
+		g = launch_fast_dt(dt, c, n, o, cg, cnt, t, dig, sc, s);
+	} else {
+		/* pass 1: max|O|; pass 2: every figure */
+		g1 = grid_for(cnt, UNROLL);
+		k_omax<<<g1, NT, 0, s>>>(*o, cg.o, cnt, -1, sc->omax,
+		    sc->rpart);
+		g = grid_for(cnt, UNROLL);
+		if (cg.c && cg.n && cg.o)
+			k_cmp_float<1><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt,
+			    t, dig, sc, g1);
+		else
+			k_cmp_float<0><<<g, NT, 0, s>>>(*c, *n, *o, cg, cnt, dt,
+			    t, dig, sc, g1);
+	}
 	if (cudaGetLastError() != cudaSuccess)
 		return OSK_ECUDA;
-	return finish(sc, g, cnt, c->dtype, n->dtype, 0, res, s);
+	a.t[0] = *c;
+	a.t[1] = *n;
+	a.t[2] = *o;
+	return finish(sc, g, cnt, c->dtype, n->dtype, 0, &a, fast, flags,
+	    res, s);
+}
+
+extern "C" int
+osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int dt, const struct osk_tol *tol,
+    struct osk_figures *res, void *scratch, void *stream)
+{
+	return osk_compare_float2(c, n, o, dt, tol, OSK_CMP_DIGEST, res,
+	    scratch, stream);
 }
 
 extern "C" int
@@ -702,7 +1097,8 @@ osk_compare_exact(const struct osk_tensor *c, const struct osk_tensor *n,
 	k_cmp_exact<<<g, NT, 0, s>>>(*c, *n, *o, cnt, sc);
 	if (cudaGetLastError() != cudaSuccess)
 		return OSK_ECUDA;
-	return finish(sc, g, cnt, c->dtype, n->dtype, 1, res, s);
+	return finish(sc, g, cnt, c->dtype, n->dtype, 1, NULL, 0,
+	    OSK_CMP_DIGEST, res, s);
 }
 
 extern "C" int
@@ -724,5 +1120,6 @@ osk_compare_index(const struct osk_tensor *c, const struct osk_tensor *n,
 	k_cmp_index<<<g, NT, 0, s>>>(*c, *n, *inp, dim, *values, cnt, sc);
 	if (cudaGetLastError() != cudaSuccess)
 		return OSK_ECUDA;
-	return finish(sc, g, cnt, c->dtype, n->dtype, 1, res, s);
+	return finish(sc, g, cnt, c->dtype, n->dtype, 1, NULL, 0,
+	    OSK_CMP_DIGEST, res, s);
 }

@@ -231,30 +231,29 @@ osk_dgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double *a,
 	return OSK_OK;
 }
 
-/* The first pass: max |O| over finite O. */
-static double
-oracle_max(const struct osk_tensor *o, int64_t n)
+/* The first pass: max |O| over finite O, and R for fast dtype dt (>= 0). */
+static void
+oracle_pass(const struct osk_tensor *o, int64_t n, int dt, double *omax,
+    double *R)
 {
-	double m = 0, v;
 	int64_t i;
 
-	for (i = 0; i < n; i++) {
-		v = osk_load(o, osk_off(o, i));
-		if (osk_isfinite(v) && osk_fabs(v) > m)
-			m = osk_fabs(v);
-	}
-	return m;
+	for (i = 0; i < n; i++)
+		osk_opass(omax, R, osk_load(o, osk_off(o, i)), dt);
 }
 
 int
-osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
-    const struct osk_tensor *o, int dt, const struct osk_tol *tol,
+osk_compare_float2(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int dt, const struct osk_tol *tol, int flags,
     struct osk_figures *res, void *scratch, void *stream)
 {
 	struct osk_cpart part;
+	struct osk_fconst k;
 	struct osk_tol zero;
+	uint64_t cb, nb;
+	double ov;
 	int64_t i, cnt;
-	int e;
+	int e, fast, dig = flags & OSK_CMP_DIGEST;
 
 	if ((e = osk_check_compare(c, n, o, res, 1, dt)) != 0)
 		return e;
@@ -263,13 +262,42 @@ osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
 		tol = &zero;
 	}
 	cnt = osk_numel(o);
+	fast = osk_fast_ok(c, n, o, dt, flags);
 	osk_cpart_init(&part);
-	part.omax = oracle_max(o, cnt);
-	for (i = 0; i < cnt; i++)
-		osk_compare_float_at(&part, c, n, o, osk_off(c, i),
-		    osk_off(n, i), osk_off(o, i), i, dt, part.omax, tol);
+	oracle_pass(o, cnt, fast ? dt : -1, &part.omax, &part.R);
+	k = osk_fconst_of(part.omax, tol);
+	for (i = 0; i < cnt; i++) {
+		if (!fast) {
+			osk_compare_float_at(&part, c, n, o, osk_off(c, i),
+			    osk_off(n, i), osk_off(o, i), i, dt, part.omax,
+			    tol, dig);
+			continue;
+		}
+		cb = osk_rawbits(c, osk_off(c, i));
+		nb = osk_rawbits(n, osk_off(n, i));
+		ov = osk_load(o, osk_off(o, i));
+		/* the device takes plain positions by groups of 16 bytes */
+		if (osk_fast_plain(cb, nb, ov, dt))
+			osk_compare_plain_at(&part, i, cb, nb, ov, dt, &k);
+		else
+			osk_compare_fast_at(&part, i, cb, nb, ov, dt, &k);
+		if (dig)
+			osk_digest_pair(&part, i, cb, nb);
+	}
+	if (fast)
+		osk_fast_done(&part);
 	osk_figures_out(res, &part, cnt, c->dtype, n->dtype, 0);
+	osk_float_out(res, c, n, o, fast, flags);
 	return OSK_OK;
+}
+
+int
+osk_compare_float(const struct osk_tensor *c, const struct osk_tensor *n,
+    const struct osk_tensor *o, int dt, const struct osk_tol *tol,
+    struct osk_figures *res, void *scratch, void *stream)
+{
+	return osk_compare_float2(c, n, o, dt, tol, OSK_CMP_DIGEST, res,
+	    scratch, stream);
 }
 
 int

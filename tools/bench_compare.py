@@ -11,6 +11,9 @@ bandwidth of a torch copy of the oracle tensor.  "Output size" is the size of
 the candidate (C and N are that size, the fp64 oracle O is 8/itemsize times
 it).  The fused comparison reads O twice (pass 1: max|O| for the ULP floor) and
 C, N once: bytes read = |C| + |N| + 2|O|; copy bandwidth counts read + write.
+The fused call is the runner's (execute.fused_figures): no tolerance, no
+digests, contiguous C and N of the dtype D and a float64 O, which is the
+kernels' fast path (osk_compare_float2 without flags).
 """
 import argparse
 import os
@@ -138,7 +141,8 @@ def report(rows, args):
         "(CUDA events). Fused bandwidth: bytes read (C + N + 2 O: O is read twice, "
         "the first pass finds max|O| for the ULP floor) per second, and in brackets "
         "the logical bytes (C + N + O) per second. Copy bandwidth: read + write of a "
-        "torch copy of O.", "",
+        "torch copy of O. The fused call is the runner's: `kernels.compare(c, n, o, "
+        "\"float\")`, no tolerance and no digests (the fast path).", "",
         "| output | dtype | fused ms | torch chain ms | speedup | fused extra memory "
         "(allocator / MemGetInfo) | torch chain extra memory | fused GB/s (logical) "
         "| copy GB/s | fused / copy | figures equal |",

@@ -26,6 +26,8 @@ DOMAINS = {"normal": 0, "uniform": 1, "positive": 2, "nonzero": 3, "int": 4,
            "index": 5, "bool": 6, "arange": 7, "bits": 8}
 # docs/protocol.md, Domains: default bounds
 _BOUNDS = {"uniform": (-1.0, 1.0), "positive": (0.5, 2.0), "int": (-100, 100)}
+# flags of osk_compare_float2 (kernels/osk.h)
+CMP_DIGEST, CMP_GENERIC = 1, 2
 FLOAT_KINDS = (torch.float64, torch.float32, torch.float16, torch.bfloat16) + tuple(
     getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n))
 
@@ -90,6 +92,9 @@ _SIGS = {
     "osk_compare_float": (ctypes.c_int, [_P(Desc), _P(Desc), _P(Desc), ctypes.c_int,
                                          _P(Tol), _P(Figures), ctypes.c_void_p,
                                          ctypes.c_void_p]),
+    "osk_compare_float2": (ctypes.c_int, [_P(Desc), _P(Desc), _P(Desc), ctypes.c_int,
+                                          _P(Tol), ctypes.c_int, _P(Figures),
+                                          ctypes.c_void_p, ctypes.c_void_p]),
     "osk_compare_exact": (ctypes.c_int, [_P(Desc), _P(Desc), _P(Desc), _P(Figures),
                                          ctypes.c_void_p, ctypes.c_void_p]),
     "osk_compare_index": (ctypes.c_int, [_P(Desc), _P(Desc), _P(Desc), ctypes.c_int,
@@ -293,8 +298,9 @@ def _unravel(flat, shape):
     return idx[::-1]
 
 
-def _side(rec, s, tag, shape, kind, tol):
-    rec["digest_" + tag] = s.digest
+def _side(rec, s, tag, shape, kind, tol, digest=True):
+    if digest:
+        rec["digest_" + tag] = s.digest
     if kind == "float":
         rec["err_abs_" + tag] = s.err_abs
         rec["err_ulp_" + tag] = s.err_ulp
@@ -313,14 +319,18 @@ def _side(rec, s, tag, shape, kind, tol):
 
 
 def compare(cand, native, oracle, kind="float", inp=None, dim=None, values=None,
-            tol=None):
+            tol=None, digest=False, generic=False):
     """The figures of figures.py for one output in one fused pass.
 
     kind: "float" (D = native's dtype), "exact" / "sort_values", or
     "sort_indices" (tie-aware: inp, dim and the expected values needed;
     cand/native are the index tensors).  tol = (abs, ulp) adds over_tol_c/n
-    and first_bad_c for float.  Returns None when no library serves the device
-    or the dtype is not one the kernels know."""
+    and first_bad_c for float.  Float figures carry digest_c/n only with
+    digest=True (the runner needs none: hashing both outputs costs time);
+    generic=True forces the kernels' per-element dtype dispatch instead of
+    the fast path (tests compare the two).  Exact kinds always carry the
+    digests.  Returns None when no library serves the device or the dtype is
+    not one the kernels know."""
     device = native.device
     if library(device) is None:
         return None
@@ -335,10 +345,11 @@ def compare(cand, native, oracle, kind="float", inp=None, dim=None, values=None,
         scp = sc[1] if sc else None
         if kind == "float":
             t = Tol(*(tol or (0.0, 0.0)))
-            rc = cx.lib.osk_compare_float(
+            flags = (CMP_DIGEST if digest else 0) | (CMP_GENERIC if generic else 0)
+            rc = cx.lib.osk_compare_float2(
                 ctypes.byref(desc(cand)), ctypes.byref(desc(native)),
                 ctypes.byref(desc(oracle)), CODE[native.dtype], ctypes.byref(t),
-                ctypes.byref(fig), scp, cx.stream)
+                flags, ctypes.byref(fig), scp, cx.stream)
         elif kind == "sort_indices":
             if dim is None:
                 dim = -1
@@ -356,8 +367,9 @@ def compare(cand, native, oracle, kind="float", inp=None, dim=None, values=None,
     if kind == "float":
         rec["R"], rec["oracle_max"] = fig.R, fig.oracle_max
     k = "float" if kind == "float" else "exact"
-    _side(rec, fig.c, "c", shape, k, tol)
-    _side(rec, fig.n, "n", shape, k, tol)
+    dig = digest or k == "exact"
+    _side(rec, fig.c, "c", shape, k, tol, dig)
+    _side(rec, fig.n, "n", shape, k, tol, dig)
     return rec
 
 

@@ -273,9 +273,12 @@ def _crafted(dtype, device, n=4099, seed=0):
     o = torch.randn(n, generator=torch.Generator().manual_seed(seed), dtype=F64)
     o[5], o[9], o[11], o[13] = float("nan"), float("inf"), -float("inf"), 0.0
     o[20] = 1e-9  # below the floor 2^-10 max|O|
+    o[30] = 70000.0                # inf in float16 (and the float8s)
+    o[31] = 3.4028236e38           # inf in float32 and bfloat16, below 2^128
     c = o.clone()
     c[9] = float("nan")            # inf position missed
     c[20] = 3e-3                   # error measured in ULPs at the floor
+    c[31] = 1.0                    # finite where round_D(O) is inf
     c[100] = c[100] * 1.01
     c = c.to(dtype)
     nat = (o * (1 + 2 ** -9)).to(dtype)
@@ -299,18 +302,20 @@ def test_compare_float_equals_figures(device, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_compare_noncontiguous_and_empty(device):
-    c, n, o = _crafted(torch.bfloat16, device, 64 * 48)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
+def test_compare_noncontiguous_and_empty(device, dtype):
+    c, n, o = _crafted(dtype, device, 64 * 48)
     o = o.reshape(48, 64)
     c = c.reshape(48, 64).t().contiguous().t()          # column-major
     n = torch.stack([n.reshape(48, 64)] * 2, -1).reshape(48, 128)[:, ::2]  # stride 2
     c2 = c.contiguous()
     want = figures.float_figures(c2, n, o, n.dtype)
-    got = kernels.compare(c, n, o, "float")
+    got = kernels.compare(c, n, o, "float", digest=True)
     for k in FIG_KEYS:
         assert got[k] == want[k], k
     assert got["worst_c"] == want["worst_c"]
-    assert got["digest_c"] == kernels.compare(c2, n, o, "float")["digest_c"]
+    assert got["digest_c"] == kernels.compare(c2, n, o, "float", digest=True)["digest_c"]
+    assert "digest_c" not in kernels.compare(c2, n, o, "float")  # the runner's call
     e = torch.empty(0, 3, dtype=torch.float32, device=device)
     got = kernels.compare(e, e, e.double(), "float")
     assert got["err_abs_c"] == 0 and "worst_c" not in got
@@ -337,9 +342,51 @@ def test_compare_exact_and_ties(device):
     assert got["mismatch_n"] == want["mismatch_n"] == 1
 
 
+def _layouts(c, n, o, layout):
+    """(c, n, o) as contiguous, strided (every other element of a buffer) or
+    contiguous at an address not 16-byte aligned (device: no vector loads)."""
+    if layout == "strided":
+        return tuple(torch.stack([t, t], -1)[..., 0] for t in (c, n, o))
+    if layout == "unaligned":
+        return tuple(torch.cat([t[:1], t])[1:] for t in (c, n, o))
+    return c, n, o
+
+
+# the fast path (dtype-specialised, vector loads where contiguous and aligned)
+# against the per-element dispatch of every dtype, on the same inputs
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32,
+                                   torch.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "unaligned"])
+@pytest.mark.parametrize("tol", [None, (1e-2, 2.0)])
+def test_compare_fast_equals_generic(device, dtype, layout, tol):
+    c, n, o = _layouts(*_crafted(dtype, device, 100_003, seed=5), layout)
+    fast = kernels.compare(c, n, o, "float", tol=tol, digest=True)
+    slow = kernels.compare(c, n, o, "float", tol=tol, digest=True, generic=True)
+    assert fast == slow
+    want = figures.float_figures(c, n, o, n.dtype)
+    for k in FIG_KEYS:
+        assert fast[k] == want[k], k
+    assert fast["worst_c"] == want["worst_c"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_compare_mixed_dtypes(device):
+    """C of another dtype than N: the per-element dispatch path."""
+    c, n, o = _crafted(torch.bfloat16, device)
+    c = c.to(torch.float32)
+    want = figures.float_figures(c, n, o, n.dtype)
+    got = kernels.compare(c, n, o, "float")
+    for k in FIG_KEYS:
+        assert got[k] == want[k], k
+    assert got["worst_c"] == want["worst_c"]
+
+
 @NEED_GPU
-def test_compare_host_equals_device_large():
-    c, n, o = _crafted(torch.bfloat16, "cpu", 3_000_001, seed=3)
-    h = kernels.compare(c, n, o, "float", tol=(1e-2, 2.0))
-    d = kernels.compare(c.cuda(), n.cuda(), o.cuda(), "float", tol=(1e-2, 2.0))
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize("tol", [None, (1e-2, 2.0)])
+def test_compare_host_equals_device_large(dtype, tol):
+    c, n, o = _crafted(dtype, "cpu", 3_000_001, seed=3)
+    h = kernels.compare(c, n, o, "float", tol=tol, digest=True)
+    d = kernels.compare(c.cuda(), n.cuda(), o.cuda(), "float", tol=tol, digest=True)
     assert h == d

@@ -478,6 +478,279 @@ START_TEST(test_ulp_bits_equal_frexp)
 }
 END_TEST
 
+/* ---- fast float comparison ---------------------------------------------------- */
+
+static const int fast_dts[] = { OSK_F64, OSK_F32, OSK_F16, OSK_BF16 };
+#define NFAST	(int)(sizeof(fast_dts) / sizeof(fast_dts[0]))
+
+static uint64_t
+xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int
+same_double(double a, double b)
+{
+	return osk_bitsd(a) == osk_bitsd(b) || (isnan(a) && isnan(b));
+}
+
+/* round_D from bits equals the frexp/rint/encode/decode chain. */
+START_TEST(test_fast_round_equals_round_to)
+{
+	static const double edges[] = { 0.0, -0.0, 1.0, 65504.0, 65519.99,
+	    65520.0, -65520.0, 65536.0, 3.4028234663852886e38,
+	    3.4028235677973366e38, 3.4028235677973362e38, 3.39e38, 1e39,
+	    -1e300, 5.960464477539063e-08, 2.9802322387695312e-08,
+	    2.9802322387695315e-08, 8.96831017167883e-44, 9.2e-41, 1.4e-45,
+	    7e-46, 1e-320, 4.9406564584124654e-324 };
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	double v, a, b;
+	int k, i, j;
+
+	for (k = 0; k < NFAST; k++) {
+		for (i = 0; i < (int)(sizeof(edges) / sizeof(edges[0])); i++)
+			for (j = -2; j <= 2; j++) {
+				/* the edge and its neighbours, both signs */
+				v = osk_dbits(osk_bitsd(edges[i]) + j);
+				if (j < 0 && edges[i] == 0)
+					continue;
+				a = osk_fast_round(v, fast_dts[k]);
+				b = osk_round_to(v, fast_dts[k]);
+				ck_assert_msg(same_double(a, b), "dt %d %a: %a != %a",
+				    fast_dts[k], v, a, b);
+				a = osk_fast_round(-v, fast_dts[k]);
+				b = osk_round_to(-v, fast_dts[k]);
+				ck_assert_msg(same_double(a, b), "dt %d %a: %a != %a",
+				    fast_dts[k], -v, a, b);
+			}
+		for (i = 0; i < 400000; i++) {
+			xorshift(&x);
+			/* any double; every other one near float range */
+			v = osk_dbits(i & 1 ? x : (x & 0x800fffffffffffffULL) |
+			    (uint64_t)(1023 - 160 + (int)((x >> 52) % 300)) << 52);
+			a = osk_fast_round(v, fast_dts[k]);
+			b = osk_round_to(v, fast_dts[k]);
+			ck_assert_msg(same_double(a, b), "dt %d %a: %a != %a",
+			    fast_dts[k], v, a, b);
+		}
+	}
+}
+END_TEST
+
+/* Every 16-bit pattern decodes as osk_value does (a NaN as a NaN). */
+START_TEST(test_fast_value_all_16bit)
+{
+	uint32_t b;
+	double a, v;
+
+	for (b = 0; b < 65536; b++) {
+		a = osk_fast_value(b, OSK_F16);
+		v = osk_value(b, OSK_F16);
+		ck_assert_msg(same_double(a, v), "f16 %04x", b);
+		if (isfinite(v))
+			ck_assert(osk_bitsd(osk_fast_fvalue(b, OSK_F16)) ==
+			    osk_bitsd(v));
+		ck_assert(same_double(osk_fast_value(b, OSK_BF16),
+		    osk_value(b, OSK_BF16)));
+	}
+	ck_assert(osk_bitsd(osk_fast_value(0x3fd5555555555555ULL, OSK_F64)) ==
+	    0x3fd5555555555555ULL);
+	ck_assert_double_eq(osk_fast_value(osk_bitsf(0.1f), OSK_F32), 0.1f);
+}
+END_TEST
+
+/* A plain position updates a partial as the full fast element code does. */
+START_TEST(test_plain_equals_full)
+{
+	struct osk_cpart p1, p2;
+	struct osk_fconst c;
+	struct osk_tol tol = { 1e-3, 3.0 };
+	uint64_t x = 0x13198a2e03707344ULL, cb, nb;
+	double ov;
+	int k, i, t;
+
+	for (k = 0; k < NFAST; k++)
+		for (t = 0; t < 3; t++) {
+			/* floor 2^-10 max|O|: none, 2^-11, 2^-1000 */
+			c = osk_fconst_of(t == 0 ? 0.0 : t == 1 ? 0.5 :
+			    ldexp(1, -990), &tol);
+			if (t == 2)
+				c.tol = c.ta = c.tu = 0, c.ta = c.tu =
+				    osk_inf();
+			osk_cpart_init(&p1);
+			osk_cpart_init(&p2);
+			for (i = 0; i < 20000; i++) {
+				xorshift(&x);
+				ov = ldexp((double)(int32_t)x, (int)((x >> 40) %
+				    (fast_dts[k] == OSK_F16 ? 40 : 200)) -
+				    (fast_dts[k] == OSK_F64 ? 1100 : 150));
+				if (i % 5 == 0)
+					ov = 0;
+				cb = osk_dbits_to(ov * (1 + ldexp((double)(x %
+				    7), -9)), fast_dts[k]);
+				nb = osk_dbits_to(i % 3 ? ov : -ov, fast_dts[k]);
+				if (!osk_fast_plain(cb, nb, ov, fast_dts[k]))
+					continue;
+				osk_compare_plain_at(&p1, i, cb, nb, ov,
+				    fast_dts[k], &c);
+				osk_compare_fast_at(&p2, i, cb, nb, ov,
+				    fast_dts[k], &c);
+			}
+			p1.R = p2.R;
+			ck_assert_msg(memcmp(&p1, &p2, sizeof(p1)) == 0,
+			    "dt %d floor %d", fast_dts[k], t);
+			ck_assert(p1.c.worst >= 0);
+		}
+}
+END_TEST
+
+/* Crafted values of O (and C, N from them) that reach every branch. */
+static void
+crafted(int dt, int64_t n, double *o, void *c, void *nat, uint64_t seed)
+{
+	uint64_t x = seed;
+	double v, w;
+	int64_t i;
+	int sz = osk_size(dt);
+
+	for (i = 0; i < n; i++) {
+		xorshift(&x);
+		v = ((double)(int64_t)x) * ldexp(1, -63) * 3;	/* N(0,1)-ish */
+		switch (i % 23) {
+		case 1: v = NAN; break;
+		case 2: v = INFINITY; break;
+		case 3: v = -INFINITY; break;
+		case 4: v = 0.0; break;
+		case 5: v = 1e-9; break;		/* below the ULP floor */
+		case 6: v = dt == OSK_F16 ? 70000.0 : 3.5e38; break; /* to inf */
+		case 7: v = dt == OSK_F16 ? 40000.0 : 2e38; break; /* 2^emax up */
+		case 8: v = 1e-310; break;		/* subnormal double */
+		case 9:	/* below 2^emax, rounds to inf in D */
+			v = dt == OSK_F16 ? 65530.0 : 3.4028236e38;
+			break;
+		default: break;
+		}
+		o[i] = v;
+		w = v * (1 + ldexp(1, -9));
+		switch (i % 29) {
+		case 1: w = NAN; break;			/* NaN where O is not */
+		case 2: w = -INFINITY; break;
+		case 9: w = v; break;
+		case 11: w = 1e-300; break;
+		default: break;
+		}
+		if (i == 10 || i == 40)			/* a tie of the worst */
+			w = v + 1000, o[i] = v;
+		if (i == 9)		/* finite where round_D(O) is inf */
+			w = 1000.0;
+		if (i == 12)		/* |C - O| = 2^-7 = 1 ulp: tolerance ties */
+			o[i] = 1.0, w = 1.0 + ldexp(1, -7);
+		osk_putbits(&(struct osk_tensor){ .data = (uintptr_t)c,
+		    .dtype = dt }, i, osk_dbits_to(w, dt));
+		osk_putbits(&(struct osk_tensor){ .data = (uintptr_t)nat,
+		    .dtype = dt }, i, osk_dbits_to(i % 31 == 3 ? NAN : i == 9 ?
+		    -1000.0 : v, dt));
+		(void)sz;
+	}
+}
+
+static void
+fast_vs_generic(const struct osk_tensor *tc, const struct osk_tensor *tn,
+    const struct osk_tensor *to, int dt, const struct osk_tol *tol,
+    const char *what)
+{
+	struct osk_figures a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ck_assert_int_eq(osk_compare_float2(tc, tn, to, dt, tol,
+	    OSK_CMP_DIGEST, &a, NULL, NULL), 0);
+	ck_assert_int_eq(osk_compare_float2(tc, tn, to, dt, tol,
+	    OSK_CMP_DIGEST | OSK_CMP_GENERIC, &b, NULL, NULL), 0);
+	ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0,
+	    "%s dt %d: R %a/%a abs %a/%a ulp %a/%a worst %ld/%ld nf %ld/%ld "
+	    "bad %ld/%ld first %ld/%ld", what, dt, a.R, b.R, a.c.err_abs,
+	    b.c.err_abs, a.c.err_ulp, b.c.err_ulp, (long)a.c.worst_index,
+	    (long)b.c.worst_index, (long)a.c.nonfinite, (long)b.c.nonfinite,
+	    (long)a.c.over_tol, (long)b.c.over_tol, (long)a.c.first_bad,
+	    (long)b.c.first_bad);
+	/* without the digest flag: the same figures, digests 0 */
+	ck_assert_int_eq(osk_compare_float2(tc, tn, to, dt, tol, 0, &b, NULL,
+	    NULL), 0);
+	ck_assert(b.c.digest == 0 && b.n.digest == 0);
+	b.c.digest = a.c.digest;
+	b.n.digest = a.n.digest;
+	ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "%s dt %d: no digest",
+	    what, dt);
+}
+
+/* The fast path gives the generic path's figures, bit for bit. */
+START_TEST(test_compare_fast_equals_generic)
+{
+	enum { N = 4099 };
+	static double o[N], o2[2 * N];
+	static uint64_t c[N], nat[N], n2[2 * N];
+	const struct osk_tol tols[] = { { 0, 0 }, { 1e-2, 2.0 }, { 0, 1.5 },
+	    { 0x1p-7, 0 }, { 0, 1.0 } };
+	struct osk_tensor tc, tn, to, tn2, to2;
+	int64_t i, shape[2] = { 2, 2 };
+	int k, t, m;
+
+	for (k = 0; k < NFAST; k++)
+		for (m = 0; m < 3; m++) {
+			crafted(fast_dts[k], N, o, c, nat, 0x9e37 + m);
+			if (m == 2)	/* max|O| tiny: ULPs below 2^-1023 */
+				for (i = 0; i < N; i++)
+					if (isfinite(o[i]))
+						o[i] = ldexp(fabs(o[i]) > 8 ? 1.0 :
+						    o[i], -1000);
+			tc = vec(c, fast_dts[k], N);
+			tn = vec(nat, fast_dts[k], N);
+			to = vec(o, OSK_F64, N);
+			for (t = 0; t < 5; t++)
+				fast_vs_generic(&tc, &tn, &to, fast_dts[k], &tols[t],
+				    "contiguous");
+			/* N and O strided: every other element of a buffer */
+			for (i = 0; i < N; i++) {
+				o2[2 * i] = o[i];
+				o2[2 * i + 1] = 12345.0;
+				memcpy((char *)n2 + 2 * i * osk_size(fast_dts[k]),
+				    (char *)nat + i * osk_size(fast_dts[k]),
+				    osk_size(fast_dts[k]));
+			}
+			tn2 = tn;
+			tn2.data = (uintptr_t)n2;
+			tn2.stride[0] = 2;
+			to2 = to;
+			to2.data = (uintptr_t)o2;
+			to2.stride[0] = 2;
+			fast_vs_generic(&tc, &tn2, &to2, fast_dts[k], &tols[1],
+			    "strided");
+		}
+	/* C of another dtype than D: the generic path, still right */
+	crafted(OSK_F32, N, o, c, nat, 7);
+	tc = vec(c, OSK_F32, N);
+	crafted(OSK_BF16, N, o, n2, nat, 7);
+	tn = vec(nat, OSK_BF16, N);
+	to = vec(o, OSK_F64, N);
+	fast_vs_generic(&tc, &tn, &to, OSK_BF16, &tols[0], "mixed");
+	/* empty and 2x2 */
+	tc = tensor(c, OSK_F32, 2, shape);
+	tn = tensor(nat, OSK_F32, 2, shape);
+	to = tensor(o, OSK_F64, 2, shape);
+	fast_vs_generic(&tc, &tn, &to, OSK_F32, &tols[0], "2x2");
+	shape[0] = 0;
+	tc = tensor(c, OSK_F32, 2, shape);
+	tn = tensor(nat, OSK_F32, 2, shape);
+	to = tensor(o, OSK_F64, 2, shape);
+	fast_vs_generic(&tc, &tn, &to, OSK_F32, &tols[0], "empty");
+}
+END_TEST
+
 /* Stable, NaN largest, -0 and 0 equal: torch's sort order, by hand. */
 START_TEST(test_sort_rows)
 {
@@ -520,6 +793,10 @@ kernels_suite(void)
 	tcase_add_test(tc, test_compare_float);
 	tcase_add_test(tc, test_compare_exact_and_index);
 	tcase_add_test(tc, test_ulp_bits_equal_frexp);
+	tcase_add_test(tc, test_fast_round_equals_round_to);
+	tcase_add_test(tc, test_fast_value_all_16bit);
+	tcase_add_test(tc, test_plain_equals_full);
+	tcase_add_test(tc, test_compare_fast_equals_generic);
 	tcase_add_test(tc, test_sort_rows);
 	suite_add_tcase(s, tc);
 	return s;
