@@ -103,6 +103,10 @@ def bench(size_gib, dtype, reps):
     row["fused_alloc"], row["fused_free"], _ = extra_memory(fused)
     row["fused_bw_read"] = read / (row["fused_ms"] / 1e3)
     row["fused_bw_logical"] = logical / (row["fused_ms"] / 1e3)
+    # the same pass with the 64-bit digests of C and N (kernels/osk.h
+    # OSK_CMP_DIGEST), which the runner does not ask for
+    row["digest_ms"], _ = timed(lambda: kernels.compare(c, n, o, "float", digest=True),
+                                reps)
     try:
         chain = lambda: figures.float_figures(c, n, o, dtype)  # noqa: E731
         row["torch_alloc"], row["torch_free"], want = extra_memory(chain)
@@ -145,8 +149,8 @@ def report(rows, args):
         "\"float\")`, no tolerance and no digests (the fast path).", "",
         "| output | dtype | fused ms | torch chain ms | speedup | fused extra memory "
         "(allocator / MemGetInfo) | torch chain extra memory | fused GB/s (logical) "
-        "| copy GB/s | fused / copy | figures equal |",
-        "|---|---|---|---|---|---|---|---|---|---|---|"]
+        "| copy GB/s | fused / copy | fused with digests ms | figures equal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         t = r.get("torch_ms")
         speed = f"{t / r['fused_ms']:.1f}x" if t else "-"
@@ -157,7 +161,7 @@ def report(rows, args):
             f"{fmt_mib(r['torch_alloc']) if 'torch_alloc' in r else '-'} | "
             f"{r['fused_bw_read'] / 1e9:.0f} ({r['fused_bw_logical'] / 1e9:.0f}) | "
             f"{r['copy_bw'] / 1e9:.0f} | {r['fused_bw_read'] / r['copy_bw']:.0%} | "
-            f"{r.get('equal', '-')} |")
+            f"{r['digest_ms']:.2f} | {r.get('equal', '-')} |")
     lines += ["", "Targets: >= 3x faster than the torch chain, <= 1 MiB extra memory, "
               ">= 70% of copy bandwidth (bytes read)."]
     for r in rows:
