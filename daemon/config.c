@@ -42,6 +42,7 @@ config_defaults(struct config *c)
 	c->compile_budget = 60;
 	c->compile_extrapolate = 4;
 	c->shrink_max = 24;
+	c->shrink_budget = 30;
 	c->key_budget = 300;
 	c->cache_autotuning = 1;
 	c->runner_nice = 10;
@@ -202,6 +203,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		return parse_int(v, 0, 1000, &c->shrink_max) ?
 		    "must be an integer 0..1000 (0 = store failing cases "
 		    "unshrunk)" : NULL;
+	if (IS("runner.shrink_budget"))
+		return parse_seconds(v, 0, 86400, &c->shrink_budget) ?
+		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
 	if (IS("runner.key_budget"))
 		return parse_seconds(v, 0, 86400, &c->key_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;

@@ -51,6 +51,7 @@ struct config {
 	int	 compile_budget;	/* seconds per compile-ladder step */
 	double	 compile_extrapolate;	/* fit horizon, x the largest step */
 	int	 shrink_max;		/* re-runs to shrink one failing case */
+	double	 shrink_budget;		/* seconds one shrink may run, 0 = none */
 	double	 key_budget;		/* candidate seconds per key, 0 = none */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
@@ -118,6 +119,7 @@ struct worker {
 	char		 shrink_reason[48];
 	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
 	int64_t		 shrink_case;
+	double		 shrink_t0;		/* when the shrink started */
 	int		 fp_stale;		/* library changed: restart when idle */
 };
 int	 supervise_spawn(struct worker *);

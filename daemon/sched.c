@@ -1126,13 +1126,21 @@ shrink_store(struct worker *w)
 	shrink_clear(w);
 }
 
-/* Sends the next variant, or stores the result when there is none left. */
+/*
+ * Sends the next variant, or stores the result when there is none left or
+ * the shrink has had its time (runner.shrink_budget: on a GPU every variant
+ * is a new shape, and a library that autotunes each new shape can spend a
+ * minute on one; a failure found late would otherwise end the screen late).
+ * The first variant always runs.
+ */
 static void
 shrink_continue(struct worker *w)
 {
 	json_t	*c;
 
-	while (w->shrink_left > 0 &&
+	while (w->shrink_left > 0 && (w->shrink_runs == 0 ||
+	    env->conf.shrink_budget <= 0 ||
+	    now_mono() - w->shrink_t0 < env->conf.shrink_budget) &&
 	    (c = shrink_next(w->shrink_best, w->shrink_idx)) != NULL) {
 		w->shrink_left--;
 		w->shrink_runs++;
@@ -1156,6 +1164,7 @@ shrink_start(struct worker *w, int64_t id, json_t *spec,
 	w->shrink_best = json_deep_copy(spec);
 	w->shrink_idx = 0;
 	w->shrink_left = env->conf.shrink_max;
+	w->shrink_t0 = now_mono();
 	snprintf(w->shrink_reason, sizeof(w->shrink_reason), "%s", v->reason);
 	shrink_continue(w);
 }

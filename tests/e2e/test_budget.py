@@ -35,3 +35,37 @@ def test_key_budget_stops_a_slow_key(make_daemon):
     # a fast key is untouched by the other's budget
     ng = {dt: vr for (k, dt), vr in verdicts.items() if k == "neg"}
     assert ng and all(v == "verified" for v, _ in ng.values()), ng
+
+
+def _shrink_runs(d, run):
+    db = sqlite3.connect(d.db)
+    return [n for (n,) in db.execute(
+        "SELECT r.shrink_runs FROM results r JOIN cases c ON c.id=r.case_id "
+        "WHERE c.run_id=? AND r.shrink_runs > 0", (run,))]
+
+
+def test_shrink_budget_bounds_each_shrink(make_daemon):
+    # the demo minimum gets broadcasting wrong: its failing cases shrink over
+    # several halvings when nothing bounds the shrink...
+    scope = {"ops": ["minimum"], "classes": ["broadcast"]}
+    free = make_daemon(runner__shrink_budget=0).start()
+    free.wait_fingerprint()
+    st, out = free.post_run(scope)
+    assert st == 202, out
+    assert free.wait_run(out["run"], timeout=300)["state"] == "complete"
+    unbounded = _shrink_runs(free, out["run"])
+    assert unbounded and max(unbounded) > 1, unbounded
+    free.stop()
+    # ...and with a budget shorter than one variant, each shrink runs exactly
+    # its first variant and still stores what it found
+    d = make_daemon(runner__shrink_budget=0.001).start()
+    d.wait_fingerprint()
+    st, out = d.post_run(scope)
+    assert st == 202, out
+    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    bounded = _shrink_runs(d, out["run"])
+    assert bounded and set(bounded) == {1}, bounded
+    db = sqlite3.connect(d.db)
+    assert db.execute("SELECT count(*) FROM results r JOIN cases c ON c.id=r.case_id "
+                      "WHERE c.run_id=? AND r.shrunk_spec IS NOT NULL",
+                      (out["run"],)).fetchone()[0] >= 1
