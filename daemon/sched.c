@@ -460,12 +460,23 @@ queue_interleave(int slot)
 	struct devq	*q = &cur.q[slot], *cq = &cur.cq[slot];
 	int		 own = env->conf.compile_workers > 0;
 
-	/* compile ladders and 2^31-element cases go to the compile runners */
+	/*
+	 * Round-robin over keys: the i-th case of every key before the (i+1)-th
+	 * of any.  Within a key its dtypes stay in blocks (a key cut by
+	 * runner.key_budget keeps the dtypes it finished judged on all their
+	 * cases) and within a dtype the classes take turns, so a cut key has
+	 * had each of its classes probed.  Compile ladders and 2^31-element
+	 * cases go to the compile runners.
+	 */
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
 	    "OR coalesce(json_extract(spec, '$.huge'), 0) FROM (SELECT id, key, "
-	    "class, spec, row_number() OVER (PARTITION BY key ORDER BY id) AS rk "
-	    "FROM cases WHERE run_id=? AND device=? AND state='pending') ORDER "
-	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
+	    "class, spec, row_number() OVER (PARTITION BY key ORDER BY dfirst, "
+	    "ck, cfirst, id) AS rk FROM (SELECT id, key, class, spec, min(id) "
+	    "OVER (PARTITION BY key, dtype) AS dfirst, min(id) OVER (PARTITION "
+	    "BY key, dtype, class) AS cfirst, row_number() OVER (PARTITION BY "
+	    "key, dtype, class ORDER BY id) AS ck FROM cases WHERE run_id=? AND "
+	    "device=? AND state='pending')) ORDER BY rk, key", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, cur.run_id);
 	sqlite3_bind_int(st, 2, q->device);

@@ -69,3 +69,27 @@ def test_shrink_budget_bounds_each_shrink(make_daemon):
     assert db.execute("SELECT count(*) FROM results r JOIN cases c ON c.id=r.case_id "
                       "WHERE c.run_id=? AND r.shrunk_spec IS NOT NULL",
                       (out["run"],)).fetchone()[0] >= 1
+
+
+def test_queue_order_dtype_blocks_classes_take_turns(make_daemon):
+    """One runner runs the queue in order: within a key each dtype is a block,
+    and within it the classes take turns (each class once before any twice),
+    so a key cut short by its budget has had every class probed."""
+    d = make_daemon(runner__workers_per_device=1, runner__compile_workers=0,
+                    runner__shrink_max=0).start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["add.Tensor"],
+                          "classes": ["same_shape", "broadcast", "scalar"]})
+    assert st == 202, out
+    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    db = sqlite3.connect(d.db)
+    seq = db.execute("SELECT c.dtype, c.class FROM results r JOIN cases c ON "
+                     "c.id=r.case_id WHERE c.run_id=? AND c.class != 'bootstrap' "
+                     "ORDER BY r.created, c.id", (out["run"],)).fetchall()
+    blocks = [dt for i, (dt, _) in enumerate(seq) if i == 0 or seq[i - 1][0] != dt]
+    assert len(blocks) == len(set(blocks)) >= 2, blocks
+    for dt in blocks:
+        cls = [c for t, c in seq if t == dt]
+        kinds = set(cls)
+        assert len(kinds) == 3, (dt, kinds)
+        assert set(cls[:len(kinds)]) == kinds, (dt, cls[:10])
