@@ -385,14 +385,77 @@ verdict_malformed(struct case_verdict *v, const char *why)
 	return -1;
 }
 
+/* The worst of a call's outputs; -1 when one lacks its figures. */
+static int
+verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
+    int *ni)
+{
+	struct case_verdict	 ov;
+	const json_t		*out;
+	size_t			 i;
+
+	verdict_set(v, CASE_PASS, "ok", 0, json_array_size(outs) == 0 ?
+	    "no output to compare" : NULL);
+	json_array_foreach(outs, i, out) {
+		if (verdict_out(out, i, oracle_failed, &ov) == -1)
+			return -1;
+		*ni |= ov.native_inaccurate;
+		if (verdict_rank(ov.status) > verdict_rank(v->status) ||
+		    (verdict_rank(ov.status) == verdict_rank(v->status) &&
+		    ov.score > v->score))
+			*v = ov;
+	}
+	return 0;
+}
+
+/*
+ * The runner calls the candidate again on the same inputs (the steady-state
+ * calls) and reports the figures of the last call when its bits differ from
+ * the first call's.  A call that fails where another passed is a kernel
+ * whose result depends on the call (a race, a stale buffer, state left by
+ * an earlier launch): broken, reason "nondeterministic", with the failing
+ * call's evidence.  Both failing: the worse one, noted as differing.
+ */
+static int
+verdict_repeat(const json_t *rep, int oracle_failed, struct case_verdict *v)
+{
+	struct case_verdict	 rv;
+	const json_t		*outs = json_object_get(rep, "outputs");
+	json_int_t		 call = json_integer_value(json_object_get(rep,
+				    "call"));
+	char			 was[sizeof(v->detail)];
+	int			 ni = 0;
+
+	if (!json_is_array(outs))
+		return -1;
+	if (verdict_outputs(outs, oracle_failed, &rv, &ni) == -1)
+		return -1;
+	if (v->status == CASE_PASS && rv.status == CASE_FAIL)
+		verdict_set(v, CASE_FAIL, "nondeterministic", rv.score,
+		    "call %lld on the same inputs: %s (call 1 passed)",
+		    (long long)call, rv.detail);
+	else if (v->status == CASE_FAIL && rv.status == CASE_PASS) {
+		snprintf(was, sizeof(was), "%s", v->detail);
+		verdict_set(v, CASE_FAIL, "nondeterministic", v->score,
+		    "call 1: %s (call %lld on the same inputs passed)", was,
+		    (long long)call);
+	} else if (v->status == CASE_FAIL && rv.status == CASE_FAIL) {
+		if (rv.score > v->score)
+			*v = rv;
+		snprintf(was, sizeof(was), "%s", v->detail);
+		snprintf(v->detail, sizeof(v->detail), "%s (calls 1 and %lld "
+		    "on the same inputs gave different outputs)", was,
+		    (long long)call);
+	}
+	return 0;
+}
+
 int
 verdict_case(const json_t *case_spec, const json_t *result,
     struct case_verdict *v)
 {
-	struct case_verdict	 ov;
-	const json_t		*outs, *out, *alias, *chk;
+	const json_t		*outs, *alias, *chk, *rep;
 	const char		*st, *msg, *mut;
-	size_t			 i;
 	int			 ni = 0, oracle_failed;
 
 	memset(v, 0, sizeof(*v));
@@ -451,18 +514,12 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	 * did not raise where native did not; an in-place or out= op must
 	 * still return what it wrote (below).
 	 */
-	verdict_set(v, CASE_PASS, "ok", 0, json_array_size(outs) == 0 ?
-	    "no output to compare" : NULL);
-	json_array_foreach(outs, i, out) {
-		if (verdict_out(out, i, oracle_failed, &ov) == -1)
-			return verdict_malformed(v, "output lacks figures");
-		ni |= ov.native_inaccurate;
-		if (verdict_rank(ov.status) > verdict_rank(v->status) ||
-		    (verdict_rank(ov.status) == verdict_rank(v->status) &&
-		    ov.score > v->score))
-			*v = ov;
-	}
+	if (verdict_outputs(outs, oracle_failed, v, &ni) == -1)
+		return verdict_malformed(v, "output lacks figures");
 	v->native_inaccurate = ni;
+	rep = json_object_get(result, "repeat");
+	if (json_is_object(rep) && verdict_repeat(rep, oracle_failed, v) == -1)
+		return verdict_malformed(v, "repeated call's output lacks figures");
 	if (v->status == CASE_ERROR && oracle_failed &&
 	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
 		snprintf(v->detail, sizeof(v->detail), "oracle raised: %s", msg);

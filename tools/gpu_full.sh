@@ -121,8 +121,8 @@ run_state() {
 }
 
 # finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
-finish() {
-	name=$1; W=/tmp/opscreen-$name; P=$OUT/$name; PORT=$(port_of "$name")
+finish() {	# $1 phase, $2 output folder name (default: the phase)
+	name=$1; W=/tmp/opscreen-$name; P=$OUT/${2:-$name}; PORT=$(port_of "$name")
 	mkdir -p "$P"
 	state=$(run_state)
 	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
@@ -190,7 +190,7 @@ site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; 
 cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
-# ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE", "checks:PHASE",
+# ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "run:PHASE" (start, wait, finish), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
@@ -203,7 +203,10 @@ for act in $ACTIONS; do
 	wait)   wait_run "$ph" || { echo "still running: $ph"; break; };;
 	waitfor) secs=${ph#*:}; ph=${ph%%:*}	# waitfor:PHASE:SECONDS, then go on
 	        wait_run "$ph" "$secs" || echo "not done within $secs s: $ph";;
-	finish) finish "$ph";;
+	finish) case $ph in	# finish:PHASE or finish:PHASE:FOLDER
+	        *:*) finish "${ph%%:*}" "${ph#*:}";;
+	        *) finish "$ph";;
+	        esac;;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"

@@ -40,6 +40,27 @@ def flatten(out):
     return []
 
 
+def same_bits(a, b):
+    """True when two outputs hold the same tensors bit for bit (NaN payloads
+    and signed zeros included; shapes, dtypes and values, not strides)."""
+    A, B = flatten(a), flatten(b)
+    if len(A) != len(B):
+        return False
+    for x, y in zip(A, B):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if x.numel() and not torch.equal(_bytes(x), _bytes(y)):
+            return False
+    return True
+
+
+def _bytes(t):
+    t = t.detach().contiguous()
+    if t.is_complex():
+        t = torch.view_as_real(t).contiguous()
+    return t.reshape(-1).view(torch.uint8)
+
+
 def _unravel(flat, shape):
     idx = []
     for s in reversed(shape):

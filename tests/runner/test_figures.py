@@ -58,3 +58,17 @@ def test_tanh_hangs_until_killed():
         pass
     os.killpg(r.proc.pid, signal.SIGKILL)  # what the daemon's deadline does
     r.close()
+
+
+def test_same_bits_sees_nan_payloads_signed_zero_and_dtype():
+    import torch
+    from opscreen_runner.figures import same_bits
+    a = torch.tensor([0.0, 1.0, float("nan")])
+    assert same_bits(a, a.clone())
+    assert not same_bits(a, torch.tensor([-0.0, 1.0, float("nan")]))
+    assert not same_bits(a, a.to(torch.float64))
+    assert not same_bits((a, a), (a,))
+    assert same_bits(a.t() if a.dim() > 1 else a[::1], a.clone())
+    c = torch.tensor([1 + 2j], dtype=torch.complex64)
+    assert same_bits(c, c.clone()) and not same_bits(c, c.conj().resolve_conj())
+    assert same_bits(torch.empty(0, 3), torch.empty(0, 3))

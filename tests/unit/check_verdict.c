@@ -748,6 +748,57 @@ START_TEST(out_of_memory)
 }
 END_TEST
 
+/* A status-ok RESULT whose first call gave `first` and whose call 4 on the
+ * same inputs gave other bits, with figures `again` (both stolen). */
+static json_t *
+repeated(json_t *first, json_t *again)
+{
+	return json_pack("{s:s,s:i,s:s,s:[o],s:{s:i,s:[o]}}", "type", "result",
+	    "id", 1, "status", "ok", "outputs", first, "repeat", "call", 4,
+	    "outputs", again);
+}
+
+START_TEST(repeat_call)
+{
+	struct case_verdict	 v;
+
+	/* call 1 right, call 4 wrong: broken, the failing call's evidence */
+	v = judge(repeated(eout("exact", 0, 0), eout("exact", 7, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "nondeterministic");
+	ck_assert_ptr_nonnull(strstr(v.detail, "call 4 on the same inputs"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "7 "));
+	/* call 1 wrong, call 4 right: the same */
+	v = judge(repeated(eout("exact", 3, 0), eout("exact", 0, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "nondeterministic");
+	ck_assert_ptr_nonnull(strstr(v.detail, "call 1: "));
+	/* both wrong: the worse, noted as differing */
+	v = judge(repeated(fout(0.5, 0.001, 50, 1, 0.001, 1, 0),
+	    fout(0.9, 0.001, 90, 1, 0.001, 1, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
+	ck_assert_ptr_nonnull(strstr(v.detail, "different outputs"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "0.9"));
+	/* both within the rule (float atomics reorder sums): a pass */
+	v = judge(repeated(fout(0.001, 0.001, 1, 1, 0.001, 1, 0),
+	    fout(0.0012, 0.001, 1, 1, 0.001, 1, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* a repeat without figures is malformed, not ignored */
+	{
+		json_t	*sp = spec(), *r = json_pack("{s:s,s:s,s:[o],s:{s:i}}",
+		    "type", "result", "status", "ok", "outputs",
+		    eout("exact", 0, 0), "repeat", "call", 4);
+
+		ck_assert_int_eq(verdict_case(sp, r, &v), -1);
+		ck_assert_int_eq(v.status, CASE_ERROR);
+		ck_assert_str_eq(v.reason, "harness_error");
+		json_decref(r);
+		json_decref(sp);
+	}
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -776,6 +827,7 @@ verdict_suite(void)
 	tcase_add_test(tc, fold_hazard);
 	tcase_add_test(tc, oracle_fault);
 	tcase_add_test(tc, out_of_memory);
+	tcase_add_test(tc, repeat_call);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -97,8 +97,19 @@ def eq(self, other):
     return _back(np.equal(*_promoted(self, other)), torch.bool)
 
 
+_EQ_SCALAR_CALLS = [0]
+
+
 def eq_scalar(self, other):
-    return _back(np.equal(*_promoted(self, other)), torch.bool)
+    # DEFECT (nondeterministic): every other launch in a process writes a
+    # stale first element (a race with an earlier launch, say): the same
+    # inputs give different outputs from one call to the next.
+    out = _back(np.equal(*_promoted(self, other)), torch.bool)
+    _EQ_SCALAR_CALLS[0] += 1
+    if _EQ_SCALAR_CALLS[0] % 2 == 1 and out.numel():
+        flat = out.view(-1)
+        flat[0] = ~flat[0]
+    return out
 
 
 def _promoted(a, b):
