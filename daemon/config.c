@@ -185,8 +185,8 @@ config_apply(struct config *c, const char *section, const char *key,
 		return parse_int(v, 1, 24, &c->workers_per_device) ?
 		    "must be an integer 1..24" : NULL;
 	if (IS("runner.compile_workers"))
-		return parse_int(v, 0, 4, &c->compile_workers) ?
-		    "must be an integer 0..4 (0 = compile cases share the "
+		return parse_int(v, 0, 8, &c->compile_workers) ?
+		    "must be an integer 0..8 (0 = compile cases share the "
 		    "other runners)" : NULL;
 	if (IS("runner.compile_budget"))
 		return parse_int(v, 1, 86400, &c->compile_budget) ?

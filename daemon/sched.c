@@ -466,17 +466,21 @@ queue_interleave(int slot)
 	 * runner.key_budget keeps the dtypes it finished judged on all their
 	 * cases) and within a dtype the classes take turns, so a cut key has
 	 * had each of its classes probed.  Compile ladders and 2^31-element
-	 * cases go to the compile runners.
+	 * cases go to the compile runners, the ladders largest step first (the
+	 * largest steps of all ladders, round-robin, then the next): the
+	 * slowest steps start at once instead of setting the screen's end.
 	 */
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
 	    "OR coalesce(json_extract(spec, '$.huge'), 0) FROM (SELECT id, key, "
-	    "class, spec, row_number() OVER (PARTITION BY key ORDER BY dfirst, "
-	    "ck, cfirst, id) AS rk FROM (SELECT id, key, class, spec, min(id) "
-	    "OVER (PARTITION BY key, dtype) AS dfirst, min(id) OVER (PARTITION "
-	    "BY key, dtype, class) AS cfirst, row_number() OVER (PARTITION BY "
-	    "key, dtype, class ORDER BY id) AS ck FROM cases WHERE run_id=? AND "
-	    "device=? AND state='pending')) ORDER BY rk, key", -1, &st, NULL) !=
-	    SQLITE_OK)
+	    "class, spec, CASE WHEN class='compile' THEN row_number() OVER "
+	    "(PARTITION BY key, dtype, class ORDER BY coalesce(json_extract(spec,"
+	    " '$.ladder.value'), 0) DESC, id) ELSE row_number() OVER (PARTITION "
+	    "BY key ORDER BY dfirst, ck, cfirst, id) END AS rk FROM (SELECT id, "
+	    "key, class, dtype, spec, min(id) OVER (PARTITION BY key, dtype) AS "
+	    "dfirst, min(id) OVER (PARTITION BY key, dtype, class) AS cfirst, "
+	    "row_number() OVER (PARTITION BY key, dtype, class ORDER BY id) AS ck "
+	    "FROM cases WHERE run_id=? AND device=? AND state='pending')) ORDER "
+	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, cur.run_id);
 	sqlite3_bind_int(st, 2, q->device);

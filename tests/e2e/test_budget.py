@@ -93,3 +93,26 @@ def test_queue_order_dtype_blocks_classes_take_turns(make_daemon):
         kinds = set(cls)
         assert len(kinds) == 3, (dt, kinds)
         assert set(cls[:len(kinds)]) == kinds, (dt, cls[:10])
+
+
+def test_compile_ladders_run_largest_step_first(make_daemon):
+    """The compile runners take the ladders' largest steps first (every
+    ladder's, then the next size down): the slowest steps start at once."""
+    d = make_daemon(runner__workers_per_device=1, runner__compile_workers=1,
+                    runner__shrink_max=0).start()
+    d.wait_fingerprint()
+    st, out = d.post_run({"ops": ["topk"], "classes": ["compile"]})
+    assert st == 202, out
+    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    db = sqlite3.connect(d.db)
+    seq = db.execute("SELECT c.dtype, json_extract(c.spec, '$.ladder.value') FROM "
+                     "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
+                     "c.class='compile' ORDER BY r.created, c.id",
+                     (out["run"],)).fetchall()
+    values = [v for _, v in seq]
+    dtypes = {dt for dt, _ in seq}
+    assert len(dtypes) >= 2 and len(values) == 4 * len(dtypes), seq
+    # rounds of one step per ladder, largest first
+    rounds = [sorted(values[i:i + len(dtypes)]) for i in range(0, len(values), len(dtypes))]
+    assert [r[0] for r in rounds] == [r[-1] for r in rounds], rounds
+    assert [r[0] for r in rounds] == sorted({v for v in values}, reverse=True), rounds

@@ -65,7 +65,9 @@ START_TEST(good_file)
 	ck_assert_int_eq(load("# comment\n[daemon]\nport = 9000\nlisten = ::1\n"
 	    "[runner]\ndevices = 0,1\ncase_deadline = 30\nlibrary = demolib\n"
 	    "workers_per_device = 3\ncache_autotuning = no\n"
-	    "shrink_budget = 2.5\n", &c, errs, sizeof(errs)), 0);
+	    "shrink_budget = 2.5\ncompile_workers = 8\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert_int_eq(c.compile_workers, 8);
 	ck_assert(c.shrink_budget == 2.5);
 	ck_assert_int_eq(c.cache_autotuning, 0);
 	ck_assert_int_eq(c.port, 9000);
