@@ -1650,6 +1650,8 @@ osk_plan_finish(int op, const struct osk_racc *a1, const struct osk_racc *a2,
 		return a1->s;
 	case OSK_ARGMAX: case OSK_ARGMIN: return (double)a1->idx;
 	case OSK_VAR: case OSK_STD:
+		if (len == 0)	/* aten: the mean of nothing is NaN, so is this */
+			return osk_nan();
 		v = osk_nsum_value(a2) / ((double)len - p[0]);
 		return op == OSK_STD ? sqrt(v) : v;
 	case OSK_LOGSUMEXP:

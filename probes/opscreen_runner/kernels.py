@@ -674,13 +674,14 @@ def _reduce(cx, base, b, key):
         idx = _reduce_call(cx, "arg" + base, x, red, keepdim, torch.int64)
         return vals, idx
     if base in ("argmax", "argmin"):
-        if b.get("dim") is None:
-            x, red, keepdim = x.reshape(-1), [0], False
-        else:
-            red = _dims(b["dim"], x.dim())
         if x.numel() == 0:
             return None
-        return _reduce_call(cx, base, x, red, keepdim, torch.int64)
+        if b.get("dim") is None:
+            # the flat index; keepdim keeps every dim as size 1 (as aten)
+            flat = _reduce_call(cx, base, x.reshape(-1), [0], False, torch.int64)
+            return flat.reshape([1] * x.dim()) if keepdim else flat
+        return _reduce_call(cx, base, x, _dims(b["dim"], x.dim()), keepdim,
+                            torch.int64)
     if base == "count_nonzero":
         return _reduce_call(cx, base, x, _dims(b.get("dim"), x.dim()), False, torch.int64)
     dim = b.get("dim")

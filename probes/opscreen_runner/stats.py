@@ -113,7 +113,7 @@ def _cpu64(t):
         else torch.tensor([float(t)], dtype=F64)
 
 
-def _continuous(op, key, args, kwargs, x, dtype):
+def _continuous(op, key, args, kwargs, x, dtype, shape):
     """(test name, statistic, p) for the continuous distributions."""
     base = key.split(".")[0]
     if base in ("uniform_", "rand", "rand_like"):
@@ -126,16 +126,18 @@ def _continuous(op, key, args, kwargs, x, dtype):
         d, p = _ks(x, lambda v: (1 - torch.exp(-lam * v.clamp(min=0))), dtype)
         return f"ks exponential({lam:g})", d, p
     if base in ("normal_", "randn", "randn_like", "normal"):
-        if base == "normal":
-            mean = _cpu64(_arg(op, args, kwargs, "mean", 0.0))
-            std = _cpu64(_arg(op, args, kwargs, "std", 1.0))
-        else:
-            mean = _cpu64(float(_arg(op, args, kwargs, "mean", 0.0)))
-            std = _cpu64(float(_arg(op, args, kwargs, "std", 1.0)))
-        mean = mean.expand(x.numel()) if mean.numel() == 1 else mean
-        std = std.expand(x.numel()) if std.numel() == 1 else std
-        if mean.numel() != x.numel() or std.numel() != x.numel():
-            raise ValueError("normal: mean/std do not match the output")
+        def param(name, default):
+            v = _arg(op, args, kwargs, name, default)
+            if base != "normal":
+                v = float(v)
+            v = v.detach().to("cpu", F64) if isinstance(v, torch.Tensor) else \
+                torch.tensor(float(v), dtype=F64)
+            try:  # mean and std broadcast against each other (normal.Tensor_Tensor)
+                return torch.broadcast_to(v, shape).reshape(-1)
+            except RuntimeError:
+                raise ValueError(f"normal: {name} of shape {list(v.shape)} does not "
+                                 f"broadcast to the output {list(shape)}") from None
+        mean, std = param("mean", 0.0), param("std", 1.0)
         # standardised; each sample's rounding interval scales with it
         h = _halfwidth(x, dtype) / std
         z = (x - mean) / std
@@ -179,7 +181,10 @@ def _dropout(op, args, kwargs, out):
     keep = mask.to(torch.bool)
     scale = 1.0 / (1.0 - p)
     expect = torch.where(keep, inp * scale, torch.zeros_like(inp))
-    tol = 4 * torch.finfo(out[0].dtype).eps * (inp.abs() * scale) + 1e-30
+    # a few roundings of |inp| * scale in the output dtype, and at least the
+    # dtype's smallest subnormal step (fp16 rounds tiny products coarsely)
+    fi = torch.finfo(out[0].dtype)
+    tol = 4 * fi.eps * (inp.abs() * scale) + fi.tiny * fi.eps
     if not bool(((y - expect).abs() <= tol).all()):
         return f"dropout({p:g}) scaled values", 1.0, 0.0
     kept = int(keep.sum().item())
@@ -238,7 +243,7 @@ def figures(case, op, args, kwargs, out):
         return _randperm(x)
     if base.startswith("bernoulli"):
         return _bernoulli(op, args, kwargs, x)
-    return _continuous(op, key, args, kwargs, x, t.dtype)
+    return _continuous(op, key, args, kwargs, x, t.dtype, t.shape)
 
 
 def _meta(t):

@@ -114,3 +114,35 @@ def test_compare_record_fields():
     assert rec["numel"] == N and rec["cand"]["shape"] == [N]
     (rec,) = stats.compare({"key": "uniform_"}, op, [x, 0.0, 1.0], {}, u[:10], u)
     assert rec["kind"] == "shape_only"
+
+
+def test_normal_mean_and_std_broadcast_against_each_other():
+    # normal.Tensor_Tensor with mean [512, 256] and std [256] (the H200
+    # screen's generated case): the parameters broadcast like aten's
+    mean = torch.rand(512, 256, generator=gen(2), dtype=torch.float64) * 8 - 4
+    std = torch.rand(256, generator=gen(3), dtype=torch.float64) + 0.5
+    good = torch.normal(mean, std.expand(512, 256), generator=gen(4))
+    _, _, p = run("normal.Tensor_Tensor", [mean, std], {}, good.float())
+    assert p >= stats.ALPHA, p
+    # std applied along the wrong axis is caught
+    bad = mean + torch.randn(512, 256, generator=gen(5), dtype=torch.float64) * \
+        std[:, None].expand(256, 2).reshape(-1)[:512, None]
+    _, _, p = run("normal.Tensor_Tensor", [mean, std], {}, bad.float())
+    assert p < stats.ALPHA, p
+    with pytest.raises(ValueError, match="does not broadcast"):
+        run("normal.Tensor_Tensor", [mean, std[:7]], {}, good.float())
+
+
+def test_dropout_fp16_tiny_products_round_to_subnormals():
+    # fp16 dropout of inputs whose scaled values are subnormal: native's own
+    # rounding (one step of 2^-24) is not a wrong scaling
+    inp = (torch.randn(4096, generator=gen(6), dtype=torch.float64) * 1e-6).half()
+    keep = torch.rand(4096, generator=gen(7)) >= 0.3
+    y = torch.where(keep, inp.double() / 0.7, torch.zeros(4096, dtype=torch.float64))
+    out = (y.half(), keep)
+    test, _, p = run("native_dropout", [inp, 0.3, True], {}, out)
+    assert "scaled values" not in test and p >= stats.ALPHA, (test, p)
+    wrong = (torch.where(keep, inp.double(), torch.zeros(4096, dtype=torch.float64)).half(),
+             keep)
+    test, _, p = run("native_dropout", [inp, 0.3, True], {}, wrong)
+    assert "scaled values" in test and p == 0.0, (test, p)

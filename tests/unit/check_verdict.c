@@ -277,6 +277,13 @@ START_TEST(degenerate)
 	/* a failing second output outranks a degenerate first one */
 	v = judge(ok2(fout(0, 0, 0, 0, 0, 0, 0), eout("exact", 1, 0)));
 	ck_assert_int_eq(v.status, CASE_FAIL);
+	/* NaN/inf positions are judged even where no oracle value is finite:
+	 * a candidate that drops an all-NaN oracle's NaNs fails */
+	o = fout(0, 0, 0, 0, 0, 0, 20);
+	json_object_set_new(o, "oracle_max", json_real(0));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
 	/* a shape bug is reported even where the oracle is degenerate */
 	o = fout(0, 0, 0, 0, 0, 0, 0);
 	json_object_set_new(json_object_get(o, "cand"), "shape",
