@@ -33,7 +33,7 @@ config_defaults(struct config *c)
 	snprintf(c->runner_path, sizeof(c->runner_path), "/usr/local/share/opscreen/probes");
 	snprintf(c->library, sizeof(c->library), "auto");
 	snprintf(c->devices, sizeof(c->devices), "all");
-	c->case_deadline = 120;
+	c->case_deadline = 300;
 	c->cpu_case_deadline = 10;
 	c->hello_deadline = 300;
 	c->fingerprint_period = 600;

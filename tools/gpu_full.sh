@@ -18,7 +18,7 @@
 # yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
 # hand and feeds the lists to flag_gems.only_enable / enable(unused=).
 # Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (2),
-# CASE_DEADLINE (120), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
+# CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once).
 set -u
@@ -70,7 +70,7 @@ python = python3
 runner_path = $ROOT/probes
 library = flag_gems
 devices = $(dev_of "$name")
-case_deadline = ${CASE_DEADLINE:-120}
+case_deadline = ${CASE_DEADLINE:-300}
 start_deadline = 300
 workers_per_device = ${WORKERS:-12}
 compile_workers = ${COMPILE_WORKERS:-3}
