@@ -951,6 +951,23 @@ case_dispatch(struct worker *w, int64_t id)
 
 static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
 
+/* Prepares sql and binds the ?1..?4 of cases_skip()'s WHERE clause. */
+static sqlite3_stmt *
+skip_prepare(const char *sql, int device, const char *key, const char *dtype)
+{
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(store_db(env->store), sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	if (dtype != NULL)
+		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	return st;
+}
+
 /*
  * Records the pending cases of key (and dtype, unless NULL) on device as
  * `skipped` with reason and detail, except those a runner holds right now
@@ -982,13 +999,8 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
 	    "detail, created) SELECT id, 'skipped', ?5, ?6, ?7 FROM cases WHERE "
 	    "%s", where);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = skip_prepare(sql, device, key, dtype)) == NULL)
 		goto fail;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
-	if (dtype != NULL)
-		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 6, detail, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 7, now_wall());
@@ -1000,13 +1012,8 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE %s",
 	    where);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = skip_prepare(sql, device, key, dtype)) == NULL)
 		goto fail;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
-	if (dtype != NULL)
-		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		sqlite3_finalize(st);
 		goto fail;

@@ -335,16 +335,16 @@ def run_case(case, adapter, device):
             res["outputs"] = stats.compare(case, op, args, kwargs, cand, native)
         else:
             fused = fused_figures if kernels.available(device) else None
+            ref = None if oerr else oracle
             res["outputs"] = figures.compare(
-                case, op, args, kwargs, cand, native, None if oerr else oracle, fused)
+                case, op, args, kwargs, cand, native, ref, fused)
             if again is not None and case.get("compare", "float") != "shape_only" \
                     and not figures.same_bits(cand, again):
                 # The same inputs gave other bits on a later call: that call's
                 # output is judged too (a kernel whose result depends on the
                 # call, not only on its inputs, is wrong on some of them).
                 res["repeat"] = {"call": 1 + STEADY_CALLS, "outputs": figures.compare(
-                    case, op, args, kwargs, again, native,
-                    None if oerr else oracle, fused)}
+                    case, op, args, kwargs, again, native, ref, fused)}
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)

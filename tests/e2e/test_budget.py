@@ -4,30 +4,40 @@ fold, so no key x dtype is verified on part of its cases."""
 import sqlite3
 
 
+def _screened(make_daemon, scope, **conf):
+    """A daemon with config overrides conf that has completed one run of
+    scope: (daemon, its run record, run id)."""
+    d = make_daemon(**conf).start()
+    d.wait_fingerprint()
+    st, out = d.post_run(scope)
+    assert st == 202, out
+    run = d.wait_run(out["run"], timeout=300)
+    assert run["state"] == "complete", run
+    return d, run, out["run"]
+
+
 def test_key_budget_stops_a_slow_key(make_daemon):
     # the demo sum_dim accumulates 65,536-long rows one rounding at a time:
     # 0.3 s of candidate time are gone after a few cases
-    d = make_daemon(runner__key_budget=0.3).start()
-    d.wait_fingerprint()
-    st, out = d.post_run({"ops": ["sum.dim_IntList", "neg"],
-                          "classes": ["accumulation", "reduction", "same_shape"]})
-    assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
-    assert run["state"] == "complete" and run["done"] == run["total"], run
+    d, run, rid = _screened(make_daemon, {"ops": ["sum.dim_IntList", "neg"],
+                                          "classes": ["accumulation", "reduction",
+                                                      "same_shape"]},
+                            runner__key_budget=0.3)
+    assert run["done"] == run["total"], run
     db = sqlite3.connect(d.db)
     skipped = db.execute(
         "SELECT c.key, r.detail FROM results r JOIN cases c ON c.id=r.case_id "
-        "WHERE c.run_id=? AND r.reason='key_budget'", (out["run"],)).fetchall()
+        "WHERE c.run_id=? AND r.reason='key_budget'", (rid,)).fetchall()
     assert skipped and {k for k, _ in skipped} == {"sum.dim_IntList"}, skipped
     assert "over runner.key_budget (0.3 s)" in skipped[0][1]
     # they count in the key's verdicts: no dtype of it is verified
     verdicts = dict(((k, dt), (v, r)) for k, dt, v, r in db.execute(
         "SELECT key, dtype, verdict, reason FROM verdicts WHERE run_id=?",
-        (out["run"],)))
+        (rid,)))
     sd = {dt: vr for (k, dt), vr in verdicts.items() if k == "sum.dim_IntList"}
     cut = {dt for (dt,) in db.execute(
         "SELECT DISTINCT c.dtype FROM results r JOIN cases c ON c.id=r.case_id "
-        "WHERE c.run_id=? AND r.reason='key_budget'", (out["run"],))}
+        "WHERE c.run_id=? AND r.reason='key_budget'", (rid,))}
     # a dtype with cases cut is never verified (a dtype whose cases all ran
     # before the budget was gone is judged on all of them)
     assert cut and all(sd[dt][0] in ("broken", "inconclusive") for dt in cut), (cut, sd)
@@ -48,44 +58,32 @@ def test_shrink_budget_bounds_each_shrink(make_daemon):
     # the demo minimum gets broadcasting wrong: its failing cases shrink over
     # several halvings when nothing bounds the shrink...
     scope = {"ops": ["minimum"], "classes": ["broadcast"]}
-    free = make_daemon(runner__shrink_budget=0).start()
-    free.wait_fingerprint()
-    st, out = free.post_run(scope)
-    assert st == 202, out
-    assert free.wait_run(out["run"], timeout=300)["state"] == "complete"
-    unbounded = _shrink_runs(free, out["run"])
+    free, _, rid = _screened(make_daemon, scope, runner__shrink_budget=0)
+    unbounded = _shrink_runs(free, rid)
     assert unbounded and max(unbounded) > 1, unbounded
     free.stop()
     # ...and with a budget shorter than one variant, each shrink runs exactly
     # its first variant and still stores what it found
-    d = make_daemon(runner__shrink_budget=0.001).start()
-    d.wait_fingerprint()
-    st, out = d.post_run(scope)
-    assert st == 202, out
-    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
-    bounded = _shrink_runs(d, out["run"])
+    d, _, rid = _screened(make_daemon, scope, runner__shrink_budget=0.001)
+    bounded = _shrink_runs(d, rid)
     assert bounded and set(bounded) == {1}, bounded
     db = sqlite3.connect(d.db)
     assert db.execute("SELECT count(*) FROM results r JOIN cases c ON c.id=r.case_id "
                       "WHERE c.run_id=? AND r.shrunk_spec IS NOT NULL",
-                      (out["run"],)).fetchone()[0] >= 1
+                      (rid,)).fetchone()[0] >= 1
 
 
 def test_queue_order_dtype_blocks_classes_take_turns(make_daemon):
     """One runner runs the queue in order: within a key each dtype is a block,
     and within it the classes take turns (each class once before any twice),
     so a key cut short by its budget has had every class probed."""
-    d = make_daemon(runner__workers_per_device=1, runner__compile_workers=0,
-                    runner__shrink_max=0).start()
-    d.wait_fingerprint()
-    st, out = d.post_run({"ops": ["add.Tensor"],
-                          "classes": ["same_shape", "broadcast", "scalar"]})
-    assert st == 202, out
-    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    d, _, rid = _screened(make_daemon, {"ops": ["add.Tensor"], "classes": [
+        "same_shape", "broadcast", "scalar"]}, runner__workers_per_device=1,
+        runner__compile_workers=0, runner__shrink_max=0)
     db = sqlite3.connect(d.db)
     seq = db.execute("SELECT c.dtype, c.class FROM results r JOIN cases c ON "
                      "c.id=r.case_id WHERE c.run_id=? AND c.class != 'bootstrap' "
-                     "ORDER BY r.created, c.id", (out["run"],)).fetchall()
+                     "ORDER BY r.created, c.id", (rid,)).fetchall()
     blocks = [dt for i, (dt, _) in enumerate(seq) if i == 0 or seq[i - 1][0] != dt]
     assert len(blocks) == len(set(blocks)) >= 2, blocks
     for dt in blocks:
@@ -98,17 +96,13 @@ def test_queue_order_dtype_blocks_classes_take_turns(make_daemon):
 def test_compile_ladders_run_largest_step_first(make_daemon):
     """The compile runners take the ladders' largest steps first (every
     ladder's, then the next size down): the slowest steps start at once."""
-    d = make_daemon(runner__workers_per_device=1, runner__compile_workers=1,
-                    runner__shrink_max=0).start()
-    d.wait_fingerprint()
-    st, out = d.post_run({"ops": ["topk"], "classes": ["compile"]})
-    assert st == 202, out
-    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    d, _, rid = _screened(make_daemon, {"ops": ["topk"], "classes": ["compile"]},
+                          runner__workers_per_device=1, runner__compile_workers=1,
+                          runner__shrink_max=0)
     db = sqlite3.connect(d.db)
     seq = db.execute("SELECT c.dtype, json_extract(c.spec, '$.ladder.value') FROM "
                      "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
-                     "c.class='compile' ORDER BY r.created, c.id",
-                     (out["run"],)).fetchall()
+                     "c.class='compile' ORDER BY r.created, c.id", (rid,)).fetchall()
     values = [v for _, v in seq]
     dtypes = {dt for dt, _ in seq}
     assert len(dtypes) >= 2 and len(values) == 4 * len(dtypes), seq
