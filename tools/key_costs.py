@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""key_costs.py: where a (possibly unfinished) screen's runner time went, per
+aten key, from its opscreen database alone, and what the whole registration
+table would cost at that rate.
+
+    python3 tools/key_costs.py DB [--top 15] [--runners 12] [--budgets 300,180,120]
+
+Prints a Markdown table of the keys with the most first-call time in the
+correctness classes (cases done / generated, first-call seconds, mean per
+case, slowest, shrink variants run), then the projection: each key's mean
+case time (the runner's case_ms) times its generated cases, summed, and the
+same with each key capped at runner.key_budget. The first cases of a key carry
+its compiles, so the projection is an upper bound. Standard library only.
+"""
+import argparse
+import json
+import sqlite3
+from collections import Counter
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("db")
+    ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--runners", type=int, default=12)
+    ap.add_argument("--budgets", default="300,180,120")
+    a = ap.parse_args()
+    db = sqlite3.connect(a.db)
+    generated = Counter(k for (k,) in db.execute(
+        "SELECT key FROM cases WHERE class NOT IN ('compile', 'bootstrap')"))
+    print("| key | cases done / generated | first calls (s) | mean per case (s) "
+          "| slowest (s) | shrink variants run |\n|---|---|---|---|---|---|")
+    for k, n, s, m, sh in db.execute(
+            "SELECT c.key, count(*), sum(r.cand_first_ms) / 1e3, "
+            "max(r.cand_first_ms) / 1e3, sum(r.shrink_runs) FROM results r JOIN "
+            "cases c ON c.id=r.case_id WHERE r.cand_first_ms IS NOT NULL AND "
+            "c.class NOT IN ('compile', 'bootstrap') GROUP BY 1 ORDER BY 3 DESC "
+            "LIMIT ?", (a.top,)):
+        print(f"| {k} | {n} / {generated[k]} | {s:.0f} | {s / n:.1f} | {m:.0f} | {sh} |")
+    spent, done = Counter(), Counter()
+    for key, first, figs in db.execute(
+            "SELECT c.key, r.cand_first_ms, r.figures FROM results r JOIN cases c "
+            "ON c.id=r.case_id WHERE c.class NOT IN ('compile', 'bootstrap')"):
+        t = (json.loads(figs) if figs else {}).get("times", {})
+        spent[key] += (t.get("case_ms") or first or 0) / 1e3
+        done[key] += 1
+    cost = {k: spent[k] / done[k] * generated[k] for k in generated if done[k]}
+    print(f"\nProjection over the {len(cost)} keys with a case done "
+          f"({len(generated)} generated), {a.runners} runners:\n")
+    print("| key budget (s) | runner-s | minutes | keys over the budget |\n|---|---|---|---|")
+    for b in [None] + [float(x) for x in a.budgets.split(",") if x]:
+        total = sum(min(c, b) if b else c for c in cost.values())
+        over = sum(1 for c in cost.values() if b and c > b)
+        print(f"| {'none' if b is None else f'{b:g}'} | {total:.0f} | "
+              f"{total / a.runners / 60:.1f} | {over} |")
+
+
+if __name__ == "__main__":
+    main()
