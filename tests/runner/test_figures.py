@@ -28,6 +28,27 @@ def test_nonfinite_mismatch():
     assert rec["err_abs_c"] == 0.0  # non-finite positions are counted, not measured
 
 
+def test_nonfinite_as_native():
+    """NaN/inf where the exact result has none (or the reverse) is excused
+    only where the candidate returns exactly native's value."""
+    inf, nan = float("inf"), float("nan")
+    # an fp32 overflow the fp64 oracle does not have; a D-dependent default
+    # (nan_to_num's posinf is D's max: round_D of fp64's max is inf)
+    o = torch.tensor([1e39, 1e39, 1.7e308, 1.7e308, 2.0], dtype=torch.float64)
+    n = torch.tensor([inf, inf, 3.4028235e38, 3.4028235e38, 2.0])
+    c = torch.tensor([inf, nan, 3.4028235e38, 0.0, 2.0])
+    case = {"compare": "float"}
+    op = inputs.resolve_op("abs")
+    out, = figures.compare(case, op, [], {}, c, n, o)
+    # round_D(1e39) = inf: position 0 agrees; 1 (NaN), 2 and 3 (finite) do not
+    assert out["nonfinite_mismatch_c"] == 3 and out["nonfinite_mismatch_n"] == 2
+    assert out["nonfinite_as_native_c"] == 1  # position 2: native's value
+    # without a mismatch there is nothing to excuse and no extra work
+    o = o.clamp(max=1e30)
+    out, = figures.compare(case, op, [], {}, o.float(), o.float(), o)
+    assert out["nonfinite_mismatch_c"] == 0 and "nonfinite_as_native_c" not in out
+
+
 def test_sort_indices_tie_aware():
     op = inputs.resolve_op("sort")
     x = torch.tensor([[2.0, 1.0, 2.0, 0.0]])

@@ -780,6 +780,13 @@ kernels_suite(void)
 	Suite *s = suite_create("kernels");
 	TCase *tc = tcase_create("host");
 
+	/*
+	 * Several tests walk every 16-bit pattern or millions of values: about
+	 * 1 s each alone, several on a loaded 2-core CI machine; Check's 4 s
+	 * default timed them out there. The timeout only guards against hangs.
+	 */
+	tcase_set_timeout(tc, 120);
+
 	tcase_add_test(tc, test_round_to);
 	tcase_add_test(tc, test_decode_all_16bit);
 	tcase_add_test(tc, test_pointwise);

@@ -133,10 +133,31 @@ START_TEST(nonfinite)
 {
 	struct case_verdict	v;
 
+	json_t			*o;
+
 	v = judge(ok1(fout(0, 0, 0, 0, 0.001, 3, 1)));
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
 	ck_assert_double_gt(v.score, 1e6);
+	/* mismatches where the candidate returns native's value are excused */
+	o = fout(0, 0, 0, 0, 0.001, 3, 3);
+	json_object_set_new(o, "nonfinite_as_native_c", json_integer(3));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	ck_assert_int_eq(v.native_inaccurate, 1);
+	/* ... and only those */
+	o = fout(0, 0, 0, 0, 0.001, 3, 3);
+	json_object_set_new(o, "nonfinite_as_native_c", json_integer(2));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
+	ck_assert_ptr_nonnull(strstr(v.detail, "1 positions"));
+	/* excused positions still leave the finite figures to judge */
+	o = fout(0.5, 0.001, 0, 0, 0.001, 3, 2);
+	json_object_set_new(o, "nonfinite_as_native_c", json_integer(2));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
 }
 END_TEST
 
