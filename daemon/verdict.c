@@ -133,8 +133,26 @@ verdict_float(const json_t *out, size_t i, long long numel,
 	}
 	if (nf_c > 0)
 		v->native_inaccurate = 1;
+	/* null: no oracle value is finite */
 	if (verdict_num(out, "oracle_max", &omax) == -1 || !isfinite(omax) ||
 	    omax <= 0) {
+		/*
+		 * Every finite O is 0 (or none is finite): the ULP measure has
+		 * no scale, but a candidate off the exact zeros by more than
+		 * native is wrong. Only a candidate that matches proves
+		 * nothing (a kernel returning zeros would too): degenerate.
+		 */
+		if (verdict_num(out, "err_abs_c", &ea_c) == 0 &&
+		    verdict_num(out, "err_abs_n", &ea_n) == 0 &&
+		    verdict_num(out, "R", &r) == 0 &&
+		    ea_c > verdict_max(2 * ea_n, 2 * r)) {
+			verdict_set(v, CASE_FAIL, "numeric_error",
+			    verdict_ratio(ea_c, verdict_max(2 * ea_n, 2 * r)),
+			    "out%zu: err_abs %.6g > max(2*err_abs_n=%.6g, "
+			    "2R=%.6g) where every finite oracle value is 0", i,
+			    ea_c, 2 * ea_n, 2 * r);
+			return 0;
+		}
 		verdict_set(v, CASE_DEGENERATE, "degenerate_oracle", 0,
 		    "out%zu: oracle max|O| is 0 or not finite over %lld "
 		    "elements", i, numel);
@@ -750,7 +768,14 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 	} else if (f->hazard > 0) {
 		res = "hazard";
 		why = f->worst_reason;
-	} else if (f->error + f->degenerate > 0) {
+	} else if (f->error > 0 || (f->degenerate > 0 && f->pass == 0)) {
+		/*
+		 * A case whose oracle stayed degenerate through every
+		 * regeneration (the exact answer is 0 or NaN: var of one
+		 * element, trace of an empty matrix, edge values through a
+		 * convolution) judged nothing; the other cases decide, and
+		 * with none passed the key x dtype is inconclusive.
+		 */
 		res = "inconclusive";
 		why = f->worst_reason;
 	} else if (f->pass > 0) {

@@ -96,11 +96,13 @@ def _special(dtype):
 
 
 def _edge_values(spec, shape, g):
-    """Half the elements drawn from the dtype's special values, half normal/int."""
+    """A fraction (edge_frac, default half) of the elements drawn from the
+    dtype's special values, the rest normal/int; a regenerated case (its
+    oracle was degenerate) carries a smaller edge_frac."""
     dtype = to_dtype(spec.get("dtype"))
     special = _special(dtype)
     pick = torch.randint(0, len(special), shape, generator=g)
-    use = torch.rand(shape, generator=g, dtype=F64) < 0.5
+    use = torch.rand(shape, generator=g, dtype=F64) < float(spec.get("edge_frac", 0.5))
     if dtype.is_floating_point:
         base = torch.randn(shape, generator=g, dtype=F64)
     else:

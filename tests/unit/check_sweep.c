@@ -694,6 +694,25 @@ START_TEST(reseed)
 	json_decref(r1b);
 	json_decref(r2);
 	json_decref(out);
+
+	/* edge-value tensors get half the special values per regeneration */
+	out = json_array();
+	ck_assert_int_gt(sweep_expand("exp", "exp(Tensor self) -> Tensor",
+	    PROBE_EDGE_VALUES, NULL, out), 0);
+	c = json_array_get(out, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(c, "args"), 0), "domain")), "edge");
+	r1 = sweep_reseed(c, 1);
+	r2 = sweep_reseed(c, 3);
+	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
+	    json_object_get(r1, "args"), 0), "edge_frac")), 0.25);
+	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
+	    json_object_get(r2, "args"), 0), "edge_frac")), 0.0625);
+	ck_assert_ptr_null(json_object_get(json_array_get(json_object_get(c,
+	    "args"), 0), "edge_frac"));
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(out);
 }
 END_TEST
 

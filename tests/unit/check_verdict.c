@@ -305,6 +305,14 @@ START_TEST(degenerate)
 	v = judge(ok1(o));
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
+	/* every finite oracle value is 0: a candidate off the zeros by more
+	 * than native fails, one within native's error is degenerate */
+	v = judge(ok1(fout(0.5, 0, 0, 0, 0, 0, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
+	ck_assert_ptr_nonnull(strstr(v.detail, "every finite oracle value is 0"));
+	v = judge(ok1(fout(0.5, 0.3, 0, 0, 0, 0, 0)));
+	ck_assert_int_eq(v.status, CASE_DEGENERATE);
 	/* a shape bug is reported even where the oracle is degenerate */
 	o = fout(0, 0, 0, 0, 0, 0, 0);
 	json_object_set_new(json_object_get(o, "cand"), "shape",
@@ -499,12 +507,24 @@ START_TEST(fold_rules)
 	ck_assert_int_eq(f.pass, 1);
 	ck_assert_int_eq(f.na, 2);
 
+	/* a case whose oracle stayed degenerate judged nothing: the passed
+	 * case decides; with no case passed the key x dtype is inconclusive */
 	v = mk(CASE_DEGENERATE, "degenerate_oracle", 0);
 	verdict_fold_add(&f, 4, "reduction", &v);
 	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
-	    "inconclusive");
-	ck_assert_str_eq(reason, "degenerate_oracle");
+	    "verified");
 	ck_assert_int_eq(f.worst_case, 4);
+	{
+		struct verdict_fold	g;
+
+		verdict_fold_init(&g);
+		verdict_fold_add(&g, 4, "reduction", &v);
+		v = mk(CASE_NA, "not_applicable", 0);
+		verdict_fold_add(&g, 2, "scalar", &v);
+		ck_assert_str_eq(verdict_fold_result(&g, reason,
+		    sizeof(reason)), "inconclusive");
+		ck_assert_str_eq(reason, "degenerate_oracle");
+	}
 
 	v = mk(CASE_FAIL, "numeric_error", 3.0);
 	verdict_fold_add(&f, 5, "reduction", &v);
