@@ -401,13 +401,26 @@ run_activate(void)
 	for (s = 0; s < cur.nq; s++)
 		cur.q[s].device = device_of_slot(s);
 	cur.started = now_wall();
+	/*
+	 * Only a run still queued: a DELETE between the SELECT above and
+	 * here cancelled it in the store (the API thread's UPDATE), and an
+	 * unconditional write would run it anyway (seen under load in
+	 * test_restricted_run_and_cancel).
+	 */
 	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET "
-	    "state='running', started=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+	    "state='running', started=? WHERE id=? AND state='queued'", -1, &st,
+	    NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_double(st, 1, cur.started);
 	sqlite3_bind_int64(st, 2, cur.run_id);
 	sqlite3_step(st);
 	sqlite3_finalize(st);
+	if (sqlite3_changes(store_db(env->store)) != 1) {
+		log_info("run %lld was cancelled before it started",
+		    (long long)cur.run_id);
+		run_clear();
+		return 0;
+	}
 	log_info("run %lld started", (long long)cur.run_id);
 	progress_update("running");
 	return 1;
@@ -1760,6 +1773,9 @@ on_result(struct worker *w, json_t *msg)
 		}
 		json_decref(ns);
 	}
+	/* which runner ran it, stored with the figures */
+	json_object_set_new(msg, "runner", json_pack("{s:i,s:s}", "slot",
+	    w->slot, "role", w->compile ? "compile" : "screen"));
 	case_record(id, &v, msg, NULL, w->repro);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
@@ -1917,6 +1933,15 @@ sched_poll(void)
 			continue;
 		s = slot_of_device(w->device);
 		q = w->compile ? &cur.cq[s] : &cur.q[s];
+		/*
+		 * A compile runner whose ladders are all dispatched screens
+		 * ordinary cases: the ladders are queued at the start, largest
+		 * step first, and ended in 91 s of a 21-minute whole-table
+		 * screen, after which six runners sat idle. Screening runners
+		 * never take a ladder step (each step's cold-cache timing).
+		 */
+		if (w->compile && q->head >= q->len)
+			q = &cur.q[s];
 		while (cur.q[s].expanded && q->head < q->len) {
 			int64_t	 id = q->ids[q->head++];
 

@@ -17,14 +17,20 @@
 # $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
 # yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
 # hand and feeds the lists to flag_gems.only_enable / enable(unused=).
-# Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (2),
+# Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (3),
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
+# REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once).
 set -u
 LIMIT=${1:-560}
 OUT=${OUT:-/tmp/opscreen-out}
-ACTIONS=${ACTIONS:-run:cold checks:cold run:warm}
+# no default: a sourced or mistyped call must not start a screen (one did,
+# and a second daemon on the port stopped the warm screen of session 3)
+if [ -z "${ACTIONS:-}" ]; then
+	echo "usage: ACTIONS=\"start:cold wait:cold ...\" sh tools/gpu_full.sh [seconds]" >&2
+	exit 2
+fi
 mkdir -p "$OUT"
 T0=$(date +%s)
 ROOT=$PWD
@@ -139,10 +145,16 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
 	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
 	    "$W/opscreen.db" "$P/opscreen.db"
+	# $OUT is emptied before each device call: checks in a later call
+	# read this copy
+	rm -rf "$W/out"; cp -r "$P" "$W/out"
 }
 
-checks() {	# $1 phase dir, $2 site dir
+checks() {	# $1 phase dir, $2 site dir, $3 the phase's finish copy
 	P=$1
+	if [ ! -f "$P/opscreen.db" ] && [ -f "${3:-}/opscreen.db" ]; then
+		mkdir -p "$P"; cp -r "$3"/. "$P"/
+	fi
 	PYTHONPATH=$2 python3 - "$P/opscreen.db" > "$P/checks.txt" 2>&1 <<'PY'
 import os, sqlite3, subprocess, sys, tempfile
 db = sqlite3.connect(sys.argv[1])
@@ -156,7 +168,8 @@ for cid, key, dtype, reason, repro, shrunk, spec in rows:
     print(f"=== case {cid}: {key} {dtype} ({reason})")
     print("generated:", spec[:600])
     print("shrunk:   ", shrunk[:600])
-    r = subprocess.run([sys.executable, p], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, p], capture_output=True, text=True,
+                       timeout=int(os.environ.get("REPRO_TIMEOUT", "300")))
     print((r.stdout + r.stderr)[-2500:])
     print(f"=== exit status {r.returncode}")
 PY
@@ -207,7 +220,7 @@ for act in $ACTIONS; do
 	        *:*) finish "${ph%%:*}" "${ph#*:}";;
 	        *) finish "$ph";;
 	        esac;;
-	checks) checks "$OUT/$ph" "$(site_of "$ph")";;
+	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
 	        wait_run "$ph" || { echo "still running: $ph"; break; }

@@ -110,3 +110,25 @@ def test_compile_ladders_run_largest_step_first(make_daemon):
     rounds = [sorted(values[i:i + len(dtypes)]) for i in range(0, len(values), len(dtypes))]
     assert [r[0] for r in rounds] == [r[-1] for r in rounds], rounds
     assert [r[0] for r in rounds] == sorted({v for v in values}, reverse=True), rounds
+
+
+def test_compile_runners_screen_once_their_ladders_are_done(make_daemon):
+    """A compile runner takes ordinary cases once every ladder step has been
+    dispatched; no ladder step ever runs on a screening runner."""
+    # one dtype: topk's ladder (~10 s of demo-library first calls) ends
+    # well before the one screening runner is through 16 keys' cases
+    ops = ["topk", "abs", "add.Tensor", "clamp", "cos", "cumsum", "div.Tensor",
+           "exp", "maximum", "minimum", "neg", "relu", "sigmoid", "sin",
+           "sub.Tensor", "tanh"]
+    d, _, rid = _screened(make_daemon, {"ops": ops, "dtypes": ["float32"]},
+                          runner__workers_per_device=1, runner__compile_workers=1,
+                          runner__shrink_max=0)
+    db = sqlite3.connect(d.db)
+    rows = db.execute("SELECT c.class, json_extract(r.figures, '$.runner.role') FROM "
+                      "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
+                      "r.figures IS NOT NULL", (rid,)).fetchall()
+    ladder = [role for cls, role in rows if cls == "compile"]
+    other = [role for cls, role in rows if cls != "compile"]
+    assert ladder and set(ladder) == {"compile"}, ladder
+    assert other.count("screen") and other.count("compile"), (
+        other.count("screen"), other.count("compile"))
