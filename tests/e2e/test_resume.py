@@ -226,3 +226,67 @@ def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):
         assert "has another library than the run recorded" in log
     finally:
         d.stop()
+
+
+def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
+    """runner.key_budget's per-key account is rebuilt from the stored results:
+    a key whose stored candidate time is over the budget when the run resumes
+    runs no case more (its remaining cases are cut at once), where an account
+    started from zero would run one first."""
+    scope = {"ops": ["sum.dim_IntList", "neg"],
+             "classes": ["accumulation", "reduction", "same_shape"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0}
+    d = Daemon(tmp_path, **conf).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run(scope)
+        assert st == 202, out
+        run = out["run"]
+        spent_sql = ("SELECT coalesce(sum(r.cand_first_ms), 0), (SELECT count(*) "
+                     "FROM cases WHERE run_id=?1 AND key='sum.dim_IntList' AND "
+                     "state='pending') FROM results r JOIN cases c ON "
+                     "c.id = r.case_id WHERE c.run_id=?1 AND c.key='sum.dim_IntList'")
+        deadline = time.time() + 120
+        while True:
+            db = sqlite3.connect(d.db)
+            spent, pending = db.execute(spent_sql, (run,)).fetchone()
+            db.close()
+            if spent >= 600 and pending > 1:
+                break
+            # (nothing is pending before the run is expanded)
+            assert (spent == 0 or pending > 1) and time.time() < deadline, \
+                (spent, pending)
+            time.sleep(0.05)
+        d.proc.send_signal(signal.SIGTERM)
+        d.proc.wait(30)
+        d.logf.close()
+        before = _results(d.db, run)
+        restarted = time.time()
+    finally:
+        d.stop()
+
+    # the same database, now with a budget the key has already spent
+    d = Daemon(tmp_path, runner__key_budget=0.3, **conf).start()
+    try:
+        r = d.wait_run(run, timeout=300)
+        assert r["state"] == "complete", (r, d.logtext())
+        db = sqlite3.connect(d.db)
+        ran = db.execute(
+            "SELECT c.id, r.status, r.reason FROM results r JOIN cases c ON "
+            "c.id = r.case_id WHERE c.run_id=? AND c.key='sum.dim_IntList' AND "
+            "r.created > ?", (run, restarted)).fetchall()
+        assert ran and all(s == "skipped" and why == "key_budget"
+                           for _, s, why in ran), ran
+        verdicts = {v for (v,) in db.execute(
+            "SELECT verdict FROM verdicts WHERE run_id=? AND "
+            "key='sum.dim_IntList'", (run,))}
+        assert verdicts and "verified" not in verdicts, verdicts
+        db.close()
+        assert {k: v for k, v in _results(d.db, run).items() if k in before} \
+            == before
+        log = open(d.log, errors="replace").read()
+        assert re.search(r"key sum\.dim_IntList on device -1: \d+ s of candidate "
+                         r"time, over the 0\.3 s budget; \d+ cases not run",
+                         log.split(f"resuming run {run}:")[-1]), log[-3000:]
+    finally:
+        d.stop()
