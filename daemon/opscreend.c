@@ -253,6 +253,8 @@ main(int argc, char *argv[])
 {
 	const char	*path = "/etc/opscreen/opscreen.conf";
 	int		 ch, check = 0, debug = 0, screen = 0, i;
+	int		 resumed_full;
+	int64_t		 resumed;
 	char		 err[512];
 	char		*overrides[64];
 	int		 noverrides = 0;
@@ -330,11 +332,15 @@ main(int argc, char *argv[])
 	if ((env->store = store_open(env->conf.database, err, sizeof(err))) ==
 	    NULL)
 		fatalx("store: %s", err);
-	store_interrupt_stale_runs(env->store);
 	sched_init();
+	/* a run the last lifetime left going resumes (sched.c says how) */
+	resumed = sched_resume(&resumed_full);
 	if (api_start() == -1)
 		fatalx("http: cannot start the API");
-	if (env->conf.screen_on_start) {
+	if (env->conf.screen_on_start && resumed > 0 && resumed_full)
+		log_info("screen at start-up: run %lld, a full screen, resumes; "
+		    "no second screen queued", (long long)resumed);
+	else if (env->conf.screen_on_start) {
 		json_t	*req = json_object();
 		int64_t	 id;
 

@@ -79,7 +79,9 @@ int		 store_rollback(struct store *);
 int		 store_exec(struct store *, const char *sql);
 int64_t		 store_fingerprint(struct store *, json_t *fp);
 char		*fingerprint_hash(json_t *fp);	/* caller frees */
-int		 store_interrupt_stale_runs(struct store *);
+int		 store_interrupt_stale_runs(struct store *, int64_t keep);
+int		 store_run_recount(struct store *, int64_t run, int64_t *total,
+		    int64_t *done);
 
 /* nvml.c */
 int	 nvml_device_count(char *why, size_t len);
@@ -131,6 +133,7 @@ void	 supervise_errtail(struct worker *, char *buf, size_t len, int lines);
 
 /* sched.c */
 void	 sched_init(void);
+int64_t	 sched_resume(int *full);		/* start-up: the interrupted run */
 void	 sched_poll(void);			/* main-loop step: dispatch, reap, deadlines */
 void	 sched_on_message(struct worker *, json_t *msg);
 void	 sched_on_worker_exit(struct worker *, const char *why);

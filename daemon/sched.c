@@ -25,6 +25,7 @@ struct devq {
 	int64_t	*ids;
 	size_t	 head, len, cap;
 	int	 expanded;
+	int	 resume;	/* cases stored before a restart: check, queue */
 };
 
 static struct {
@@ -39,6 +40,7 @@ static struct {
 	int64_t		 total, done;
 	double		 started;
 	double		 store_s;	/* time spent writing case results */
+	int		 resumed;	/* after a restart (sched_resume) */
 } cur;
 
 /* Shared with API threads. */
@@ -242,6 +244,8 @@ progress_update(const char *state)
 	for (s = 0; s < cur.nq; s++)
 		if (!cur.q[s].expanded)
 			json_object_set_new(p, "waiting_for_runner", json_true());
+	if (cur.resumed)
+		json_object_set_new(p, "resumed", json_true());
 	pthread_mutex_lock(&sched_mtx);
 	json_decref(progress);
 	progress = p;
@@ -353,30 +357,22 @@ conf_dtypes(void)
 	return a;
 }
 
-static int
-run_activate(void)
+/*
+ * Makes run id (its stored request and full flag) the current run: its scope
+ * and one queue per device, none expanded yet.
+ */
+static void
+run_load(int64_t id, const char *request, int full)
 {
-	sqlite3_stmt	*st;
 	json_t		*req, *cls, *v;
 	json_error_t	 jerr;
 	size_t		 i;
-	int		 s, rc;
+	int		 s;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
-	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
-	    != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return 0;
-	}
 	run_clear();
-	cur.run_id = sqlite3_column_int64(st, 0);
-	req = json_loads((const char *)sqlite3_column_text(st, 1), 0, &jerr);
-	cur.full = sqlite3_column_int(st, 2);
-	sqlite3_finalize(st);
-	if (req == NULL)
+	cur.run_id = id;
+	cur.full = full;
+	if (request == NULL || (req = json_loads(request, 0, &jerr)) == NULL)
 		req = json_object();
 	cur.classes = 0;
 	cls = json_object_get(req, "classes");
@@ -400,6 +396,24 @@ run_activate(void)
 	cur.nq = nslots();
 	for (s = 0; s < cur.nq; s++)
 		cur.q[s].device = device_of_slot(s);
+}
+
+static int
+run_activate(void)
+{
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
+	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	run_load(sqlite3_column_int64(st, 0), (const char *)
+	    sqlite3_column_text(st, 1), sqlite3_column_int(st, 2));
+	sqlite3_finalize(st);
 	cur.started = now_wall();
 	/*
 	 * Only a run still queued: a DELETE between the SELECT above and
@@ -1060,23 +1074,12 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
  * ("N of M cases run"), never verified on part of its cases.
  */
 static void
-key_budget_charge(int device, const json_t *spec, double first_ms)
+key_budget_cut(int device, const char *key, double spent)
 {
-	const char	*key = json_string_value(json_object_get(spec, "key"));
-	const char	*cls = json_string_value(json_object_get(spec, "class"));
-	char		 k[512], detail[200];
-	double		 spent;
+	char		 detail[200];
 	int		 n;
 
-	if (env->conf.key_budget <= 0 || !(first_ms > 0) || key == NULL ||
-	    (cls != NULL && strcmp(cls, "compile") == 0))
-		return;
-	snprintf(k, sizeof(k), "%d|%s", device, key);
-	if (cur_spent == NULL)
-		cur_spent = json_object();
-	spent = json_real_value(json_object_get(cur_spent, k)) + first_ms / 1e3;
-	json_object_set_new(cur_spent, k, json_real(spent));
-	if (spent <= env->conf.key_budget)
+	if (env->conf.key_budget <= 0 || spent <= env->conf.key_budget)
 		return;
 	snprintf(detail, sizeof(detail), "not run: the key's cases took %.2g s "
 	    "of candidate time, over runner.key_budget (%g s)", spent,
@@ -1089,6 +1092,32 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 		    env->conf.key_budget, n);
 }
 
+/* Adds spent seconds to key's account on device; returns the new total. */
+static double
+key_budget_add(int device, const char *key, double spent)
+{
+	char	 k[512];
+
+	snprintf(k, sizeof(k), "%d|%s", device, key);
+	if (cur_spent == NULL)
+		cur_spent = json_object();
+	spent += json_real_value(json_object_get(cur_spent, k));
+	json_object_set_new(cur_spent, k, json_real(spent));
+	return spent;
+}
+
+static void
+key_budget_charge(int device, const json_t *spec, double first_ms)
+{
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+	const char	*cls = json_string_value(json_object_get(spec, "class"));
+
+	if (env->conf.key_budget <= 0 || !(first_ms > 0) || key == NULL ||
+	    (cls != NULL && strcmp(cls, "compile") == 0))
+		return;
+	key_budget_cut(device, key, key_budget_add(device, key, first_ms / 1e3));
+}
+
 /* ---- shrinking ------------------------------------------------------------ */
 
 /*
@@ -1098,14 +1127,11 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
  * not a thousand (on a GPU every variant is a new shape: a new compile).
  */
 static int
-shrink_wanted(int device, const json_t *spec, double score)
+shrink_mark(int device, const char *key, double score)
 {
-	const char	*key = json_string_value(json_object_get(spec, "key"));
 	char		 k[512];
 	json_t		*old;
 
-	if (env->conf.shrink_max <= 0 || key == NULL)
-		return 0;
 	snprintf(k, sizeof(k), "%d|%s", device, key);
 	if (cur_shrunk == NULL)
 		cur_shrunk = json_object();
@@ -1114,6 +1140,16 @@ shrink_wanted(int device, const json_t *spec, double score)
 		return 0;
 	json_object_set_new(cur_shrunk, k, json_real(score));
 	return 1;
+}
+
+static int
+shrink_wanted(int device, const json_t *spec, double score)
+{
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+
+	if (env->conf.shrink_max <= 0 || key == NULL)
+		return 0;
+	return shrink_mark(device, key, score);
 }
 
 static void
@@ -1509,6 +1545,52 @@ sched_on_deadline(struct worker *w)
 }
 
 /*
+ * Queues a full screen (request {"reason": reason}) unless a full one is
+ * queued already: that one covers what changed.
+ */
+static void
+queue_full_screen(const char *reason)
+{
+	sqlite3_stmt	*st;
+	json_t		*req;
+	char		*js;
+	int		 queued = 0, nq = 0;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
+	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
+	    -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		queued = sqlite3_column_int(st, 0);
+		nq = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (queued)
+		return;
+	if (nq >= QUEUED_RUNS_MAX) {
+		log_warnx("cannot queue a screen (%s): %d runs already queued",
+		    reason, nq);
+		return;
+	}
+	req = json_pack("{ss}", "reason", reason);
+	js = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (js == NULL || sqlite3_prepare_v2(store_db(env->store), "INSERT INTO "
+	    "runs (state, request, full, created) VALUES ('queued', ?, 1, ?)",
+	    -1, &st, NULL) != SQLITE_OK) {
+		free(js);
+		return;
+	}
+	sqlite3_bind_text(st, 1, js, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	if (sqlite3_step(st) == SQLITE_DONE)
+		log_info("queued run %lld (%s)", (long long)
+		    sqlite3_last_insert_rowid(store_db(env->store)), reason);
+	sqlite3_finalize(st);
+	free(js);
+}
+
+/*
  * The library under a device changed (an upgrade, an edited file): lists stop
  * (the current fingerprint has no complete screen), every runner of the device
  * is restarted once idle so that it imports the new code, and a full screen is
@@ -1517,8 +1599,7 @@ sched_on_deadline(struct worker *w)
 static void
 fingerprint_changed(int slot, json_t *fp)
 {
-	sqlite3_stmt	*st;
-	int		 i, queued = 0, nq = 0;
+	int		 i;
 	char		*old = NULL, *new = NULL;
 
 	pthread_mutex_lock(&sched_mtx);
@@ -1542,32 +1623,7 @@ fingerprint_changed(int slot, json_t *fp)
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].device == device_of_slot(slot))
 			env->workers[i].fp_stale = 1;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
-	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
-	    -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		queued = sqlite3_column_int(st, 0);
-		nq = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (queued)
-		return;		/* the queued full screen covers the new library */
-	if (nq >= QUEUED_RUNS_MAX) {
-		log_warnx("cannot queue a screen of the changed library: %d runs "
-		    "already queued", nq);
-		return;
-	}
-	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO runs (state, "
-	    "request, full, created) VALUES ('queued', '{\"reason\":\"library "
-	    "fingerprint changed\"}', 1, ?)", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_double(st, 1, now_wall());
-	if (sqlite3_step(st) == SQLITE_DONE)
-		log_info("queued run %lld (library fingerprint changed)",
-		    (long long)sqlite3_last_insert_rowid(store_db(env->store)));
-	sqlite3_finalize(st);
+	queue_full_screen("library fingerprint changed");
 }
 
 static void
@@ -1837,6 +1893,213 @@ sched_next_deadline(void)
 	return t;
 }
 
+/* ---- resuming a run after a restart ------------------------------------- */
+
+/*
+ * A run that was going when opscreend stopped (SIGTERM from systemd, a crash,
+ * a reboot) goes on from where it stood instead of failing.  What it stored
+ * stays: every case with a result is done and is never run again (a result,
+ * its case's state and the run's done count are written in one transaction);
+ * every case without one is pending and queued again, those that were in
+ * flight in a runner at the stop among them (their result is unknown).
+ * Cases recorded skipped (a hung or crashed sibling, key_budget) keep that
+ * record.  A shrink in flight at the stop is not redone: its case keeps its
+ * result and its unshrunk repro.
+ *
+ * One library per run: a device whose cases were stored before the stop gets
+ * no case until its runner has said hello, and then only when the runner's
+ * fingerprint is the one the run recorded for the device (run_devices).
+ * When it differs (the library was upgraded while opscreend was down) the
+ * run fails and a full screen of the new library is queued.  A device the
+ * run had not expanded yet is expanded as in any run.
+ */
+
+/*
+ * The in-memory accounts of a device's stored results: runner.key_budget's
+ * candidate seconds per key (the cand_first_ms the charge adds up are the
+ * ones stored; compile-ladder steps are not charged) and the worst failure
+ * per key that was up for shrinking, so that a resumed run shrinks what an
+ * uninterrupted one would.  A key over its budget whose cut the stop
+ * interrupted is cut now.
+ */
+static int
+resume_accounts(int slot)
+{
+	sqlite3_stmt	*st;
+	int		 device = cur.q[slot].device;
+	json_t		*spent = json_object(), *v;
+	const char	*key;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.key, "
+	    "sum(CASE WHEN c.class != 'compile' AND r.cand_first_ms > 0 THEN "
+	    "r.cand_first_ms END), max(CASE WHEN r.status = 'fail' AND NOT "
+	    "coalesce(json_extract(c.spec, '$.huge'), 0) AND NOT "
+	    "coalesce(json_extract(r.figures, '$.fatal'), 0) THEN r.score END) "
+	    "FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id=? "
+	    "AND c.device=? GROUP BY c.key", -1, &st, NULL) != SQLITE_OK) {
+		json_decref(spent);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if ((key = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			shrink_mark(device, key, sqlite3_column_double(st, 2));
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			json_object_set_new(spent, key, json_real(key_budget_add(
+			    device, key, sqlite3_column_double(st, 1) / 1e3)));
+	}
+	sqlite3_finalize(st);
+	/* after the statement: a cut writes */
+	json_object_foreach(spent, key, v)
+		key_budget_cut(device, key, json_real_value(v));
+	json_decref(spent);
+	return 0;
+}
+
+/*
+ * The first runner of a resumed run's device has said hello: queue the
+ * device's pending cases when its library is the one the run recorded.
+ * 0 queued; 1 the library changed, the run failed and a full screen is
+ * queued; -1 a store error.
+ */
+static int
+run_resume_device(int slot, struct worker *w)
+{
+	sqlite3_stmt	*st;
+	struct devq	*q = &cur.q[slot];
+	json_t		*was = NULL;
+	json_error_t	 jerr;
+	char		*now, *js;
+	int		 same = 0;
+
+	if ((now = fingerprint_hash(w->fingerprint)) == NULL)
+		return -1;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT f.hash, f.json "
+	    "FROM run_devices d JOIN fingerprints f ON f.id = d.fingerprint_id "
+	    "WHERE d.run_id=? AND d.device=?", -1, &st, NULL) != SQLITE_OK) {
+		free(now);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, q->device);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		same = !strcmp((const char *)sqlite3_column_text(st, 0), now);
+		was = json_loads((const char *)sqlite3_column_text(st, 1), 0,
+		    &jerr);
+	}
+	sqlite3_finalize(st);
+	free(now);
+	if (!same) {
+		/* no recorded fingerprint cannot be shown to be the same one */
+		js = json_dumps(w->fingerprint, JSON_COMPACT | JSON_SORT_KEYS);
+		log_warnx("run %lld: device %d (-1 = cpu) has another library "
+		    "than the run recorded for it (now %s): not resumed",
+		    (long long)cur.run_id, q->device, js ? js : "?");
+		free(js);
+		/* /allowlist names what the library was and what it is */
+		pthread_mutex_lock(&sched_mtx);
+		if (was != NULL && prev_fp[slot] == NULL) {
+			prev_fp[slot] = was;
+			was = NULL;
+		}
+		pthread_mutex_unlock(&sched_mtx);
+		json_decref(was);
+		api_invalidate();
+		run_fail("library changed while opscreend was stopped; screen "
+		    "restarted");
+		queue_full_screen("library changed while opscreend was stopped");
+		return 1;
+	}
+	json_decref(was);
+	if (resume_accounts(slot) == -1 || queue_interleave(slot) == -1)
+		return -1;
+	q->resume = 0;
+	q->expanded = 1;
+	log_info("run %lld: device %d (-1 = cpu) has the library the run "
+	    "recorded; %zu cases queued again", (long long)cur.run_id, q->device,
+	    q->len + cur.cq[slot].len);
+	return 0;
+}
+
+/*
+ * At start-up, before any runner: makes the newest run left 'running' the
+ * current run again (any older one left 'running' is failed; only one run is
+ * ever going).  A run whose devices are no longer this daemon's fails.
+ * Returns the run's id (full says whether it is a full screen), 0 when there
+ * is none, -1 when there was one and it could not be resumed.
+ */
+int64_t
+sched_resume(int *full)
+{
+	sqlite3_stmt	*st;
+	int64_t		 id = 0, total = 0, done = 0;
+	double		 started = 0;
+	json_t		*ev;
+	char		 why[256] = "", err[320];
+	int		 s, device;
+
+	*full = 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full, "
+	    "coalesce(started, created) FROM runs WHERE state='running' ORDER "
+	    "BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		run_load(id, (const char *)sqlite3_column_text(st, 1),
+		    sqlite3_column_int(st, 2));
+		started = sqlite3_column_double(st, 3);
+	}
+	sqlite3_finalize(st);
+	store_interrupt_stale_runs(env->store, id);
+	if (id == 0)
+		return 0;
+	cur.started = started;
+
+	/* the devices whose cases are stored; each must still be ours */
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device FROM "
+	    "run_devices WHERE run_id=?", -1, &st, NULL) != SQLITE_OK)
+		snprintf(why, sizeof(why), "store: %s",
+		    sqlite3_errmsg(store_db(env->store)));
+	else {
+		sqlite3_bind_int64(st, 1, id);
+		while (why[0] == '\0' && sqlite3_step(st) == SQLITE_ROW) {
+			device = sqlite3_column_int(st, 0);
+			if ((device < 0) != (env->cpu != 0) ||
+			    (s = slot_of_device(device)) < 0)
+				snprintf(why, sizeof(why), "device %d (-1 = cpu) "
+				    "is not screened any more (devices = %s)",
+				    device, env->conf.devices);
+			else
+				cur.q[s].resume = 1;
+		}
+		sqlite3_finalize(st);
+	}
+	if (why[0] == '\0' && store_run_recount(env->store, id, &total, &done)
+	    == -1)
+		snprintf(why, sizeof(why), "cannot recount its cases");
+	if (why[0] != '\0') {
+		snprintf(err, sizeof(err), "opscreend stopped during the run and "
+		    "cannot resume it: %s", why);
+		run_fail(err);
+		return -1;
+	}
+	*full = cur.full;
+	cur.resumed = 1;
+	cur.total = total;
+	cur.done = done;
+	log_info("resuming run %lld: %lld of %lld cases done", (long long)id,
+	    (long long)done, (long long)total);
+	ev = json_pack("{sI sI}", "done", (json_int_t)done, "total",
+	    (json_int_t)total);
+	run_add_event(id, "run_resumed", ev);
+	json_decref(ev);
+	progress_update("running");
+	return id;
+}
+
 static void
 run_cancel_now(void)
 {
@@ -1862,7 +2125,7 @@ void
 sched_poll(void)
 {
 	double	 t = now_mono();
-	int	 i, s, busy;
+	int	 i, s, busy, rc;
 	int64_t	 creq;
 
 	for (i = 0; i < env->nworkers; i++) {
@@ -1903,6 +2166,14 @@ sched_poll(void)
 
 			if (w->device != q->device)
 				continue;
+			if (w->state == W_IDLE && w->entries && q->resume) {
+				if ((rc = run_resume_device(s, w)) == -1)
+					run_fail("cannot queue the resumed run's "
+					    "cases");
+				if (rc != 0)
+					return;
+				break;
+			}
 			if (w->state == W_IDLE && w->entries) {
 				if (run_expand(s, w) == -1) {
 					run_fail("cannot store the run's cases");

@@ -311,14 +311,49 @@ store_fingerprint(struct store *s, json_t *fp)
 	return id;
 }
 
-/* A run that was going when the daemon stopped can never complete. */
+/*
+ * Runs left 'running' by an earlier lifetime, except keep (the one that
+ * resumes, 0 for none), are failed: only one run is ever going, so any other
+ * is a leftover.  Returns -1 on a store error.
+ */
 int
-store_interrupt_stale_runs(struct store *s)
+store_interrupt_stale_runs(struct store *s, int64_t keep)
 {
 	char		 sql[256];
 
 	snprintf(sql, sizeof(sql), "UPDATE runs SET state='failed', "
 	    "finished=%.3f, error='opscreend stopped during the run' "
-	    "WHERE state='running'", now_wall());
+	    "WHERE state='running' AND id != %lld", now_wall(), (long long)keep);
 	return store_exec(s, sql);
+}
+
+/*
+ * Sets a run's total and done from what the store holds (its cases, and the
+ * cases with a result) and returns them: the counts a resumed run goes on
+ * from.  Every case that has a result is done (a result is written in the
+ * transaction that counts it); one without a result is not.
+ */
+int
+store_run_recount(struct store *s, int64_t run, int64_t *total, int64_t *done)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET total=(SELECT count(*) "
+	    "FROM cases WHERE run_id=?1), done=(SELECT count(*) FROM results r "
+	    "JOIN cases c ON c.id = r.case_id WHERE c.run_id=?1) WHERE id=?1 "
+	    "RETURNING total, done", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			*total = sqlite3_column_int64(st, 0);
+			*done = sqlite3_column_int64(st, 1);
+			rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		}
+	}
+	if (rc == -1)
+		error("store: recounting run %lld: %s", (long long)run,
+		    sqlite3_errcode(s->db) == SQLITE_DONE ? "no such run" :
+		    sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -27,9 +27,10 @@ def make_daemon(tmp_path, daemon_bin):
         d.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def screened(tmp_path_factory, daemon_bin):
-    """One daemon that has completed a full screen of the demo library."""
+    """One daemon that has completed a full screen of the demo library (for
+    the session: test_resume compares with it)."""
     d = Daemon(tmp_path_factory.mktemp("screen"))
     d.start()
     d.wait_fingerprint()

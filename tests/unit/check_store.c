@@ -274,6 +274,51 @@ START_TEST(rollup_ignores_running_and_restricted)
 }
 END_TEST
 
+/*
+ * Start-up after a stop: the newest run left 'running' is kept for resuming
+ * (older leftovers fail), and its counts are recounted from what the store
+ * holds whatever the runs row said.
+ */
+START_TEST(interrupted_runs_kept_and_recounted)
+{
+	struct store	*s = fresh();
+	int64_t		 total = -1, done = -1;
+
+	ck_assert_int_eq(store_exec(s,
+	    "INSERT INTO runs (id, state, created, total, done) VALUES "
+	    "(1, 'running', 1, 0, 0), (2, 'complete', 1, 0, 0), "
+	    "(3, 'running', 1, 9, 7), (4, 'queued', 1, 0, 0);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec, "
+	    "state) VALUES (1, 3, -1, 'k', 'n', 'same_shape', 'float32', '{}', "
+	    "'done'), (2, 3, -1, 'k', 'n', 'same_shape', 'float32', '{}', "
+	    "'skipped'), (3, 3, -1, 'k', 'n', 'same_shape', 'float32', '{}', "
+	    "'pending'), (4, 3, -1, 'k', 'n', 'same_shape', 'float32', '{}', "
+	    "'pending'), (5, 1, -1, 'k', 'n', 'same_shape', 'float32', '{}', "
+	    "'done');"
+	    "INSERT INTO results (case_id, status, reason, created) VALUES "
+	    "(1, 'pass', 'ok', 1), (2, 'skipped', 'key_budget', 1), "
+	    "(5, 'pass', 'ok', 1);"), 0);
+	ck_assert_int_eq(store_interrupt_stale_runs(s, 3), 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM runs WHERE "
+	    "id=1 AND state='failed' AND error='opscreend stopped during the "
+	    "run'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT group_concat(state, ',') "
+	    "= 'failed,complete,running,queued' FROM (SELECT state FROM runs "
+	    "ORDER BY id)"), 1);
+	ck_assert_int_eq(store_run_recount(s, 3, &total, &done), 0);
+	ck_assert_int_eq(total, 4);
+	ck_assert_int_eq(done, 2);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT total * 10 + done FROM runs "
+	    "WHERE id=3"), 42);
+	ck_assert_int_eq(store_run_recount(s, 99, &total, &done), -1);
+	/* no run kept: every one left running fails */
+	ck_assert_int_eq(store_interrupt_stale_runs(s, 0), 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM runs WHERE "
+	    "state='running'"), 0);
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -290,6 +335,7 @@ main(void)
 	tcase_add_test(t, rollup_rules);
 	tcase_add_test(t, rollup_fails_closed);
 	tcase_add_test(t, rollup_ignores_running_and_restricted);
+	tcase_add_test(t, interrupted_runs_kept_and_recounted);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

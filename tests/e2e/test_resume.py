@@ -1,0 +1,292 @@
+"""A run interrupted by opscreend stopping (SIGTERM from systemd, a crash)
+resumes when the daemon starts again on the same database: the same run
+completes, what it had stored is kept and not run again, and its verdicts are
+those of an uninterrupted screen. When the library changed while the daemon
+was down, the run is failed instead and a fresh screen of the new library
+runs."""
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import time
+
+import pytest
+
+from e2e_harness import ROOT, Daemon
+from test_screen import DEFECTS, library_names
+
+# the operator's own scope: a full screen of it takes seconds
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+CHANGED = "library changed while opscreend was stopped; screen restarted"
+
+
+def _runners(pid):
+    """The runner processes daemon pid has spawned (each leads its own
+    process group)."""
+    kids = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid:
+            kids.append(int(p))
+    return kids
+
+
+def _reap_runners(pids):
+    """Runners a SIGKILLed daemon left behind exit at their socket's EOF, but
+    one in a hanging case (the demo tanh sleeps an hour) would not."""
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                if b"opscreen_runner" not in f.read():
+                    continue
+            os.killpg(p, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass
+
+
+def _results(db_path, run):
+    db = sqlite3.connect(db_path)
+    try:
+        return {cid: (status, created) for cid, status, created in db.execute(
+            "SELECT r.case_id, r.status, r.created FROM results r JOIN cases c "
+            "ON c.id = r.case_id WHERE c.run_id=?", (run,))}
+    finally:
+        db.close()
+
+
+def _stop_midway(d, run, sig, fraction):
+    """Stops daemon d with sig once `fraction` of run's cases are done (and
+    not all); returns the run's record and its stored results after the
+    daemon is gone."""
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        st, r = d.get_json(f"/runs/{run}")
+        assert r["state"] in ("queued", "running"), r
+        if r["total"] and r["done"] >= fraction * r["total"]:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"run {run} made no progress: {r}")
+    kids = _runners(d.proc.pid)
+    d.proc.send_signal(sig)
+    d.proc.wait(30)
+    d.logf.close()
+    if sig == signal.SIGKILL:
+        _reap_runners(kids)
+    st_db = sqlite3.connect(d.db)
+    row = st_db.execute("SELECT state, total, done FROM runs WHERE id=?",
+                        (run,)).fetchone()
+    st_db.close()
+    before = _results(d.db, run)
+    assert row[0] == "running", row
+    assert 0 < len(before) < row[1], (row, len(before))
+    return row, before
+
+
+def _metric(text, name, **labels):
+    total = None
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        if all(f'{k}="{v}"' in line for k, v in labels.items()):
+            total = (total or 0) + float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def _verdicts(db_path, run):
+    db = sqlite3.connect(db_path)
+    try:
+        return sorted(db.execute(
+            "SELECT device, key, dtype, verdict, reason, class FROM verdicts "
+            "WHERE run_id=?", (run,)))
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL],
+                         ids=["SIGTERM", "SIGKILL"])
+def test_interrupted_run_resumes(make_daemon, screened, sig):
+    d = make_daemon(daemon__screen_on_start="yes").start()
+    d.wait_fingerprint()
+    st, runs = d.get_json("/runs")
+    assert [r["state"] for r in runs["runs"]] == ["running"], runs
+    run = runs["runs"][0]["id"]
+    (state, total, done), before = _stop_midway(d, run, sig, 0.25)
+
+    d.start()
+    # nothing runs before the runner has shown its library is the recorded one
+    st, r = d.get_json(f"/runs/{run}")
+    assert st == 200 and r["state"] == "running", r
+    assert r["total"] == total and r["progress"]["resumed"] is True, r
+    if r["progress"].get("waiting_for_runner"):
+        assert r["done"] == len(before), (r, len(before))
+        _, _, body = d.get("/metrics")
+        text = body.decode()
+        assert _metric(text, "opscreen_last_run_cases", status="pending") == \
+            total - len(before), text
+    assert r["done"] >= len(before), r
+    assert _metric(d.get("/metrics")[2].decode(), "opscreen_runs",
+                   state="running") == 1
+    # screen_on_start: the resumed full screen is the start-up screen
+    st, runs = d.get_json("/runs")
+    assert [x["id"] for x in runs["runs"]] == [run], runs
+
+    r = d.wait_run(run, timeout=400)
+    assert r["state"] == "complete", (r, d.logtext())
+    log = open(d.log, errors="replace").read()
+    assert f"resuming run {run}: {len(before)} of {total} cases done" in log
+    assert "no second screen queued" in log
+    assert "opscreend stopped during the run" not in log
+
+    # what was stored before the stop is kept, not run again nor duplicated
+    after = _results(d.db, run)
+    assert {k: after.get(k) for k in before} == before
+    db = sqlite3.connect(d.db)
+    ncases, npending = db.execute(
+        "SELECT count(*), coalesce(sum(state='pending'), 0) FROM cases WHERE "
+        "run_id=?", (run,)).fetchone()
+    nres = db.execute("SELECT count(*), count(DISTINCT case_id) FROM results r "
+                      "JOIN cases c ON c.id = r.case_id WHERE c.run_id=?",
+                      (run,)).fetchone()
+    assert r["total"] == r["done"] == ncases == nres[0] == nres[1] == total
+    assert npending == 0
+    events = [k for (k,) in db.execute(
+        "SELECT kind FROM events WHERE run_id=? AND kind LIKE 'run_%' ORDER BY "
+        "id", (run,))]
+    assert events == ["run_resumed", "run_complete"], events
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    db.close()
+
+    # the verdicts of an uninterrupted screen of the same library
+    assert _verdicts(d.db, run) == _verdicts(screened.db, screened.run_id)
+    st, deny = d.get_json("/denylist")
+    assert st == 200 and {e["name"] for e in deny["names"]} == set(DEFECTS), deny
+    st, allow = d.get_json("/allowlist")
+    assert st == 200, allow
+    assert allow["runs"][0]["run"] == run
+    assert sorted(allow["names"]) == sorted(set(library_names()) - set(DEFECTS))
+
+
+def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):
+    """The library is upgraded while opscreend is down: the interrupted run is
+    not resumed with results of two libraries; it fails with the reason and a
+    full screen of the new library runs."""
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
+               **SCOPE).start()
+    try:
+        old = d.wait_fingerprint()["devices"][0]["fingerprint"]
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = out["run"]
+        (_, total, _), before = _stop_midway(d, run, signal.SIGTERM, 0.1)
+
+        (lib / "opscreen_demolib" / "extra.py").write_text("UPGRADED = True\n")
+        d.start()
+        r = d.wait_run(run, timeout=120)
+        assert r["state"] == "failed" and r["error"] == CHANGED, r
+        assert r["total"] == total and r["done"] == len(before), r
+
+        st, runs = d.get_json("/runs")
+        fresh = [x for x in runs["runs"] if x["id"] > run]
+        assert len(fresh) == 1 and fresh[0]["full"] == 1, runs
+        assert fresh[0]["request"] == {
+            "reason": "library changed while opscreend was stopped"}
+        st, err = d.get_json("/allowlist")
+        assert st == 503, err
+        new = d.wait_run(fresh[0]["id"], timeout=300)
+        assert new["state"] == "complete", (new, d.logtext())
+        new_fp = new["devices"][0]["fingerprint"]
+        assert new_fp["library_hash"] != old["library_hash"], (new_fp, old)
+        assert new_fp == d.wait_fingerprint()["devices"][0]["fingerprint"]
+        st, allow = d.get_json("/allowlist")
+        assert st == 200 and allow["runs"][0]["run"] == fresh[0]["id"], allow
+
+        # the failed run: nothing of it ran on the new library, no verdicts
+        assert _results(d.db, run) == before
+        db = sqlite3.connect(d.db)
+        assert db.execute("SELECT count(*) FROM verdicts WHERE run_id=?",
+                          (run,)).fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM cases WHERE run_id=? AND "
+                          "state='pending'", (run,)).fetchone()[0] == 0
+        db.close()
+        log = open(d.log, errors="replace").read()
+        assert re.search(rf"resuming run {run}: {len(before)} of {total} cases "
+                         "done", log), log[-3000:]
+        assert "has another library than the run recorded" in log
+    finally:
+        d.stop()
+
+
+def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
+    """runner.key_budget's per-key account is rebuilt from the stored results:
+    a key whose stored candidate time is over the budget when the run resumes
+    runs no case more (its remaining cases are cut at once), where an account
+    started from zero would run one first."""
+    scope = {"ops": ["sum.dim_IntList", "neg"],
+             "classes": ["accumulation", "reduction", "same_shape"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0}
+    d = Daemon(tmp_path, **conf).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run(scope)
+        assert st == 202, out
+        run = out["run"]
+        spent_sql = ("SELECT coalesce(sum(r.cand_first_ms), 0), (SELECT count(*) "
+                     "FROM cases WHERE run_id=?1 AND key='sum.dim_IntList' AND "
+                     "state='pending') FROM results r JOIN cases c ON "
+                     "c.id = r.case_id WHERE c.run_id=?1 AND c.key='sum.dim_IntList'")
+        deadline = time.time() + 120
+        while True:
+            db = sqlite3.connect(d.db)
+            spent, pending = db.execute(spent_sql, (run,)).fetchone()
+            db.close()
+            if spent >= 600 and pending > 1:
+                break
+            # (nothing is pending before the run is expanded)
+            assert (spent == 0 or pending > 1) and time.time() < deadline, \
+                (spent, pending)
+            time.sleep(0.05)
+        d.proc.send_signal(signal.SIGTERM)
+        d.proc.wait(30)
+        d.logf.close()
+        before = _results(d.db, run)
+        restarted = time.time()
+    finally:
+        d.stop()
+
+    # the same database, now with a budget the key has already spent
+    d = Daemon(tmp_path, runner__key_budget=0.3, **conf).start()
+    try:
+        r = d.wait_run(run, timeout=300)
+        assert r["state"] == "complete", (r, d.logtext())
+        db = sqlite3.connect(d.db)
+        ran = db.execute(
+            "SELECT c.id, r.status, r.reason FROM results r JOIN cases c ON "
+            "c.id = r.case_id WHERE c.run_id=? AND c.key='sum.dim_IntList' AND "
+            "r.created > ?", (run, restarted)).fetchall()
+        assert ran and all(s == "skipped" and why == "key_budget"
+                           for _, s, why in ran), ran
+        verdicts = {v for (v,) in db.execute(
+            "SELECT verdict FROM verdicts WHERE run_id=? AND "
+            "key='sum.dim_IntList'", (run,))}
+        assert verdicts and "verified" not in verdicts, verdicts
+        db.close()
+        assert {k: v for k, v in _results(d.db, run).items() if k in before} \
+            == before
+        log = open(d.log, errors="replace").read()
+        assert re.search(r"key sum\.dim_IntList on device -1: \d+ s of candidate "
+                         r"time, over the 0\.3 s budget; \d+ cases not run",
+                         log.split(f"resuming run {run}:")[-1]), log[-3000:]
+    finally:
+        d.stop()
