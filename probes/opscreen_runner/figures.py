@@ -75,10 +75,6 @@ def _nonfinite_class(x):
             + 3 * torch.isneginf(x).to(torch.int8))
 
 
-def _nonfinite_mismatch(x, o):
-    return int((_nonfinite_class(x) != _nonfinite_class(o)).sum().item())
-
-
 def nonfinite_as_native(c, n, o, dtype):
     """Positions where C's NaN/inf pattern differs from round_D(O) and C is
     exactly native's value there (both NaN, the same signed inf, the same
@@ -92,36 +88,48 @@ def nonfinite_as_native(c, n, o, dtype):
 
 
 def float_figures(c, n, o, dtype):
-    """err_abs/err_ulp of candidate and native against the fp64 oracle."""
+    """err_abs/err_ulp of candidate and native against the fp64 oracle. The
+    figures are reduced on the tensors' device and read back in one transfer
+    (on a GPU every read of a device value waits for the device)."""
     p, tiny = PRECISION[dtype]
     O = o.to(F64)
+    X = {"c": c.to(F64), "n": n.to(F64)}
+    rec = {"R": 0.0, "oracle_max": 0.0}
+    if not O.numel():
+        for tag in X:
+            rec.update({"err_abs_" + tag: 0.0, "err_ulp_" + tag: 0.0,
+                        "nonfinite_mismatch_" + tag: 0})
+        return rec
     finite = torch.isfinite(O)
-    absO = torch.where(finite, O.abs(), torch.zeros_like(O))
-    omax = absO.max().item() if O.numel() else 0.0
+    absO = torch.where(finite, O.abs(), 0.0)
+    omax = absO.max()
     rounded = O.to(dtype).to(F64)
-    r = torch.where(finite & torch.isfinite(rounded), (rounded - O).abs(), torch.zeros_like(O))
+    r = torch.where(finite & torch.isfinite(rounded), (rounded - O).abs(), 0.0)
     # ULP at max(|O_i|, 2^-10 max|O|): frexp gives |x| = m 2^e, m in [0.5, 1),
     # so floor(log2 |x|) = e - 1 and ulp = 2^(e - p).
     mag = torch.clamp(absO, min=2.0 ** -10 * omax)
     _, e = torch.frexp(mag)
     ulp = torch.ldexp(torch.ones_like(mag), e - p)
-    ulp = torch.where(mag > 0, ulp.clamp(min=tiny), torch.full_like(mag, tiny))
-    rec = {"R": r.max().item() if O.numel() else 0.0, "oracle_max": omax}
-    for x, tag in ((c, "c"), (n, "n")):
-        X = x.to(F64)
-        d = torch.where(finite & torch.isfinite(X), (X - O).abs(), torch.zeros_like(O))
-        if O.numel():
-            rec["err_abs_" + tag] = d.max().item()
-            rec["err_ulp_" + tag] = (d / ulp).max().item()
-        else:
-            rec["err_abs_" + tag] = rec["err_ulp_" + tag] = 0.0
-        # against round_D(O): a result that overflows D is inf in D
-        rec["nonfinite_mismatch_" + tag] = _nonfinite_mismatch(X, rounded)
-        if tag == "c" and O.numel():
-            at = int(torch.argmax(d.reshape(-1)).item())
-            rec["worst_c"] = {"index": _unravel(at, list(O.shape)),
-                              "cand": X.reshape(-1)[at].item(),
-                              "oracle": O.reshape(-1)[at].item()}
+    ulp = torch.where(mag > 0, ulp.clamp(min=tiny), tiny)
+    # against round_D(O): a result that overflows D is inf in D
+    nan, pinf, ninf = torch.isnan(rounded), torch.isposinf(rounded), torch.isneginf(rounded)
+    figs, d = [omax, r.max()], {}
+    for tag, x in X.items():
+        d[tag] = torch.where(finite & torch.isfinite(x), (x - O).abs(), 0.0)
+        bad = ((torch.isnan(x) != nan) | (torch.isposinf(x) != pinf)
+               | (torch.isneginf(x) != ninf))
+        figs += [d[tag].max(), (d[tag] / ulp).max(), bad.sum().to(F64)]
+    at = torch.argmax(d["c"].reshape(-1))
+    # .to: a 0-d candidate on the host beside the oracle on the device
+    figs += [at.to(F64), X["c"].to(O.device).take(at), O.take(at)]
+    v = torch.stack(figs).tolist()
+    rec["R"], rec["oracle_max"] = v[1], v[0]
+    for i, tag in enumerate(X):
+        rec["err_abs_" + tag], rec["err_ulp_" + tag] = v[2 + 3 * i], v[3 + 3 * i]
+        rec["nonfinite_mismatch_" + tag] = int(v[4 + 3 * i])
+        if tag == "c":
+            rec["worst_c"] = {"index": _unravel(int(v[8]), list(O.shape)),
+                              "cand": v[9], "oracle": v[10]}
     return rec
 
 
@@ -139,30 +147,34 @@ def _bad(x, ref):
     return ~eq
 
 
-def _count(bad, rec, tag):
-    rec["mismatch_" + tag] = int(bad.sum().item())
-    if tag == "c" and rec["mismatch_c"]:
-        at = int(torch.nonzero(bad.reshape(-1))[0].item())
-        rec["first_bad_c"] = _unravel(at, list(bad.shape))
+def _counts(bad_c, bad_n, rec):
+    """mismatch_c/n and the candidate's first bad position, read back in one
+    transfer."""
+    figs = [bad_c.sum(), bad_n.sum()]
+    if bad_c.numel():  # argmax: the first of the maximal values
+        figs.append(torch.argmax(bad_c.reshape(-1).to(torch.uint8)))
+    v = torch.stack(figs).tolist()
+    rec["mismatch_c"] = v[0]
+    if v[0]:
+        rec["first_bad_c"] = _unravel(v[2], list(bad_c.shape))
+    rec["mismatch_n"] = v[1]
+    return rec
 
 
 def exact_figures(c, n, ref):
-    rec = {}
-    for x, tag in ((c, "c"), (n, "n")):
-        _count(_bad(x, ref), rec, tag)
-    return rec
+    return _counts(_bad(c, ref), _bad(n, ref), {})
 
 
 def index_figures(c, n, inp, dim, values):
     """Tie-aware: an index is right when it points at the expected value."""
-    rec = {}
     size = inp.shape[dim] if inp.dim() else 1
-    for x, tag in ((c, "c"), (n, "n")):
+    bad = []
+    for x in (c, n):
         idx = x.to(torch.int64)
         valid = (idx >= 0) & (idx < size)
         got = inp.gather(dim, torch.where(valid, idx, torch.zeros_like(idx)))
-        _count(_bad(got, values.to(inp.dtype)) | ~valid, rec, tag)
-    return rec
+        bad.append(_bad(got, values.to(inp.dtype)) | ~valid)
+    return _counts(bad[0], bad[1], {})
 
 
 def bound_arg(op, args, kwargs, name):

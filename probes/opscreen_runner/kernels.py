@@ -381,16 +381,18 @@ def oracle_agreement(mine, ref, rel=2.0 ** -40):
     a, b = mine.to(F64), ref.to(F64).to(mine.device)
     if a.shape != b.shape:
         return {"ok": False, "max_abs": math.inf, "nonfinite": -1, "shape": True}
+    if not b.numel():
+        return {"ok": True, "max_abs": 0.0, "nonfinite": 0}
     fa, fb = torch.isfinite(a), torch.isfinite(b)
-    nf = int(((torch.isnan(a) != torch.isnan(b)) | (torch.isposinf(a) != torch.isposinf(b))
-              | (torch.isneginf(a) != torch.isneginf(b))).sum().item())
+    nf = ((torch.isnan(a) != torch.isnan(b)) | (torch.isposinf(a) != torch.isposinf(b))
+          | (torch.isneginf(a) != torch.isneginf(b))).sum()
     both = fa & fb
-    d = torch.where(both, (a - b).abs(), torch.zeros_like(a))
-    scale = torch.where(fb, b.abs(), torch.zeros_like(b))
-    smax = scale.max().item() if b.numel() else 0.0
-    ok = nf == 0 and bool((d <= rel * (scale + smax)).all().item())
-    return {"ok": ok, "max_abs": d.max().item() if d.numel() else 0.0, "nonfinite": nf}
-
+    d = torch.where(both, (a - b).abs(), 0.0)
+    scale = torch.where(fb, b.abs(), 0.0)
+    within = (d <= rel * (scale + scale.max())).all()
+    # one read of the device: nf, within, max |a - b|
+    nf, within, dmax = torch.stack([nf.to(F64), within.to(F64), d.max()]).tolist()
+    return {"ok": nf == 0 and within == 1, "max_abs": dmax, "nonfinite": int(nf)}
 
 
 # ---------------------------------------------------------------- oracles
@@ -497,13 +499,17 @@ def _result_dtype(dtype):
 
 
 def _as_tensor(v, device):
+    # torch.full fills on the device; torch.tensor would copy from the host
+    # (on a GPU a copy from pageable memory waits for the device)
     if isinstance(v, torch.Tensor):
         return v
     if isinstance(v, bool):
-        return torch.tensor(v, device=device)
+        return torch.full((), v, dtype=torch.bool, device=device)
     if isinstance(v, int):
-        return torch.tensor(v, dtype=torch.int64, device=device)
-    return torch.tensor(float(v), dtype=F64, device=device)
+        if not -2 ** 63 <= v < 2 ** 63:
+            return torch.tensor(v, dtype=torch.int64, device=device)  # raises
+        return torch.full((), v, dtype=torch.int64, device=device)
+    return torch.full((), float(v), dtype=F64, device=device)
 
 
 def _meta(v):
@@ -844,8 +850,10 @@ def _matmul(cx, base, b, names):
 def _gather(cx, x, dim, idx, out_dtype):
     out = torch.empty(idx.shape, dtype=out_dtype, device=x.device)
     size = x.shape[dim] if x.dim() else 1
-    if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= size):
-        return None
+    if idx.numel():
+        lo, hi = torch.stack(torch.aminmax(idx)).tolist()
+        if lo < 0 or hi >= size:
+            return None
     xd, idd, od = desc(x), desc(idx), desc(out)
     _ck(cx.lib, cx.lib.osk_gather(ctypes.byref(xd), dim, ctypes.byref(idd),
                                   ctypes.byref(od), cx.stream), "gather")

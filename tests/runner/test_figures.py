@@ -1,5 +1,6 @@
 """Figures and the hang case, without a library in the loop."""
 
+import json
 import signal
 import os
 
@@ -93,3 +94,132 @@ def test_same_bits_sees_nan_payloads_signed_zero_and_dtype():
     c = torch.tensor([1 + 2j], dtype=torch.complex64)
     assert same_bits(c, c.clone()) and not same_bits(c, c.conj().resolve_conj())
     assert same_bits(torch.empty(0, 3), torch.empty(0, 3))
+
+
+# The figures as they were computed before they were read back in one transfer
+# (one .item() per figure): the reference the one-read versions must equal.
+def _ref_float(c, n, o, dtype):
+    p, tiny = figures.PRECISION[dtype]
+    O = o.to(torch.float64)
+    finite = torch.isfinite(O)
+    absO = torch.where(finite, O.abs(), torch.zeros_like(O))
+    omax = absO.max().item() if O.numel() else 0.0
+    rounded = O.to(dtype).to(torch.float64)
+    r = torch.where(finite & torch.isfinite(rounded), (rounded - O).abs(), torch.zeros_like(O))
+    mag = torch.clamp(absO, min=2.0 ** -10 * omax)
+    _, e = torch.frexp(mag)
+    ulp = torch.ldexp(torch.ones_like(mag), e - p)
+    ulp = torch.where(mag > 0, ulp.clamp(min=tiny), torch.full_like(mag, tiny))
+    rec = {"R": r.max().item() if O.numel() else 0.0, "oracle_max": omax}
+    for x, tag in ((c, "c"), (n, "n")):
+        X = x.to(torch.float64)
+        d = torch.where(finite & torch.isfinite(X), (X - O).abs(), torch.zeros_like(O))
+        if O.numel():
+            rec["err_abs_" + tag] = d.max().item()
+            rec["err_ulp_" + tag] = (d / ulp).max().item()
+        else:
+            rec["err_abs_" + tag] = rec["err_ulp_" + tag] = 0.0
+        rec["nonfinite_mismatch_" + tag] = int(
+            ((torch.isnan(X) != torch.isnan(rounded)) | (torch.isposinf(X) != torch.isposinf(rounded))
+             | (torch.isneginf(X) != torch.isneginf(rounded))).sum().item())
+        if tag == "c" and O.numel():
+            at = int(torch.argmax(d.reshape(-1)).item())
+            rec["worst_c"] = {"index": figures._unravel(at, list(O.shape)),
+                              "cand": X.reshape(-1)[at].item(),
+                              "oracle": O.reshape(-1)[at].item()}
+    return rec
+
+
+def _ref_exact(c, n, ref):
+    rec = {}
+    for x, tag in ((c, "c"), (n, "n")):
+        bad = figures._bad(x, ref)
+        rec["mismatch_" + tag] = int(bad.sum().item())
+        if tag == "c" and rec["mismatch_c"]:
+            at = int(torch.nonzero(bad.reshape(-1))[0].item())
+            rec["first_bad_c"] = figures._unravel(at, list(bad.shape))
+    return rec
+
+
+def _reads(fn, *args):
+    """fn's result and how often it read a value off the tensors' device."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+    reads = [0]
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, a=(), kw=None):
+            reads[0] += func._schema.name in ("aten::_local_scalar_dense", "aten::nonzero")
+            return func(*a, **(kw or {}))
+    tolist = torch.Tensor.tolist
+
+    def counted(t):
+        reads[0] += 1
+        return tolist(t)
+    torch.Tensor.tolist = counted
+    try:
+        with Count():
+            out = fn(*args)
+    finally:
+        torch.Tensor.tolist = tolist
+    return out, reads[0]
+
+
+def _same(a, b):
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_figures_read_the_device_once_and_equal_the_per_figure_reads():
+    g = torch.Generator().manual_seed(11)
+    inf, nan = float("inf"), float("nan")
+    edge = torch.tensor([0.0, -0.0, inf, -inf, nan, 1e-310, 7e38, -7e38, 1.0, 1.0],
+                        dtype=torch.float64)
+    os_ = [torch.randn(5, 7, generator=g, dtype=torch.float64), edge,
+           torch.tensor(2.5, dtype=torch.float64), torch.zeros(4, dtype=torch.float64),
+           torch.empty(0, 3, dtype=torch.float64), torch.full((6,), nan, dtype=torch.float64),
+           torch.randn(8, 6, generator=g, dtype=torch.float64).t()]
+    for o in os_:
+        for dtype in (torch.bfloat16, torch.float16, torch.float32, torch.float64):
+            n = o.to(dtype)
+            c = (o * 1.01).to(dtype).contiguous()
+            if o.numel() > 2:
+                c.view(-1)[1] = nan
+                c.view(-1)[-1] = n.reshape(-1)[-1]  # a tie for the worst position
+            for cand in (c, n, torch.zeros_like(n)):
+                got, reads = _reads(figures.float_figures, cand, n, o, dtype)
+                assert _same(got, _ref_float(cand, n, o, dtype)), (o, dtype, got)
+                assert reads == (1 if o.numel() else 0)
+    for ref in (torch.tensor([1, 2, 3, 4, 5]), torch.tensor([[True, False], [False, True]]),
+                torch.tensor(7), torch.empty(0, dtype=torch.int32),
+                torch.tensor([1.0, nan, -0.0])):
+        bad = ref.clone()
+        if ref.numel() > 1:
+            bad.view(-1)[1:] = bad.view(-1)[0]
+        for c in (ref.clone(), bad):
+            got, reads = _reads(figures.exact_figures, c, ref.clone(), ref)
+            assert _same(got, _ref_exact(c, ref.clone(), ref)), (ref, got)
+            assert reads == 1
+
+
+def _ref_agreement(mine, ref, rel=2.0 ** -40):
+    a, b = mine.to(torch.float64), ref.to(torch.float64)
+    fa, fb = torch.isfinite(a), torch.isfinite(b)
+    nf = int(((torch.isnan(a) != torch.isnan(b)) | (torch.isposinf(a) != torch.isposinf(b))
+              | (torch.isneginf(a) != torch.isneginf(b))).sum().item())
+    d = torch.where(fa & fb, (a - b).abs(), torch.zeros_like(a))
+    scale = torch.where(fb, b.abs(), torch.zeros_like(b))
+    smax = scale.max().item() if b.numel() else 0.0
+    ok = nf == 0 and bool((d <= rel * (scale + smax)).all().item())
+    return {"ok": ok, "max_abs": d.max().item() if d.numel() else 0.0, "nonfinite": nf}
+
+
+def test_oracle_agreement_reads_once_and_equals_the_per_figure_reads():
+    from opscreen_runner import kernels
+    inf, nan = float("inf"), float("nan")
+    b = torch.tensor([1.0, -2.0, 0.0, inf, nan, 1e300, 3.0], dtype=torch.float64)
+    for a in (b.clone(), b * (1 + 2.0 ** -45), b * (1 + 2.0 ** -30),
+              torch.where(b.isnan(), 0.0, b), torch.full_like(b, nan)):
+        got, reads = _reads(kernels.oracle_agreement, a, b)
+        assert _same(got, _ref_agreement(a, b)) and reads == 1, (a, got)
+    e = torch.empty(0, 2, dtype=torch.float64)
+    got, reads = _reads(kernels.oracle_agreement, e, e)
+    assert _same(got, _ref_agreement(e, e)) and reads == 0
