@@ -112,12 +112,11 @@ def float_figures(c, n, o, dtype):
     ulp = torch.ldexp(torch.ones_like(mag), e - p)
     ulp = torch.where(mag > 0, ulp.clamp(min=tiny), tiny)
     # against round_D(O): a result that overflows D is inf in D
-    nan, pinf, ninf = torch.isnan(rounded), torch.isposinf(rounded), torch.isneginf(rounded)
+    kind = _nonfinite_class(rounded)
     figs, d = [omax, r.max()], {}
     for tag, x in X.items():
         d[tag] = torch.where(finite & torch.isfinite(x), (x - O).abs(), 0.0)
-        bad = ((torch.isnan(x) != nan) | (torch.isposinf(x) != pinf)
-               | (torch.isneginf(x) != ninf))
+        bad = _nonfinite_class(x) != kind
         figs += [d[tag].max(), (d[tag] / ulp).max(), bad.sum().to(F64)]
     at = torch.argmax(d["c"].reshape(-1))
     # .to: a 0-d candidate on the host beside the oracle on the device
