@@ -1595,12 +1595,19 @@ queue_full_screen(const char *reason)
  * (the current fingerprint has no complete screen), every runner of the device
  * is restarted once idle so that it imports the new code, and a full screen is
  * queued at once.
+ *
+ * One library per run: a run that has already queued or run cases on the
+ * device fails (its runners in flight are stopped, its pending cases
+ * cancelled), since the restarted runners would finish it on the new library
+ * and its verdicts would mix two libraries' results under the fingerprint it
+ * recorded.  A run that has not reached the device yet goes on: the device's
+ * cases are made from the new library's table when it gets there.
  */
 static void
 fingerprint_changed(int slot, json_t *fp)
 {
 	int		 i;
-	char		*old = NULL, *new = NULL;
+	char		*old = NULL, *new = NULL, why[256];
 
 	pthread_mutex_lock(&sched_mtx);
 	if (cur_fp[slot] == NULL || json_equal(cur_fp[slot], fp)) {
@@ -1623,6 +1630,14 @@ fingerprint_changed(int slot, json_t *fp)
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].device == device_of_slot(slot))
 			env->workers[i].fp_stale = 1;
+	if (cur.run_id != 0 && slot < cur.nq &&
+	    (cur.q[slot].expanded || cur.q[slot].resume)) {
+		snprintf(why, sizeof(why), "library changed on device %d during "
+		    "the run (%lld of %lld cases done); a full screen of the new "
+		    "library is queued", device_of_slot(slot),
+		    (long long)cur.done, (long long)cur.total);
+		run_fail(why);
+	}
 	queue_full_screen("library fingerprint changed");
 }
 

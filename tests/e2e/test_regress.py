@@ -3,7 +3,9 @@
 GET /regressions says so with the evidence, as the dashboard reads it."""
 import json
 import os
+import re
 import shutil
+import sqlite3
 import time
 
 import pytest
@@ -138,5 +140,74 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
             log = f.read()
         assert "warning: device -1: library fingerprint changed" in log
         assert "restarting on the changed library" in log
+    finally:
+        d.stop()
+
+
+def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
+    """One library per run: the library changes while a run is screening it.
+    The run fails at once (its runner in flight stopped, its pending cases
+    cancelled) instead of being finished by the restarted runners on the new
+    code; nothing of it is stored after the change; no verdicts are folded
+    from it, and the full screen queued in its place runs on the new library
+    and serves lists again."""
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
+               runner__fingerprint_period=1, runner__workers_per_device=1,
+               runner__compile_workers=0, **SCOPE).start()
+    try:
+        old = d.wait_fingerprint()["devices"][0]["fingerprint"]
+        # wider than the host's scope: long enough to change the library in
+        st, out = d.post_run({"classes": ["same_shape", "broadcast",
+                                          "noncontig", "edge_values"]})
+        assert st == 202, out
+        run = out["run"]
+        deadline = time.time() + 120
+        while True:
+            st, r = d.get_json(f"/runs/{run}")
+            p = r.get("progress") or {}
+            if r["state"] == "running" and p.get("done", 0) >= 5 and \
+                    p["total"] - p["done"] > 50:
+                break
+            assert r["state"] in ("queued", "running") and \
+                time.time() < deadline, r
+            time.sleep(0.05)
+        (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
+        changed = time.time()
+        r = d.wait_run(run, timeout=60)
+        assert r["state"] == "failed", r
+        assert "library changed on device -1 during the run" in r["error"], r
+
+        db = sqlite3.connect(d.db)
+        # nothing of the failed run was stored once the change was seen
+        last = db.execute("SELECT max(r.created) FROM results r JOIN cases c "
+                          "ON c.id = r.case_id WHERE c.run_id=?",
+                          (run,)).fetchone()[0]
+        failed_at = db.execute("SELECT finished FROM runs WHERE id=?",
+                               (run,)).fetchone()[0]
+        assert last is not None and last <= failed_at, (last, failed_at)
+        states = dict(db.execute("SELECT state, count(*) FROM cases WHERE "
+                                 "run_id=? GROUP BY state", (run,)))
+        assert states.get("pending", 0) == 0 and states["cancelled"] > 0, states
+        assert db.execute("SELECT count(*) FROM verdicts WHERE run_id=?",
+                          (run,)).fetchone()[0] == 0
+        db.close()
+
+        st, runs = d.get_json("/runs")
+        queued = [q for q in runs["runs"] if q["id"] > run]
+        assert len(queued) == 1 and queued[0]["full"] == 1, runs
+        new = d.wait_run(queued[0]["id"], timeout=300)
+        assert new["state"] == "complete", (new, d.logtext())
+        assert new["devices"][0]["fingerprint"]["library_hash"] != \
+            old["library_hash"], new
+        assert d.get_json("/allowlist")[0] == 200
+        log = open(d.log, errors="replace").read()
+        assert re.search(rf"run {run} failed: library changed on device -1 "
+                         r"during the run \(\d+ of \d+ cases done\)", log), \
+            log[-3000:]
+        assert failed_at - changed < 30, (changed, failed_at)
     finally:
         d.stop()
