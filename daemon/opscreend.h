@@ -122,6 +122,7 @@ struct worker {
 	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
 	int64_t		 shrink_case;
 	double		 shrink_t0;		/* when the shrink started */
+	double		 shrink_cand_ms;	/* its variants' candidate first calls */
 	int		 fp_stale;		/* library changed: restart when idle */
 };
 int	 supervise_spawn(struct worker *);

@@ -1106,6 +1106,24 @@ key_budget_add(int device, const char *key, double spent)
 	return spent;
 }
 
+/* The key's account on device: seconds of candidate time so far. */
+static double
+key_budget_spent(int device, const char *key)
+{
+	char	 k[512];
+
+	snprintf(k, sizeof(k), "%d|%s", device, key);
+	return json_real_value(json_object_get(cur_spent, k));
+}
+
+/* Whether the key has had its budget: it runs no case and no shrink more. */
+static int
+key_budget_over(int device, const char *key)
+{
+	return env->conf.key_budget > 0 && key != NULL &&
+	    key_budget_spent(device, key) > env->conf.key_budget;
+}
+
 static void
 key_budget_charge(int device, const json_t *spec, double first_ms)
 {
@@ -1149,6 +1167,9 @@ shrink_wanted(int device, const json_t *spec, double score)
 
 	if (env->conf.shrink_max <= 0 || key == NULL)
 		return 0;
+	/* a key over runner.key_budget gets no more candidate time */
+	if (key_budget_over(device, key))
+		return 0;
 	return shrink_mark(device, key, score);
 }
 
@@ -1176,15 +1197,17 @@ shrink_store(struct worker *w)
 	}
 	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
 	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
-	    "repro=coalesce(?, repro) WHERE case_id=?", -1, &st, NULL) ==
-	    SQLITE_OK) {
+	    "repro=coalesce(?, repro), shrink_ms=?, shrink_cand_ms=? WHERE "
+	    "case_id=?", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int(st, 1, w->shrink_runs);
 		if (js != NULL)
 			sqlite3_bind_text(st, 2, js, -1, SQLITE_TRANSIENT);
 		if (w->shrunk && w->shrink_repro != NULL)
 			sqlite3_bind_text(st, 3, w->shrink_repro, -1,
 			    SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 4, w->shrink_case);
+		sqlite3_bind_double(st, 4, (now_mono() - w->shrink_t0) * 1e3);
+		sqlite3_bind_double(st, 5, w->shrink_cand_ms);
+		sqlite3_bind_int64(st, 6, w->shrink_case);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			log_warnx("case %lld: cannot store its shrunk variant",
 			    (long long)w->shrink_case);
@@ -1202,16 +1225,24 @@ shrink_store(struct worker *w)
  * the shrink has had its time (runner.shrink_budget: on a GPU every variant
  * is a new shape, and a library that autotunes each new shape can spend a
  * minute on one; a failure found late would otherwise end the screen late).
- * The first variant always runs.
+ * The first variant always runs.  Variants are candidate calls of the key
+ * like its cases: runner.key_budget charges them, and a shrink whose key has
+ * gone over the budget sends no variant more (on a library that autotunes
+ * every new shape the shrinks of its slowest keys cost more than their
+ * cases; they were neither timed nor charged before).
  */
 static void
 shrink_continue(struct worker *w)
 {
 	json_t	*c;
+	int	 dev = w->device;
+	const char *key = json_string_value(json_object_get(w->shrink_best,
+	    "key"));
 
 	while (w->shrink_left > 0 && (w->shrink_runs == 0 ||
 	    env->conf.shrink_budget <= 0 ||
 	    now_mono() - w->shrink_t0 < env->conf.shrink_budget) &&
+	    (w->shrink_runs == 0 || !key_budget_over(dev, key)) &&
 	    (c = shrink_next(w->shrink_best, w->shrink_idx)) != NULL) {
 		w->shrink_left--;
 		w->shrink_runs++;
@@ -1236,6 +1267,7 @@ shrink_start(struct worker *w, int64_t id, json_t *spec,
 	w->shrink_idx = 0;
 	w->shrink_left = env->conf.shrink_max;
 	w->shrink_t0 = now_mono();
+	w->shrink_cand_ms = 0;
 	snprintf(w->shrink_reason, sizeof(w->shrink_reason), "%s", v->reason);
 	shrink_continue(w);
 }
@@ -1245,8 +1277,14 @@ static void
 shrink_result(struct worker *w, json_t *msg)
 {
 	struct case_verdict	 v;
+	double			 ms;
 
 	verdict_case(w->shrink_try, msg, &v);
+	ms = jnum(json_object_get(msg, "times"), "cand_first_ms");
+	if (ms > 0) {
+		w->shrink_cand_ms += ms;
+		key_budget_charge(w->device, w->shrink_try, ms);
+	}
 	if (v.status == CASE_FAIL && !strcmp(v.reason, w->shrink_reason)) {
 		json_decref(w->shrink_best);
 		w->shrink_best = w->shrink_try;
@@ -1932,7 +1970,9 @@ sched_next_deadline(void)
 /*
  * The in-memory accounts of a device's stored results: runner.key_budget's
  * candidate seconds per key (the cand_first_ms the charge adds up are the
- * ones stored; compile-ladder steps are not charged) and the worst failure
+ * ones stored, with each shrink's shrink_cand_ms; compile-ladder steps are
+ * not charged; a shrink in flight at the stop was not stored and is not
+ * charged) and the worst failure
  * per key that was up for shrinking, so that a resumed run shrinks what an
  * uninterrupted one would.  A key over its budget whose cut the stop
  * interrupted is cut now.
@@ -1946,8 +1986,9 @@ resume_accounts(int slot)
 	const char	*key;
 
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.key, "
-	    "sum(CASE WHEN c.class != 'compile' AND r.cand_first_ms > 0 THEN "
-	    "r.cand_first_ms END), max(CASE WHEN r.status = 'fail' AND NOT "
+	    "sum(CASE WHEN c.class != 'compile' THEN coalesce(CASE WHEN "
+	    "r.cand_first_ms > 0 THEN r.cand_first_ms END, 0) + r.shrink_cand_ms "
+	    "END), max(CASE WHEN r.status = 'fail' AND NOT "
 	    "coalesce(json_extract(c.spec, '$.huge'), 0) AND NOT "
 	    "coalesce(json_extract(r.figures, '$.fatal'), 0) THEN r.score END) "
 	    "FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id=? "

@@ -14,10 +14,12 @@
 
 extern const char migration_001[];
 extern const char migration_002[];
+extern const char migration_003[];
 
 static const char *migrations[] = {
 	migration_001,
 	migration_002,
+	migration_003,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

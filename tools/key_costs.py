@@ -39,6 +39,12 @@ def main():
             "c.class NOT IN ('compile', 'bootstrap') GROUP BY 1 ORDER BY 3 DESC "
             "LIMIT ?", (a.top,)):
         print(f"| {k} | {n} / {generated[k]} | {s:.0f} | {s / n:.1f} | {m:.0f} | {sh} |")
+    cols = {r[1] for r in db.execute("PRAGMA table_info(results)")}
+    if "shrink_ms" in cols:
+        (ms, n), = db.execute("SELECT coalesce(sum(shrink_ms), 0), "
+                              "count(*) FROM results WHERE shrink_runs > 0")
+        print(f"\nShrinks: {n} failing cases, {ms / 1e3:.0f} runner-s (not in the "
+              "projection below)")
     spent, done = Counter(), Counter()
     for key, first, figs in db.execute(
             "SELECT c.key, r.cand_first_ms, r.figures FROM results r JOIN cases c "

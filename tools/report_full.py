@@ -55,6 +55,14 @@ def phases(db, run):
             # candidate's steady calls past the median one, input copies, syncs
             rest = t["case_ms"] + t.get("render_ms", 0) - named - (first or 0)
             tot["runner other (steady loop, copies, syncs)"] += max(rest, 0)
+    # shrinks (schema 3 on): their wall time in the runner, apart from cases
+    cols = {r[1] for r in q(db, "PRAGMA table_info(results)")}
+    if "shrink_ms" in cols:
+        (ms, n), = q(db, "SELECT coalesce(sum(r.shrink_ms), 0), count(*) FROM "
+                         "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? "
+                         "AND r.shrink_runs > 0", run)
+        if n:
+            tot[f"shrinks ({n} failing cases, all their variants)"] += ms
     return {k: v / 1e3 for k, v in tot.items()}
 
 

@@ -40,7 +40,11 @@ class Daemon:
             "runner": {"python": sys.executable,
                        "runner_path": f"{ROOT}/probes:{ROOT}/tests/demolib",
                        "library": "demolib", "devices": "cpu",
-                       "case_deadline": 8, "cpu_case_deadline": 8, "start_deadline": 120,
+                       # a demo case takes milliseconds; the deadline catches
+                       # the planted hang, and 8 s was once passed by a plain
+                       # case on a loaded 2-core machine (a false timeout)
+                       "case_deadline": 20, "cpu_case_deadline": 20,
+                       "start_deadline": 120,
                        "workers_per_device": 2,
                        # the demo topk "compiles" 2 ms per k: 8 s at k = 4096
                        "compile_budget": 5},

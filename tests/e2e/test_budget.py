@@ -132,3 +132,31 @@ def test_compile_runners_screen_once_their_ladders_are_done(make_daemon):
     assert ladder and set(ladder) == {"compile"}, ladder
     assert other.count("screen") and other.count("compile"), (
         other.count("screen"), other.count("compile"))
+
+
+def test_shrinks_are_timed_and_a_key_over_budget_is_not_shrunk(make_daemon):
+    # the demo minimum's broadcast failures shrink; each shrink stores its
+    # wall time and its variants' candidate time (what key_budget charges)
+    scope = {"ops": ["minimum"], "classes": ["broadcast"]}
+    free, _, rid = _screened(make_daemon, scope, runner__shrink_budget=0)
+    db = sqlite3.connect(free.db)
+    shrunk = db.execute(
+        "SELECT r.shrink_runs, r.shrink_ms, r.shrink_cand_ms FROM results r "
+        "JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND r.shrink_runs > 0",
+        (rid,)).fetchall()
+    assert shrunk, "no case was shrunk"
+    assert all(0 < cand <= wall for _, wall, cand in shrunk), shrunk
+    free.stop()
+    # a key whose candidate time is over runner.key_budget gets none more:
+    # its failing case keeps its own (unshrunk) repro, nothing is shrunk
+    d, _, rid = _screened(make_daemon, scope, runner__shrink_budget=0,
+                          runner__key_budget=1e-6)
+    db = sqlite3.connect(d.db)
+    rows = db.execute(
+        "SELECT r.status, r.reason, r.shrink_runs, r.repro IS NOT NULL FROM "
+        "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=?",
+        (rid,)).fetchall()
+    fails = [r for r in rows if r[0] == "fail"]
+    assert fails and all(has_repro for *_, has_repro in fails), rows
+    assert all(n == 0 for _, _, n, _ in rows), rows
+    assert any(why == "key_budget" for _, why, _, _ in rows), rows

@@ -28,14 +28,18 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 2);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 3);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 2);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 3);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
+	/* 003 added what a shrink cost */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('results') WHERE name IN ('shrink_ms', "
+	    "'shrink_cand_ms')"), 2);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE name='verdicts'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
