@@ -523,6 +523,8 @@ queue_interleave(int slot)
 	return 0;
 }
 
+static int	key_budget_replay(int, int64_t);
+
 /* Turns the registration table a runner reported into cases for its device. */
 static int
 run_expand(int slot, struct worker *w)
@@ -658,6 +660,9 @@ run_expand(int slot, struct worker *w)
 	q->expanded = 1;
 	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
 	    (long long)cur.run_id, (long long)n, q->device);
+	if (fpid > 0 && key_budget_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's key_budget cuts; "
+		    "the keys are charged from zero", (long long)cur.run_id);
 	return 0;
  fail:
 	error("store: expanding run %lld: %s", (long long)cur.run_id,
@@ -837,10 +842,12 @@ run_finish(void)
 	if (run_set_state(cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{
-		json_t	*ev = json_pack("{si si si sI sf sf}", "verified",
+		/* key_budget: what a later run of the library replays */
+		json_t	*ev = json_pack("{si si si sI sf sf sf}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
 		    (json_int_t)cur.done, "store_s", cur.store_s, "wall_s",
-		    cur.started > 0 ? now_wall() - cur.started : 0.0);
+		    cur.started > 0 ? now_wall() - cur.started : 0.0,
+		    "key_budget", env->conf.key_budget);
 
 		run_add_event(cur.run_id, "run_complete", ev);
 		json_decref(ev);
@@ -1008,8 +1015,8 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	char		 busy[MAX_WORKERS * 24] = "", sql[512 + sizeof(busy)];
-	char		 where[256 + sizeof(busy)];
+	char		 busy[MAX_WORKERS * 24] = "", sql[1024 + sizeof(busy)];
+	char		 where[768 + sizeof(busy)];
 	int		 i, j, n, s = slot_of_device(device);
 
 	if (s < 0)
@@ -1134,6 +1141,86 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 	    (cls != NULL && strcmp(cls, "compile") == 0))
 		return;
 	key_budget_cut(device, key, key_budget_add(device, key, first_ms / 1e3));
+}
+
+/*
+ * One library, one coverage: when the device's library (its fingerprint) has
+ * a complete run screened under the same runner.key_budget, the cases that
+ * run cut for the budget are cut in this one before any case runs (matched
+ * by key and stored spec, both deterministic).  Without it a re-screen of an
+ * unchanged library (nightly, or warm after a cold one) runs the cases the
+ * cut keys ran before, now fast, and then spends the budget again on shapes
+ * the earlier screen never reached: a library that autotunes every new
+ * shape costs as much warm as cold, and the re-screen's coverage, its
+ * verdicts and its regressions differ from the earlier one's with nothing
+ * changed.  The cases the earlier run did run are run and charged as usual.
+ * A changed library, a changed budget or a run with no such predecessor
+ * screens as before.  Returns the cases cut, -1 on a store error.
+ */
+static int
+key_budget_replay(int slot, int64_t fpid)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st;
+	int64_t		 prev = 0;
+	int		 device = cur.q[slot].device, n = 0, k;
+	char		 detail[256], cls[320];
+	json_t		*keys, *v;
+	size_t		 i;
+
+	if (env->conf.key_budget <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT r.id FROM runs r JOIN run_devices d "
+	    "ON d.run_id = r.id JOIN events e ON e.run_id = r.id AND e.kind = "
+	    "'run_complete' WHERE r.state='complete' AND r.id != ? AND d.device=? "
+	    "AND d.fingerprint_id=? AND json_extract(e.json, '$.key_budget') = ? "
+	    "ORDER BY r.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_int64(st, 3, fpid);
+	sqlite3_bind_double(st, 4, env->conf.key_budget);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		prev = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (prev == 0)
+		return 0;
+	/* the keys it cut, then each key's cut cases by their stored spec */
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT p.key FROM cases p JOIN "
+	    "results pr ON pr.case_id = p.id WHERE p.run_id=? AND p.device=? AND "
+	    "p.state='skipped' AND pr.reason='key_budget'", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, prev);
+	sqlite3_bind_int(st, 2, device);
+	keys = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(keys, json_string((const char *)
+		    sqlite3_column_text(st, 0)));
+	sqlite3_finalize(st);
+	snprintf(detail, sizeof(detail), "not run: run %lld of this library cut "
+	    "it when the key's cases had taken over runner.key_budget (%g s); "
+	    "a re-screen of one library keeps its coverage", (long long)prev,
+	    env->conf.key_budget);
+	snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN (SELECT "
+	    "p.spec FROM cases p JOIN results pr ON pr.case_id = p.id WHERE "
+	    "p.run_id=%lld AND p.device=?2 AND p.key=?3 AND p.state='skipped' "
+	    "AND pr.reason='key_budget')", (long long)prev);
+	json_array_foreach(keys, i, v) {
+		if ((k = cases_skip(device, json_string_value(v), NULL,
+		    "key_budget", detail, cls)) == -1) {
+			json_decref(keys);
+			return -1;
+		}
+		n += k;
+	}
+	json_decref(keys);
+	if (n > 0)
+		log_info("run %lld: device %d (-1 = cpu): %d cases not run, as run "
+		    "%lld of this library cut them (runner.key_budget %g s)",
+		    (long long)cur.run_id, device, n, (long long)prev,
+		    env->conf.key_budget);
+	return n;
 }
 
 /* ---- shrinking ------------------------------------------------------------ */

@@ -10,7 +10,8 @@
 #
 # ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
-# warm   the same table again on the cache the cold screen filled
+# warm   the same table again on the cache the cold screen filled, and on its
+#        database (the daemon's second full screen of the library)
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
 #
 # Each phase runs its own opscreend on its own database; finish leaves in
@@ -21,7 +22,10 @@
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
-# phase's daemon listens on a port of its own, so two screens can run at once).
+# phase's daemon listens on a port of its own, so two screens can run at once),
+# CPUS_<phase> (taskset's CPU list for the phase's daemon and its runners, e.g.
+# CPUS_cold=0-15 CPUS_v500=16-31: two screens on a 32-core, two-GPU host each
+# get the 16 cores of a one-GPU host instead of contending for all 32).
 set -u
 LIMIT=${1:-560}
 OUT=${OUT:-/tmp/opscreen-out}
@@ -50,11 +54,18 @@ fi
 ldd .carry/opscreend | grep "not found" && exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
     > "$OUT/nvidia-smi.txt"
+{ nproc; nvidia-smi topo -m; } >> "$OUT/nvidia-smi.txt" 2>&1
 PYTHONPATH=/tmp/site-502 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' > "$OUT/versions.txt" 2>&1
 cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
 
 # The 42 ops of the first screen (issue 2): the catalog's aten keys.
 OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
+
+# taskset prefix of a phase (CPUS_<phase>), empty when unset
+pin_of() {
+	c=$(eval "echo \${CPUS_$1:-}")
+	[ -n "$c" ] && echo "taskset -c $c"
+}
 
 # start NAME SITE CACHE BODY: an opscreend in its own session (setsid), so it
 # survives the device call that started it; BODY '' = full screen on start.
@@ -62,6 +73,12 @@ start() {
 	name=$1; W=/tmp/opscreen-$name; PORT=$(port_of "$name")
 	if [ "${5:-}" != keep ]; then rm -rf "$W"; fi
 	mkdir -p "$W"
+	# warm is the daemon's next full screen of the same library: it starts
+	# on the database the cold screen left (stopped by finish:cold), as a
+	# host's nightly re-screen does, so it replays cold's key_budget cuts
+	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
+		cp /tmp/opscreen-cold/opscreen.db* "$W/"
+	fi
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
 	st=yes; [ -n "$4" ] && st=no
 	cat > "$W/opscreen.conf" <<CONF
@@ -88,7 +105,7 @@ CONF
 	rm -f "$W/pid"
 	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
-	    setsid ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
+	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
 	for i in $(seq 1 60); do
 		curl -s localhost:$PORT/healthz >/dev/null 2>&1 && break; sleep 1

@@ -1,6 +1,7 @@
 """runner.key_budget: a key whose candidate calls have taken more than the
 budget has its remaining cases recorded `skipped` (key_budget); they enter the
 fold, so no key x dtype is verified on part of its cases."""
+import re
 import sqlite3
 
 
@@ -160,3 +161,72 @@ def test_shrinks_are_timed_and_a_key_over_budget_is_not_shrunk(make_daemon):
     assert fails and all(has_repro for *_, has_repro in fails), rows
     assert all(n == 0 for _, _, n, _ in rows), rows
     assert any(why == "key_budget" for _, why, _, _ in rows), rows
+
+
+def _key_cases(db_path, run, key):
+    """{spec: (status, reason, detail)} of one key's cases in a run."""
+    db = sqlite3.connect(db_path)
+    rows = db.execute(
+        "SELECT c.spec, r.status, r.reason, r.detail FROM cases c JOIN "
+        "results r ON r.case_id=c.id WHERE c.run_id=? AND c.key=?",
+        (run, key)).fetchall()
+    db.close()
+    return {spec: (st, why, det) for spec, st, why, det in rows}
+
+
+def test_rescreen_of_one_library_replays_the_key_budget_cuts(tmp_path, daemon_bin):
+    """A second run of an unchanged library under the same key_budget cuts,
+    before any case runs, the cases the first run cut: it runs what the first
+    ran (and charges it as usual) instead of spending the budget again on
+    cases the first never reached. Another budget screens as before."""
+    from e2e_harness import Daemon
+    scope = {"ops": ["sum.dim_IntList", "neg"],
+             "classes": ["accumulation", "reduction", "same_shape"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0}
+    key = "sum.dim_IntList"
+
+    def screen(d):
+        st, out = d.post_run(scope)
+        assert st == 202, out
+        r = d.wait_run(out["run"], timeout=300)
+        assert r["state"] == "complete", (r, d.logtext())
+        return out["run"]
+
+    d = Daemon(tmp_path, runner__key_budget=0.3, **conf).start()
+    try:
+        d.wait_fingerprint()
+        first = screen(d)
+        second = screen(d)
+    finally:
+        d.stop()
+    a, b = _key_cases(d.db, first, key), _key_cases(d.db, second, key)
+    assert a.keys() == b.keys()
+    cut_a = {s for s, (st, why, _) in a.items() if why == "key_budget"}
+    ran_a = a.keys() - cut_a
+    assert cut_a and ran_a, a
+    # every case the first run cut is cut in the second, and those cuts say
+    # where they come from
+    replayed = {s for s, (st, why, det) in b.items() if why == "key_budget"
+                and f"run {first} of this library cut it" in det}
+    assert replayed == cut_a, (len(replayed), len(cut_a))
+    # the second ran no case the first did not (it may cut more: it charges
+    # the cases it runs like any run)
+    ran_b = {s for s, (st, why, _) in b.items() if why != "key_budget"}
+    assert ran_b and ran_b <= ran_a, (len(ran_b), len(ran_a))
+    # the other key, under its budget, is untouched
+    neg = _key_cases(d.db, second, "neg")
+    assert neg and all(why != "key_budget" for _, why, _ in neg.values())
+    log = open(d.log, errors="replace").read()
+    assert re.search(rf"run {second}: device -1 \(-1 = cpu\): {len(cut_a)} "
+                     rf"cases not run, as run {first} of this library cut "
+                     r"them \(runner\.key_budget 0\.3 s\)", log), log[-3000:]
+
+    # the same database under another budget: nothing is replayed
+    d = Daemon(tmp_path, runner__key_budget=0.4, **conf).start()
+    try:
+        d.wait_fingerprint()
+        third = screen(d)
+    finally:
+        d.stop()
+    c = _key_cases(d.db, third, key)
+    assert not any("of this library cut it" in det for _, _, det in c.values()), c
