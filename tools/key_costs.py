@@ -3,7 +3,10 @@
 aten key, from its opscreen database alone, and what the whole registration
 table would cost at that rate.
 
-    python3 tools/key_costs.py DB [--top 15] [--runners 12] [--budgets 300,180,120]
+    python3 tools/key_costs.py DB [--run N] [--top 15] [--runners 12] [--budgets 300,180,120]
+
+The run is the database's newest unless --run names one (a warm screen runs
+on the cold screen's database: run 2 there).
 
 Prints a Markdown table of the keys with the most first-call time in the
 correctness classes (cases done / generated, first-call seconds, mean per
@@ -23,32 +26,37 @@ from collections import Counter
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
+    ap.add_argument("--run", type=int)
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--runners", type=int, default=12)
     ap.add_argument("--budgets", default="300,180,120")
     a = ap.parse_args()
     db = sqlite3.connect(a.db)
+    run = a.run or db.execute("SELECT max(id) FROM runs").fetchone()[0]
     generated = Counter(k for (k,) in db.execute(
-        "SELECT key FROM cases WHERE class NOT IN ('compile', 'bootstrap')"))
+        "SELECT key FROM cases WHERE run_id=? AND class NOT IN ('compile', "
+        "'bootstrap')", (run,)))
     print("| key | cases done / generated | first calls (s) | mean per case (s) "
           "| slowest (s) | shrink variants run |\n|---|---|---|---|---|---|")
     for k, n, s, m, sh in db.execute(
             "SELECT c.key, count(*), sum(r.cand_first_ms) / 1e3, "
             "max(r.cand_first_ms) / 1e3, sum(r.shrink_runs) FROM results r JOIN "
-            "cases c ON c.id=r.case_id WHERE r.cand_first_ms IS NOT NULL AND "
-            "c.class NOT IN ('compile', 'bootstrap') GROUP BY 1 ORDER BY 3 DESC "
-            "LIMIT ?", (a.top,)):
+            "cases c ON c.id=r.case_id WHERE c.run_id=? AND r.cand_first_ms IS "
+            "NOT NULL AND c.class NOT IN ('compile', 'bootstrap') GROUP BY 1 "
+            "ORDER BY 3 DESC LIMIT ?", (run, a.top)):
         print(f"| {k} | {n} / {generated[k]} | {s:.0f} | {s / n:.1f} | {m:.0f} | {sh} |")
     cols = {r[1] for r in db.execute("PRAGMA table_info(results)")}
     if "shrink_ms" in cols:
-        (ms, n), = db.execute("SELECT coalesce(sum(shrink_ms), 0), "
-                              "count(*) FROM results WHERE shrink_runs > 0")
+        (ms, n), = db.execute("SELECT coalesce(sum(r.shrink_ms), 0), count(*) "
+                              "FROM results r JOIN cases c ON c.id=r.case_id "
+                              "WHERE c.run_id=? AND r.shrink_runs > 0", (run,))
         print(f"\nShrinks: {n} failing cases, {ms / 1e3:.0f} runner-s (not in the "
               "projection below)")
     spent, done = Counter(), Counter()
     for key, first, figs in db.execute(
             "SELECT c.key, r.cand_first_ms, r.figures FROM results r JOIN cases c "
-            "ON c.id=r.case_id WHERE c.class NOT IN ('compile', 'bootstrap')"):
+            "ON c.id=r.case_id WHERE c.run_id=? AND c.class NOT IN ('compile', "
+            "'bootstrap')", (run,)):
         t = (json.loads(figs) if figs else {}).get("times", {})
         spent[key] += (t.get("case_ms") or first or 0) / 1e3
         done[key] += 1
