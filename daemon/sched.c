@@ -1145,9 +1145,9 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 
 /*
  * One library, one coverage: when the device's library (its fingerprint) has
- * a complete run screened under the same runner.key_budget, the cases that
- * run cut for the budget are cut in this one before any case runs (matched
- * by key and stored spec, both deterministic).  Without it a re-screen of an
+ * a complete run screened under the same runner.key_budget, the cases the
+ * newest such run of each key cut for the budget are cut in this one before
+ * any case runs (matched by key and stored spec, both deterministic).  Without it a re-screen of an
  * unchanged library (nightly, or warm after a cold one) runs the cases the
  * cut keys ran before, now fast, and then spends the budget again on shapes
  * the earlier screen never reached: a library that autotunes every new
@@ -1162,64 +1162,64 @@ key_budget_replay(int slot, int64_t fpid)
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	int64_t		 prev = 0;
 	int		 device = cur.q[slot].device, n = 0, k;
 	char		 detail[256], cls[320];
-	json_t		*keys, *v;
+	json_t		*cut, *v;
 	size_t		 i;
 
 	if (env->conf.key_budget <= 0)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT r.id FROM runs r JOIN run_devices d "
-	    "ON d.run_id = r.id JOIN events e ON e.run_id = r.id AND e.kind = "
-	    "'run_complete' WHERE r.state='complete' AND r.id != ? AND d.device=? "
-	    "AND d.fingerprint_id=? AND json_extract(e.json, '$.key_budget') = ? "
-	    "ORDER BY r.id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	/*
+	 * Per key, the newest complete run of this library and budget that
+	 * screened the key (a run of a few other keys in between changes
+	 * nothing), when that run cut some of the key's cases.
+	 */
+	if (sqlite3_prepare_v2(db, "WITH prior AS (SELECT r.id FROM runs r JOIN "
+	    "run_devices d ON d.run_id = r.id JOIN events e ON e.run_id = r.id "
+	    "AND e.kind = 'run_complete' WHERE r.state = 'complete' AND r.id != "
+	    "?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND json_extract("
+	    "e.json, '$.key_budget') = ?4), latest AS (SELECT c.key, "
+	    "max(c.run_id) AS run FROM cases c WHERE c.run_id IN prior AND "
+	    "c.device = ?2 GROUP BY c.key) SELECT l.key, l.run FROM latest l "
+	    "WHERE EXISTS (SELECT 1 FROM cases p JOIN results pr ON pr.case_id = "
+	    "p.id WHERE p.run_id = l.run AND p.state = 'skipped' AND p.device = "
+	    "?2 AND p.key = l.key AND pr.reason = 'key_budget')", -1, &st,
+	    NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fpid);
 	sqlite3_bind_double(st, 4, env->conf.key_budget);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		prev = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (prev == 0)
-		return 0;
-	/* the keys it cut, then each key's cut cases by their stored spec */
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT p.key FROM cases p JOIN "
-	    "results pr ON pr.case_id = p.id WHERE p.run_id=? AND p.device=? AND "
-	    "p.state='skipped' AND pr.reason='key_budget'", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, prev);
-	sqlite3_bind_int(st, 2, device);
-	keys = json_array();
+	cut = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(keys, json_string((const char *)
-		    sqlite3_column_text(st, 0)));
+		json_array_append_new(cut, json_pack("[sI]", (const char *)
+		    sqlite3_column_text(st, 0), (json_int_t)
+		    sqlite3_column_int64(st, 1)));
 	sqlite3_finalize(st);
-	snprintf(detail, sizeof(detail), "not run: run %lld of this library cut "
-	    "it when the key's cases had taken over runner.key_budget (%g s); "
-	    "a re-screen of one library keeps its coverage", (long long)prev,
-	    env->conf.key_budget);
-	snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN (SELECT "
-	    "p.spec FROM cases p JOIN results pr ON pr.case_id = p.id WHERE "
-	    "p.run_id=%lld AND p.device=?2 AND p.key=?3 AND p.state='skipped' "
-	    "AND pr.reason='key_budget')", (long long)prev);
-	json_array_foreach(keys, i, v) {
-		if ((k = cases_skip(device, json_string_value(v), NULL,
-		    "key_budget", detail, cls)) == -1) {
-			json_decref(keys);
+	json_array_foreach(cut, i, v) {
+		long long	 prev = json_integer_value(json_array_get(v, 1));
+
+		snprintf(detail, sizeof(detail), "not run: run %lld of this "
+		    "library cut it when the key's cases had taken over "
+		    "runner.key_budget (%g s); a re-screen of one library keeps "
+		    "its coverage", prev, env->conf.key_budget);
+		snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN "
+		    "(SELECT p.spec FROM cases p JOIN results pr ON pr.case_id = "
+		    "p.id WHERE p.run_id=%lld AND p.device=?2 AND p.key=?3 AND "
+		    "p.state='skipped' AND pr.reason='key_budget')", prev);
+		if ((k = cases_skip(device, json_string_value(json_array_get(v,
+		    0)), NULL, "key_budget", detail, cls)) == -1) {
+			json_decref(cut);
 			return -1;
 		}
 		n += k;
 	}
-	json_decref(keys);
 	if (n > 0)
-		log_info("run %lld: device %d (-1 = cpu): %d cases not run, as run "
-		    "%lld of this library cut them (runner.key_budget %g s)",
-		    (long long)cur.run_id, device, n, (long long)prev,
-		    env->conf.key_budget);
+		log_info("run %lld: device %d (-1 = cpu): %d cases of %zu keys "
+		    "not run, as the library's last run of each cut them "
+		    "(runner.key_budget %g s)", (long long)cur.run_id, device, n,
+		    json_array_size(cut), env->conf.key_budget);
+	json_decref(cut);
 	return n;
 }
 
