@@ -1147,13 +1147,13 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
  * One library, one coverage: when the device's library (its fingerprint) has
  * a complete run screened under the same runner.key_budget, the cases the
  * newest such run of each key cut for the budget are cut in this one before
- * any case runs (matched by key and stored spec, both deterministic).  Without it a re-screen of an
- * unchanged library (nightly, or warm after a cold one) runs the cases the
- * cut keys ran before, now fast, and then spends the budget again on shapes
- * the earlier screen never reached: a library that autotunes every new
- * shape costs as much warm as cold, and the re-screen's coverage, its
- * verdicts and its regressions differ from the earlier one's with nothing
- * changed.  The cases the earlier run did run are run and charged as usual.
+ * any case runs (matched by key and stored spec, both deterministic).
+ * Without it a re-screen of an unchanged library (nightly, or warm after a
+ * cold one) runs the cases the cut keys ran before, now fast, and then
+ * spends the budget again on shapes the earlier screen never reached: a
+ * library that autotunes every new shape costs as much warm as cold, and
+ * the re-screen's coverage, its verdicts and its regressions differ from
+ * the earlier one's with nothing changed.  The cases the earlier run did run are run and charged as usual.
  * A changed library, a changed budget or a run with no such predecessor
  * screens as before.  Returns the cases cut, -1 on a store error.
  */
@@ -2059,9 +2059,8 @@ sched_next_deadline(void)
  * candidate seconds per key (the cand_first_ms the charge adds up are the
  * ones stored, with each shrink's shrink_cand_ms; compile-ladder steps are
  * not charged; a shrink in flight at the stop was not stored and is not
- * charged) and the worst failure
- * per key that was up for shrinking, so that a resumed run shrinks what an
- * uninterrupted one would.  A key over its budget whose cut the stop
+ * charged) and the worst failure per key that was up for shrinking, so that
+ * a resumed run shrinks what an uninterrupted one would.  A key over its budget whose cut the stop
  * interrupted is cut now.
  */
 static int

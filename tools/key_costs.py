@@ -15,12 +15,14 @@ case time (the runner's case_ms) times its generated cases, summed, and the
 same with each key capped at runner.key_budget. It counts case time only:
 shrink variants, runner start-up, idle runners and the tail are not in it (the
 first complete whole-table screen took 21.0 min where it sums to 16.7 min on
-14 runners). Standard library only.
+14 runners). Standard library only (and report_full.py beside it).
 """
 import argparse
 import json
 import sqlite3
 from collections import Counter
+
+from report_full import shrinks
 
 
 def main():
@@ -45,11 +47,8 @@ def main():
             "NOT NULL AND c.class NOT IN ('compile', 'bootstrap') GROUP BY 1 "
             "ORDER BY 3 DESC LIMIT ?", (run, a.top)):
         print(f"| {k} | {n} / {generated[k]} | {s:.0f} | {s / n:.1f} | {m:.0f} | {sh} |")
-    cols = {r[1] for r in db.execute("PRAGMA table_info(results)")}
-    if "shrink_ms" in cols:
-        (ms, n), = db.execute("SELECT coalesce(sum(r.shrink_ms), 0), count(*) "
-                              "FROM results r JOIN cases c ON c.id=r.case_id "
-                              "WHERE c.run_id=? AND r.shrink_runs > 0", (run,))
+    if (sh := shrinks(db, run)) is not None:
+        n, ms = sh
         print(f"\nShrinks: {n} failing cases, {ms / 1e3:.0f} runner-s (not in the "
               "projection below)")
     spent, done = Counter(), Counter()

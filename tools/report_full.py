@@ -23,6 +23,16 @@ def q(db, sql, *args):
     return db.execute(sql, args).fetchall()
 
 
+def shrinks(db, run):
+    """(failing cases shrunk, their shrinks' runner-ms) of a run; None on a
+    database from before schema 3, which did not time shrinks."""
+    if "shrink_ms" not in {r[1] for r in q(db, "PRAGMA table_info(results)")}:
+        return None
+    return q(db, "SELECT count(*), coalesce(sum(r.shrink_ms), 0) FROM results r "
+                 "JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
+                 "r.shrink_runs > 0", run)[0]
+
+
 def phases(db, run):
     tot = Counter()
     rows = q(db, "SELECT r.figures, r.cand_first_ms, r.cand_steady_ms, c.class FROM "
@@ -55,14 +65,10 @@ def phases(db, run):
             # candidate's steady calls past the median one, input copies, syncs
             rest = t["case_ms"] + t.get("render_ms", 0) - named - (first or 0)
             tot["runner other (steady loop, copies, syncs)"] += max(rest, 0)
-    # shrinks (schema 3 on): their wall time in the runner, apart from cases
-    cols = {r[1] for r in q(db, "PRAGMA table_info(results)")}
-    if "shrink_ms" in cols:
-        (ms, n), = q(db, "SELECT coalesce(sum(r.shrink_ms), 0), count(*) FROM "
-                         "results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? "
-                         "AND r.shrink_runs > 0", run)
-        if n:
-            tot[f"shrinks ({n} failing cases, all their variants)"] += ms
+    # shrinks: their wall time in the runner, apart from cases
+    n, ms = shrinks(db, run) or (0, 0)
+    if n:
+        tot[f"shrinks ({n} failing cases, all their variants)"] += ms
     return {k: v / 1e3 for k, v in tot.items()}
 
 
