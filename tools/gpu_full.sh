@@ -221,7 +221,8 @@ cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
-# "run:PHASE" (start, wait, finish), "upgrade:PHASE" (a daemon on PHASE's
+# "run:PHASE" (start, wait, finish), "pack:all" (the folders of $OUT into
+# xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
 # in order; a wait that runs out of time stops the list (the daemon runs on
@@ -239,6 +240,11 @@ for act in $ACTIONS; do
 	        esac;;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
+	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
+		# (a call brings back at most 8 files of 16 MiB)
+	        (cd "$OUT" && for d in */; do d=${d%/}
+	            tar cf - "$d" | xz -T0 -6 | split -b 15M -d - "$d.tar.xz."
+	            rm -rf "$d"; done; ls -l);;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
 	        wait_run "$ph" || { echo "still running: $ph"; break; }
 	        finish "$ph";;
