@@ -150,6 +150,7 @@ int	 sched_fingerprint_fresh(double wait);	/* 0: not re-checked in time */
 /* regress.c */
 int64_t	 regress_previous(sqlite3 *, int64_t run);
 int	 regress_run(sqlite3 *, int64_t run, double now, int *nevents);
+int	 regress_intermittent(sqlite3 *, int64_t run);
 
 /* metrics.c */
 char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */

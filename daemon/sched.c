@@ -839,6 +839,14 @@ run_finish(void)
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	sel = ins = NULL;
+	if (cur.full) {
+		int	 k = regress_intermittent(db, cur.run_id);
+
+		if (k == -1)
+			goto fail;
+		nverified -= k;
+		nbroken += k;
+	}
 	if (run_set_state(cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{

@@ -4,6 +4,11 @@ case, from two opscreen databases screened by the same opscreen (one per
 release), also when one screen did not finish.
 
     python3 tools/release_diff.py OLD.db NEW.db [--limit 60]
+        [--old-run N] [--new-run M]
+
+Each side is one full screen: the database's newest by default, or the run
+named; OLD and NEW may be one database (two screens of one library there:
+what changed is the screen's own repeatability).
 
 The daemon computes the release diff itself when a complete screen follows
 another on the same database (GET /regressions); this tool is for two
@@ -24,17 +29,19 @@ JUDGED = ("pass", "fail", "timeout", "crash")
 BAD = ("fail", "timeout", "crash")
 
 
-def fingerprint(db):
+def fingerprint(db, run=None):
+    """(description, run id) of the newest full screen, or of run `run`."""
     row = db.execute(
         "SELECT f.library, f.library_version, f.torch, f.triton, f.cuda, f.gpu_name, "
         "r.id, r.state, r.done, r.total FROM runs r JOIN run_devices d ON "
         "d.run_id = r.id JOIN fingerprints f ON f.id = d.fingerprint_id "
-        "WHERE r.full = 1 ORDER BY r.id DESC LIMIT 1").fetchone()
+        "WHERE r.full = 1 AND (?1 IS NULL OR r.id = ?1) ORDER BY r.id DESC "
+        "LIMIT 1", (run,)).fetchone()
     if row is None:
-        return "no full screen"
+        raise SystemExit(f"no full screen{'' if run is None else f' with id {run}'}")
     lib, ver, torch, triton, cuda, gpu, run, state, done, total = row
     return (f"{lib} {ver} (torch {torch}, triton {triton}, CUDA {cuda}, {gpu}); "
-            f"run {run}: {state}, {done} of {total} cases")
+            f"run {run}: {state}, {done} of {total} cases"), run
 
 
 def main():
@@ -42,18 +49,25 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--limit", type=int, default=60, help="rows per table")
+    ap.add_argument("--old-run", type=int, help="a full screen of OLD (newest)")
+    ap.add_argument("--new-run", type=int, help="a full screen of NEW (newest)")
     a = ap.parse_args()
     db = sqlite3.connect(a.new)
     db.execute("ATTACH ? AS old", (a.old,))
-    print(f"- old: {fingerprint(sqlite3.connect(a.old))}")
-    print(f"- new: {fingerprint(db)}")
-    keys_old = {k for (k,) in db.execute("SELECT DISTINCT key FROM old.cases")}
-    keys_new = {k for (k,) in db.execute("SELECT DISTINCT key FROM main.cases")}
+    desc_o, run_o = fingerprint(sqlite3.connect(a.old), a.old_run)
+    desc_n, run_n = fingerprint(db, a.new_run)
+    print(f"- old: {desc_o}")
+    print(f"- new: {desc_n}")
+    keys_old = {k for (k,) in db.execute(
+        "SELECT DISTINCT key FROM old.cases WHERE run_id = ?", (run_o,))}
+    keys_new = {k for (k,) in db.execute(
+        "SELECT DISTINCT key FROM main.cases WHERE run_id = ?", (run_n,))}
     rows = db.execute(
         "SELECT n.key, n.dtype, n.class, n.id, o_r.status, n_r.status, n_r.reason, "
         "n_r.detail, o_r.reason FROM main.cases n JOIN main.results n_r ON "
-        "n_r.case_id = n.id JOIN old.cases o ON o.spec = n.spec JOIN old.results "
-        "o_r ON o_r.case_id = o.id").fetchall()
+        "n_r.case_id = n.id JOIN old.cases o ON o.spec = n.spec AND o.run_id = ?2 "
+        "JOIN old.results o_r ON o_r.case_id = o.id WHERE n.run_id = ?1",
+        (run_n, run_o)).fetchall()
     moves = Counter()
     worse, better = defaultdict(list), defaultdict(list)
     for key, dtype, cls, cid, so, sn, reason, detail, oreason in rows:

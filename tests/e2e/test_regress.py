@@ -211,3 +211,64 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
         assert failed_at - changed < 30, (changed, failed_at)
     finally:
         d.stop()
+
+
+def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
+    """`add` fails in one screen of the demo library and passes in the next of
+    the same library (OPSCREEN_DEMOLIB_BREAK is not part of the fingerprint:
+    to the daemon the library is the same, as with a defect that depends on
+    the runner process's state). The second screen keeps add broken
+    (`intermittent`, the first screen's failing case as evidence, no fix
+    event); a third clean screen allows it again; after a library change a
+    failure is not carried."""
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    scope = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
+    tmp = tmp_path / "d"
+    broken = {"OPSCREEN_DEMOLIB_BREAK": "add"}
+
+    d, first = full_screen(tmp, scope, broken)
+    d.stop()
+    d, second = full_screen(tmp, scope)
+    try:
+        st, allow = d.get_json("/allowlist")
+        assert st == 200 and "add" not in allow["names"], allow
+        assert "sub" in allow["names"], allow
+        st, deny = d.get_json("/denylist")
+        add = [n for n in deny["names"] if n["name"] == "add"]
+        assert len(add) == 1 and add[0]["reason"] == "intermittent", deny
+        assert f"failed in run {first} of this library" in add[0]["detail"]
+        ev = [e for e in add[0]["evidence"] if e["dtype"] == "float32"][0]
+        st, case = d.get_json(f"/cases/{ev['case']}")
+        assert st == 200 and case["run_id"] == first, case
+        assert case["status"] == "fail" and case["name"] == "add", case
+        st, regs = d.get_json("/regressions")
+        assert [e for e in regs["events"] if e["run"] == second] == [], regs
+        assert "warning: intermittent: add.Tensor (float32" in d.logtext()
+    finally:
+        d.stop()
+
+    d, third = full_screen(tmp, scope)
+    try:
+        st, allow = d.get_json("/allowlist")
+        assert "add" in allow["names"], allow
+        st, regs = d.get_json("/regressions?kind=fix")
+        fixes = [(e["name"], e["run"], e["same_library"]) for e in regs["events"]]
+        assert fixes == [("add", third, True)], regs
+    finally:
+        d.stop()
+
+    d, fourth = full_screen(tmp, scope, broken)
+    d.stop()
+    (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
+    d, fifth = full_screen(tmp, scope)
+    try:
+        st, allow = d.get_json("/allowlist")
+        assert st == 200 and "add" in allow["names"], allow
+        st, regs = d.get_json("/regressions?kind=fix&since=0")
+        e = [e for e in regs["events"] if e["run"] == fifth]
+        assert [(x["name"], x["same_library"]) for x in e] == [("add", False)], regs
+    finally:
+        d.stop()

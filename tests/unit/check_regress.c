@@ -241,6 +241,109 @@ START_TEST(identical_screens_are_quiet)
 }
 END_TEST
 
+static void
+fp_of(struct store *s, int run, int device, int fp)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO fingerprints (id, "
+	    "hash, json, library_hash, created) VALUES (%d, 'h%d', '{}', "
+	    "'%d', 1)", fp, fp, fp);
+	exec_ok(s, sql);
+	snprintf(sql, sizeof(sql), "INSERT INTO run_devices (run_id, device, "
+	    "fingerprint_id) VALUES (%d, %d, %d)", run, device, fp);
+	exec_ok(s, sql);
+}
+
+/* "verdict reason" of (run, device 0, key, float32) */
+static const char *
+state_of(struct store *s, int run, const char *key)
+{
+	static char	 buf[128];
+	sqlite3_stmt	*st;
+
+	buf[0] = '\0';
+	ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT verdict || ' ' "
+	    "|| reason FROM verdicts WHERE run_id=? AND device=0 AND key=? AND "
+	    "dtype='float32'", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int(st, 1, run);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(buf, sizeof(buf), "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/*
+ * Runs 1-3 screen one library (fingerprint 1), run 4 another (2). A failure
+ * of run 1 stays broken in run 2 (intermittent), is cleared by run 3 (an
+ * intermittent is not carried again), and is not carried over a library
+ * change; a restricted run is never the baseline.
+ */
+START_TEST(a_failure_is_not_cleared_by_one_clean_rescreen)
+{
+	struct store	*s = fresh();
+	int		 r, n = -1;
+
+	for (r = 1; r <= 5; r++) {
+		seed(s, r, "complete", r != 3);
+		fp_of(s, r, 0, r < 5 ? 1 : 2);
+		entry(s, r, "add.Tensor", "add");
+		entry(s, r, "neg", "neg");
+	}
+	verdict(s, 1, 0, "add.Tensor", "add", "float32", "broken");
+	verdict(s, 1, 0, "neg", "neg", "float32", "verified");
+	exec_ok(s, "UPDATE verdicts SET evidence_case=NULL");
+	for (r = 2; r <= 5; r++) {
+		verdict(s, r, 0, "add.Tensor", "add", "float32", "verified");
+		verdict(s, r, 0, "neg", "neg", "float32", "verified");
+	}
+	/* run 4 broke neg: carried to nothing (run 5 is another library) */
+	exec_ok(s, "UPDATE verdicts SET verdict='broken', reason='mismatch' "
+	    "WHERE run_id=4 AND key='neg'");
+
+	ck_assert_int_eq(regress_intermittent(store_db(s), 2), 1);
+	ck_assert_str_eq(state_of(s, 2, "add.Tensor"), "broken intermittent");
+	ck_assert_str_eq(state_of(s, 2, "neg"), "verified ");
+	/* the evidence and class are run 1's; the detail names both runs */
+	{
+		sqlite3_stmt	*st;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT class, "
+		    "detail FROM verdicts WHERE run_id=2 AND key='add.Tensor'",
+		    -1, &st, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+		    "elementwise");
+		ck_assert_ptr_nonnull(strstr((const char *)sqlite3_column_text(
+		    st, 1), "failed in run 1 of this library"));
+		ck_assert_ptr_nonnull(strstr((const char *)sqlite3_column_text(
+		    st, 1), "numeric_error: max ulp 2^20 at [3]"));
+		sqlite3_finalize(st);
+	}
+	/* and the comparison sees no fix of add between runs 1 and 2 */
+	ck_assert_int_eq(regress_run(store_db(s), 2, 1000.0, &n), 0);
+	ck_assert_ptr_null(find(events(s, 2), "fix", "add", NULL));
+
+	/* run 3 is restricted: run 4's baseline is run 2, whose add was only
+	 * carried: run 4 verifies it */
+	ck_assert_int_eq(regress_intermittent(store_db(s), 4), 0);
+	ck_assert_str_eq(state_of(s, 4, "add.Tensor"), "verified ");
+	ck_assert_str_eq(state_of(s, 4, "neg"), "broken mismatch");
+	/* run 5: another fingerprint, nothing carried; the regression of
+	 * run 4 on the library of run 2 says it was the same library */
+	ck_assert_int_eq(regress_intermittent(store_db(s), 5), 0);
+	ck_assert_str_eq(state_of(s, 5, "neg"), "verified ");
+	ck_assert_int_eq(regress_run(store_db(s), 4, 1000.0, &n), 1);
+	ck_assert(json_is_true(json_object_get(find(events(s, 4), "regression",
+	    "neg", "float32"), "same_library")));
+	ck_assert_int_eq(regress_run(store_db(s), 5, 1000.0, &n), 0);
+	ck_assert(json_is_false(json_object_get(find(events(s, 5), "fix",
+	    "neg", "float32"), "same_library")));
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -254,6 +357,7 @@ main(void)
 	tcase_add_test(t, transitions_become_events);
 	tcase_add_test(t, first_screen_has_no_baseline);
 	tcase_add_test(t, identical_screens_are_quiet);
+	tcase_add_test(t, a_failure_is_not_cleared_by_one_clean_rescreen);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
