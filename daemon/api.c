@@ -601,8 +601,8 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	    "c.class, c.dtype, c.spec, c.attempt, c.state, r.status, r.reason, "
 	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
 	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
-	    "r.shrunk_spec, r.shrink_runs, r.shrink_ms, r.shrink_cand_ms FROM "
-	    "cases c "
+	    "r.shrunk_spec, r.shrink_runs, r.shrink_ms, r.shrink_cand_ms, "
+	    "r.shrink_from FROM cases c "
 	    "LEFT JOIN results r ON r.case_id = c.id WHERE c.id=?", id, NULL, 1);
 	if (rows == NULL || json_array_size(rows) == 0) {
 		json_decref(rows);

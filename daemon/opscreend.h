@@ -114,6 +114,8 @@ struct worker {
 	double		 fp_asked;		/* fingerprint request in flight since */
 	int		 compile;		/* takes compile-class cases only */
 	int		 case_compile;		/* the case in flight is a ladder step */
+	char		 case_key[128];		/* its aten key */
+	double		 case_t0;		/* when it was sent (monotonic) */
 	/* shrinking a failing case (shrink_try != NULL while one is in flight) */
 	json_t		*shrink_best;		/* smallest variant failing alike */
 	json_t		*shrink_try;		/* the variant in flight */

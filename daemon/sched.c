@@ -23,6 +23,7 @@
 struct devq {
 	int	 device;
 	int64_t	*ids;
+	int	*kix;		/* each case's key in cur.keys, -1: never waits */
 	size_t	 head, len, cap;
 	int	 expanded;
 	int	 resume;	/* cases stored before a restart: check, queue */
@@ -41,6 +42,7 @@ static struct {
 	double		 started;
 	double		 store_s;	/* time spent writing case results */
 	int		 resumed;	/* after a restart (sched_resume) */
+	json_t		*keys;		/* key names of the queues' kix */
 } cur;
 
 /* Shared with API threads. */
@@ -50,6 +52,7 @@ static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
 static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
 static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
+static json_t		*cur_prior[NSLOTS];	/* spec -> the library's last shrink */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
 static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
@@ -260,7 +263,10 @@ run_clear(void)
 	for (s = 0; s < NSLOTS; s++) {
 		free(cur.q[s].ids);
 		free(cur.cq[s].ids);
+		free(cur.q[s].kix);
+		free(cur.cq[s].kix);
 	}
+	json_decref(cur.keys);
 	json_decref(cur.dtypes);
 	json_decref(cur.ops);
 	memset(&cur, 0, sizeof(cur));
@@ -268,6 +274,10 @@ run_clear(void)
 	cur_shrunk = NULL;
 	json_decref(cur_spent);
 	cur_spent = NULL;
+	for (s = 0; s < NSLOTS; s++) {
+		json_decref(cur_prior[s]);
+		cur_prior[s] = NULL;
+	}
 }
 
 static int
@@ -458,19 +468,38 @@ op_requested(const char *key, const char *name)
 }
 
 static int
-queue_push(struct devq *q, int64_t id)
+queue_push(struct devq *q, int64_t id, int k)
 {
 	if (q->len == q->cap) {
 		size_t	 nc = q->cap ? q->cap * 2 : 1024;
 		int64_t	*ni = realloc(q->ids, nc * sizeof(*ni));
+		int	*nk;
 
 		if (ni == NULL)
 			return -1;
 		q->ids = ni;
+		if ((nk = realloc(q->kix, nc * sizeof(*nk))) == NULL)
+			return -1;
+		q->kix = nk;
 		q->cap = nc;
 	}
+	q->kix[q->len] = k;
 	q->ids[q->len++] = id;
 	return 0;
+}
+
+/* The index of key in cur.keys, added when new. */
+static int
+key_index(const char *key, json_t *ix)
+{
+	json_t	*v = json_object_get(ix, key);
+
+	if (v != NULL)
+		return (int)json_integer_value(v);
+	json_array_append_new(cur.keys, json_string(key));
+	json_object_set_new(ix, key, json_integer(json_array_size(cur.keys) -
+	    1));
+	return (int)json_array_size(cur.keys) - 1;
 }
 
 /*
@@ -486,6 +515,8 @@ queue_interleave(int slot)
 	sqlite3_stmt	*st;
 	struct devq	*q = &cur.q[slot], *cq = &cur.cq[slot];
 	int		 own = env->conf.compile_workers > 0;
+	json_t		*ix, *v;
+	size_t		 i;
 
 	/*
 	 * Round-robin over keys: the i-th case of every key before the (i+1)-th
@@ -498,7 +529,8 @@ queue_interleave(int slot)
 	 * slowest steps start at once instead of setting the screen's end.
 	 */
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
-	    "OR coalesce(json_extract(spec, '$.huge'), 0) FROM (SELECT id, key, "
+	    "OR coalesce(json_extract(spec, '$.huge'), 0), key, class='compile' "
+	    "FROM (SELECT id, key, "
 	    "class, spec, CASE WHEN class='compile' THEN row_number() OVER "
 	    "(PARTITION BY key, dtype, class ORDER BY coalesce(json_extract(spec,"
 	    " '$.ladder.value'), 0) DESC, id) ELSE row_number() OVER (PARTITION "
@@ -513,17 +545,27 @@ queue_interleave(int slot)
 	sqlite3_bind_int(st, 2, q->device);
 	q->len = q->head = 0;
 	cq->len = cq->head = 0;
+	if (cur.keys == NULL)
+		cur.keys = json_array();
+	ix = json_object();
+	json_array_foreach(cur.keys, i, v)
+		json_object_set_new(ix, json_string_value(v), json_integer(i));
 	while (sqlite3_step(st) == SQLITE_ROW)
 		if (queue_push(own && sqlite3_column_int(st, 1) ? cq : q,
-		    sqlite3_column_int64(st, 0)) == -1) {
+		    sqlite3_column_int64(st, 0), sqlite3_column_int(st, 3) ? -1 :
+		    key_index((const char *)sqlite3_column_text(st, 2), ix)) ==
+		    -1) {
 			sqlite3_finalize(st);
+			json_decref(ix);
 			return -1;
 		}
 	sqlite3_finalize(st);
+	json_decref(ix);
 	return 0;
 }
 
 static int	key_budget_replay(int, int64_t);
+static int	shrink_prior_load(int);
 
 /* Turns the registration table a runner reported into cases for its device. */
 static int
@@ -663,6 +705,9 @@ run_expand(int slot, struct worker *w)
 	if (fpid > 0 && key_budget_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's key_budget cuts; "
 		    "the keys are charged from zero", (long long)cur.run_id);
+	if (fpid > 0 && shrink_prior_load(slot) == -1)
+		error("run %lld: cannot read earlier runs' shrinks; every "
+		    "failing case shrinks anew", (long long)cur.run_id);
 	return 0;
  fail:
 	error("store: expanding run %lld: %s", (long long)cur.run_id,
@@ -960,6 +1005,9 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	w->state = W_BUSY;
 	w->case_id = id;
 	w->case_compile = compile;
+	snprintf(w->case_key, sizeof(w->case_key), "%s", json_string_value(
+	    json_object_get(spec, "key")) ?: "");
+	w->case_t0 = now_mono();
 	w->deadline = now_mono() + (compile ? compile_deadline() :
 	    w->device < 0 ? env->conf.cpu_case_deadline :
 	    env->conf.case_deadline);
@@ -1137,6 +1185,75 @@ key_budget_over(int device, const char *key)
 {
 	return env->conf.key_budget > 0 && key != NULL &&
 	    key_budget_spent(device, key) > env->conf.key_budget;
+}
+
+/*
+ * Whether a key must wait for its cases in flight before it starts another:
+ * its account plus the time its runners have held its cases (or shrink
+ * variants) so far is over the budget. The account is charged when a case
+ * ends, so without this a key whose first calls autotune for minutes got
+ * one runner per round of the round-robin queue while its first cases were
+ * still running: in the 42-op screen on the H200 `mm` took 1,495 s of
+ * candidate time against its 300 s budget (docs/bench/screen.md, fifth
+ * session). A waiting key's cases keep their place; other keys' cases go
+ * first; when its runners are done the key is either over the budget (its
+ * cases are cut) or runs on. A key with nothing in flight never waits.
+ */
+static int
+key_budget_wait(int device, const char *key)
+{
+	double	 t, now = now_mono();
+	int	 i, n = 0;
+
+	if (env->conf.key_budget <= 0)
+		return 0;
+	t = key_budget_spent(device, key);
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*w = &env->workers[i];
+
+		if (w->state == W_BUSY && w->device == device &&
+		    !w->case_compile && !strcmp(w->case_key, key)) {
+			t += now - w->case_t0;
+			n++;
+		}
+	}
+	/* nothing in flight: nothing to wait for (its end charges the key) */
+	return n > 0 && t > env->conf.key_budget;
+}
+
+/*
+ * The position in q of the first case, from its head, whose key need not
+ * wait (key_budget_wait), moved to the head; 0 when every queued case waits.
+ * memo[k]: 0 not known yet, 1 waits, 2 goes (valid for one dispatch pass).
+ */
+static int
+queue_ready(struct devq *q, unsigned char *memo)
+{
+	size_t	 j;
+	int	 k;
+
+	for (j = q->head; j < q->len; j++) {
+		if ((k = q->kix[j]) < 0 || memo == NULL)
+			break;
+		if (memo[k] == 0)
+			memo[k] = key_budget_wait(q->device, json_string_value(
+			    json_array_get(cur.keys, k))) ? 1 : 2;
+		if (memo[k] == 2)
+			break;
+	}
+	if (j == q->len)
+		return 0;
+	if (j != q->head) {	/* keep the order of the cases passed over */
+		int64_t	 id = q->ids[j];
+
+		memmove(&q->ids[q->head + 1], &q->ids[q->head],
+		    (j - q->head) * sizeof(*q->ids));
+		memmove(&q->kix[q->head + 1], &q->kix[q->head],
+		    (j - q->head) * sizeof(*q->kix));
+		q->ids[q->head] = id;
+		q->kix[q->head] = k;
+	}
+	return 1;
 }
 
 static void
@@ -1352,6 +1469,105 @@ shrink_continue(struct worker *w)
 	worker_idle(w);
 }
 
+/*
+ * One library, one shrink: the shrinks of the failing cases that complete
+ * runs of the device's library (its fingerprint) stored, newest per spec,
+ * for a re-screen to take instead of running their variants again. In the
+ * fifth session's warm screen of flag_gems 5.0.2 on the H200 the shrinks of
+ * the same 426 failing cases took 1,575 of 3,891 runner-s, and one variant
+ * (a new shape of mm.out, autotuned) set the screen's end 297 s after its
+ * case. Loaded when a run's device is queued (also on resume); 0, or -1 on a
+ * store error (then every shrink runs).
+ */
+static int
+shrink_prior_load(int slot)
+{
+	sqlite3_stmt	*st;
+	int		 device = cur.q[slot].device;
+
+	json_decref(cur_prior[slot]);
+	cur_prior[slot] = json_object();
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.spec, r.reason, "
+	    "r.shrunk_spec, r.repro, coalesce(r.shrink_from, c.id), "
+	    "max(c.run_id) FROM cases c JOIN results r ON r.case_id = c.id JOIN "
+	    "run_devices d ON d.run_id = c.run_id AND d.device = c.device JOIN "
+	    "runs u ON u.id = c.run_id WHERE u.state = 'complete' AND c.device "
+	    "= ?2 AND c.run_id != ?1 AND d.fingerprint_id = (SELECT "
+	    "fingerprint_id FROM run_devices WHERE run_id = ?1 AND device = ?2) "
+	    "AND r.status = 'fail' AND (r.shrink_runs > 0 OR r.shrink_from IS "
+	    "NOT NULL) GROUP BY c.spec", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t	*e = json_pack("{ss sI}", "reason", (const char *)
+		    sqlite3_column_text(st, 1), "case", (json_int_t)
+		    sqlite3_column_int64(st, 4));
+
+		if (e == NULL)
+			continue;
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			json_object_set_new(e, "shrunk", json_string((const char *)
+			    sqlite3_column_text(st, 2)));
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			json_object_set_new(e, "repro", json_string((const char *)
+			    sqlite3_column_text(st, 3)));
+		json_object_set_new(cur_prior[slot], (const char *)
+		    sqlite3_column_text(st, 0), e);
+	}
+	sqlite3_finalize(st);
+	if (json_object_size(cur_prior[slot]) > 0)
+		log_info("run %lld: device %d (-1 = cpu): %zu shrinks of earlier "
+		    "runs of this library to reuse", (long long)cur.run_id,
+		    device, json_object_size(cur_prior[slot]));
+	return 0;
+}
+
+/*
+ * A failing case that an earlier run of this library failed the same way
+ * (same spec, same reason) takes that run's shrink: its shrunk spec and repro,
+ * shrink_from naming the case that ran it. Returns 1 when it did.
+ */
+static int
+shrink_reuse(int device, int64_t id, const struct case_verdict *v)
+{
+	sqlite3_stmt	*st;
+	json_t		*e = NULL;
+	int		 s = slot_of_device(device), done = 0;
+
+	if (s < 0 || cur_prior[s] == NULL || json_object_size(cur_prior[s]) == 0)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		e = json_object_get(cur_prior[s], (const char *)
+		    sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (e == NULL || strcmp(json_string_value(json_object_get(e, "reason")) ?:
+	    "", v->reason) != 0)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
+	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
+	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (json_object_get(e, "shrunk"))
+		sqlite3_bind_text(st, 1, json_string_value(json_object_get(e,
+		    "shrunk")), -1, SQLITE_TRANSIENT);
+	if (json_object_get(e, "shrunk") && json_object_get(e, "repro"))
+		sqlite3_bind_text(st, 2, json_string_value(json_object_get(e,
+		    "repro")), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(e, "case")));
+	sqlite3_bind_int64(st, 4, id);
+	done = sqlite3_step(st) == SQLITE_DONE;
+	sqlite3_finalize(st);
+	if (done)
+		log_debug("case %lld: shrink of case %lld reused", (long long)id,
+		    (long long)json_integer_value(json_object_get(e, "case")));
+	return done;
+}
+
 static void
 shrink_start(struct worker *w, int64_t id, json_t *spec,
     const struct case_verdict *v)
@@ -1482,8 +1698,10 @@ queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
 		if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)
 		    sqlite3_column_text(st, 0), "skipped"))
 			keep = 0;
-		if (keep)
+		if (keep) {
+			q->kix[j] = q->kix[i];
 			q->ids[j++] = q->ids[i];
+		}
 	}
 	q->len = j;
 }
@@ -1988,7 +2206,8 @@ on_result(struct worker *w, json_t *msg)
 	    "cand_first_ms"));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
-	    shrink_wanted(w->device, spec, v.score)) {
+	    shrink_wanted(w->device, spec, v.score) &&
+	    !shrink_reuse(w->device, id, &v)) {
 		json_object_del(spec, "id");
 		shrink_start(w, id, spec, &v);
 		json_decref(spec);
@@ -2166,6 +2385,9 @@ run_resume_device(int slot, struct worker *w)
 	json_decref(was);
 	if (resume_accounts(slot) == -1 || queue_interleave(slot) == -1)
 		return -1;
+	if (shrink_prior_load(slot) == -1)
+		error("run %lld: cannot read earlier runs' shrinks; every "
+		    "failing case shrinks anew", (long long)cur.run_id);
 	q->resume = 0;
 	q->expanded = 1;
 	log_info("run %lld: device %d (-1 = cpu) has the library the run "
@@ -2277,6 +2499,7 @@ sched_poll(void)
 	double	 t = now_mono();
 	int	 i, s, busy, rc;
 	int64_t	 creq;
+	unsigned char	*memo;
 
 	for (i = 0; i < env->nworkers; i++) {
 		struct worker	*w = &env->workers[i];
@@ -2346,6 +2569,8 @@ sched_poll(void)
 		}
 	}
 
+	memo = cur.keys != NULL ? calloc(json_array_size(cur.keys) + 1, 1) :
+	    NULL;
 	for (i = 0; i < env->nworkers; i++) {
 		struct worker	*w = &env->workers[i];
 		struct devq	*q;
@@ -2363,7 +2588,8 @@ sched_poll(void)
 		 */
 		if (w->compile && q->head >= q->len)
 			q = &cur.q[s];
-		while (cur.q[s].expanded && q->head < q->len) {
+		while (cur.q[s].expanded && q->head < q->len &&
+		    queue_ready(q, memo)) {
 			int64_t	 id = q->ids[q->head++];
 
 			if (case_dispatch(w, id) == 0)
@@ -2376,6 +2602,7 @@ sched_poll(void)
 			break;
 		}
 	}
+	free(memo);
 
 	busy = 0;
 	for (i = 0; i < env->nworkers; i++)

@@ -1,6 +1,7 @@
 """runner.key_budget: a key whose candidate calls have taken more than the
 budget has its remaining cases recorded `skipped` (key_budget); they enter the
 fold, so no key x dtype is verified on part of its cases."""
+import os
 import re
 import sqlite3
 
@@ -46,6 +47,34 @@ def test_key_budget_stops_a_slow_key(make_daemon):
     # a fast key is untouched by the other's budget
     ng = {dt: vr for (k, dt), vr in verdicts.items() if k == "neg"}
     assert ng and all(v == "verified" for v, _ in ng.values()), ng
+
+
+def test_a_key_waits_for_its_cases_in_flight(make_daemon):
+    """A case is charged to its key's budget when it ends; a key whose cases
+    in flight have held their runners past the budget starts no other case
+    meanwhile. The demo sub takes 1 s per call (OPSCREEN_DEMOLIB_SLOW), the
+    budget is 1 ms: the second runner, through the other keys' first cases,
+    reaches sub's second case while the first still runs. It takes other
+    keys' cases instead, and the first case's charge then cuts sub: one sub
+    case ran (two or more without the wait)."""
+    ops = ["sub.Tensor", "abs", "neg", "relu", "sin", "cos", "exp", "sigmoid"]
+    d, run, rid = _screened(
+        make_daemon, {"ops": ops, "dtypes": ["float32"], "classes": ["same_shape"]},
+        runner__workers_per_device=2, runner__compile_workers=0,
+        runner__shrink_max=0, runner__key_budget=0.001,
+        env={"OPSCREEN_DEMOLIB_SLOW": "sub"})
+    assert run["done"] == run["total"], run
+    db = sqlite3.connect(d.db)
+    rows = db.execute(
+        "SELECT c.key, r.status, r.reason, r.cand_first_ms FROM results r JOIN cases c "
+        "ON c.id=r.case_id WHERE c.run_id=?", (rid,)).fetchall()
+    sub = [(st, why, ms) for k, st, why, ms in rows if k == "sub.Tensor"]
+    ran = [ms for st, why, ms in sub if st != "skipped"]
+    assert len(sub) > 2, sub
+    assert len(ran) == 1 and ran[0] >= 1000, sub
+    assert all(why == "key_budget" for st, why, ms in sub if st == "skipped"), sub
+    # the other keys ran meanwhile, and nothing waited for good
+    assert {k for k, st, _, _ in rows if st != "skipped"} == set(ops), rows
 
 
 def _shrink_runs(d, run):
@@ -233,3 +262,66 @@ def test_rescreen_of_one_library_replays_the_key_budget_cuts(tmp_path, daemon_bi
         d.stop()
     c = _key_cases(d.db, third, key)
     assert not any("of this library cut it" in det for _, _, det in c.values()), c
+
+
+def test_rescreen_of_one_library_reuses_its_shrinks(tmp_path, daemon_bin):
+    """A failing case that an earlier complete run of the same library failed
+    the same way takes that run's shrink (shrunk spec and repro, shrink_from
+    naming the case that ran it) instead of running its variants again; after
+    a library change every shrink runs anew."""
+    import shutil
+    from e2e_harness import ROOT, Daemon
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    # the demo minimum gets broadcasting wrong: its failures shrink
+    scope = {"ops": ["minimum"], "classes": ["broadcast"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
+            "runner__shrink_budget": 0, "runner__runner_path": f"{ROOT}/probes:{lib}"}
+
+    def screen(d):
+        st, out = d.post_run(scope)
+        assert st == 202, out
+        r = d.wait_run(out["run"], timeout=300)
+        assert r["state"] == "complete", (r, d.logtext())
+        return out["run"]
+
+    def shrinks(run):
+        db = sqlite3.connect(d.db)
+        return {s: (cid, n, sp, rp, fr) for s, cid, n, sp, rp, fr in db.execute(
+            "SELECT c.spec, c.id, r.shrink_runs, r.shrunk_spec, r.repro, r.shrink_from "
+            "FROM cases c JOIN results r ON r.case_id=c.id WHERE c.run_id=? AND "
+            "r.status='fail'", (run,))}
+
+    d = Daemon(tmp_path / "d", **conf).start()
+    try:
+        d.wait_fingerprint()
+        first, second = screen(d), screen(d)
+        a, b = shrinks(first), shrinks(second)
+        ran = {s: v for s, v in a.items() if v[1] > 0}
+        assert ran and any(v[2] for v in ran.values()), a
+        assert all(v[4] is None for v in a.values()), a
+        # every case the first run shrank fails alike in the second and
+        # takes that shrink: no variant runs
+        assert b.keys() == a.keys()
+        for s, (cid, n, sp, rp, fr) in ran.items():
+            assert b[s][1] == 0 and b[s][4] == cid, (b[s], cid)
+            assert b[s][2] == sp, (b[s][2], sp)
+            if sp:
+                assert b[s][3] == rp
+        st, case = d.get_json(f"/cases/{next(v[0] for v in b.values() if v[4])}")
+        assert st == 200 and case["shrink_from"] in {v[0] for v in ran.values()}, case
+        assert f"run {second}: device -1 (-1 = cpu): {len(ran)} shrinks of earlier " \
+            "runs of this library to reuse" in d.logtext()
+        # another library: the shrinks run again
+        (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
+        d.stop()
+        d = Daemon(tmp_path / "d", **conf).start()
+        d.wait_fingerprint()
+        third = screen(d)
+        c = shrinks(third)
+        assert all(v[4] is None for v in c.values()), c
+        assert sum(v[1] for v in c.values()) == sum(v[1] for v in a.values())
+    finally:
+        d.stop()
