@@ -1524,6 +1524,31 @@ shrink_prior_load(int slot)
 }
 
 /*
+ * The repro of case `from`'s shrink as case `id`'s: its docstring names the
+ * case it was written for ("opscreen repro: case N, ..."); the reused one
+ * names this case and the one whose shrink it is. NULL on no memory.
+ */
+static char *
+repro_renamed(const char *repro, long long from, long long id)
+{
+	static const char	 tag[] = "opscreen repro: case ";
+	char			 now[128], *p, *q, *out;
+	size_t			 n;
+
+	/* "case N," or, reused before, "case N (shrunk as case M)," */
+	if ((p = strstr(repro, tag)) == NULL || p - repro > 256 ||
+	    (q = strchr(p, ',')) == NULL || q - p > 96)
+		return strdup(repro);
+	snprintf(now, sizeof(now), "%s%lld (shrunk as case %lld)", tag, id,
+	    from);
+	n = strlen(repro) - (q - p) + strlen(now) + 1;
+	if ((out = malloc(n)) == NULL)
+		return NULL;
+	snprintf(out, n, "%.*s%s%s", (int)(p - repro), repro, now, q);
+	return out;
+}
+
+/*
  * A failing case that an earlier run of this library failed the same way
  * (same spec, same reason) takes that run's shrink: its shrunk spec and repro,
  * shrink_from naming the case that ran it. Returns 1 when it did.
@@ -1533,6 +1558,7 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 {
 	sqlite3_stmt	*st;
 	json_t		*e = NULL;
+	char		*repro;
 	int		 s = slot_of_device(device), done = 0;
 
 	if (s < 0 || cur_prior[s] == NULL || json_object_size(cur_prior[s]) == 0)
@@ -1555,9 +1581,11 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 	if (json_object_get(e, "shrunk"))
 		sqlite3_bind_text(st, 1, json_string_value(json_object_get(e,
 		    "shrunk")), -1, SQLITE_TRANSIENT);
-	if (json_object_get(e, "shrunk") && json_object_get(e, "repro"))
-		sqlite3_bind_text(st, 2, json_string_value(json_object_get(e,
-		    "repro")), -1, SQLITE_TRANSIENT);
+	if (json_object_get(e, "shrunk") && json_object_get(e, "repro") &&
+	    (repro = repro_renamed(json_string_value(json_object_get(e,
+	    "repro")), json_integer_value(json_object_get(e, "case")),
+	    (long long)id)) != NULL)
+		sqlite3_bind_text(st, 2, repro, -1, free);
 	sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(e, "case")));
 	sqlite3_bind_int64(st, 4, id);
 	done = sqlite3_step(st) == SQLITE_DONE;
