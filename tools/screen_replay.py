@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""screen_replay.py: what a screen's cases alone would take on N runners.
+
+    python3 tools/screen_replay.py DB [--run N] [--runners 20]
+
+Takes the run's cases that stored figures (skipped ones, timeouts and
+crashes have none) with their durations (`times.case_ms`), starts them in the order they started in the
+recorded screen (start = stored end - case_ms) on N runners that are free
+from the screen's first case on, each case on the runner free first, and
+prints when the last one would end (seconds from run start). Shrinks, runner
+start-up and restarts are not in it: it estimates a screen whose shrinks are
+all reused (one library, one shrink) with the same case durations; the
+longest single case is a floor no number of runners removes. Standard
+library only.
+"""
+import argparse
+import heapq
+import json
+import sqlite3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("db")
+    ap.add_argument("--run", type=int)
+    ap.add_argument("--runners", type=int, default=20)
+    a = ap.parse_args()
+    db = sqlite3.connect(a.db)
+    run = a.run or db.execute("SELECT max(id) FROM runs WHERE state='complete'").fetchone()[0]
+    s0, fin = db.execute("SELECT started, finished FROM runs WHERE id=?", (run,)).fetchone()
+    jobs = []
+    for key, end, fig in db.execute(
+            "SELECT c.key, r.created, r.figures FROM cases c JOIN results r ON "
+            "r.case_id = c.id WHERE c.run_id = ? AND r.status != 'skipped' AND "
+            "r.figures IS NOT NULL", (run,)):
+        ms = (json.loads(fig).get("times") or {}).get("case_ms")
+        if ms is not None:
+            jobs.append((end - ms / 1e3 - s0, ms / 1e3, key))
+    jobs.sort()
+    first = jobs[0][0]
+    free = [first] * a.runners
+    for _, d, _ in jobs:
+        heapq.heappush(free, heapq.heappop(free) + d)
+    longest = max(jobs, key=lambda j: j[1])
+    print(f"run {run}: {len(jobs)} cases, {sum(j[1] for j in jobs):.0f} runner-s; "
+          f"first case started at {first:.1f} s; the recorded run took "
+          f"{fin - s0:.0f} s")
+    print(f"replayed on {a.runners} runners in the recorded order, without "
+          f"shrinks: the last case ends at {max(free):.0f} s")
+    print(f"longest case: {longest[2]}, {longest[1]:.0f} s (started at "
+          f"{longest[0]:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
