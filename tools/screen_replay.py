@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """screen_replay.py: what a screen's cases alone would take on N runners.
 
-    python3 tools/screen_replay.py DB [--run N] [--runners 20]
+    python3 tools/screen_replay.py DB [--run N] [--runners 20] [--key-budget 300]
 
 Takes the run's cases that stored figures (skipped ones, timeouts and
 crashes have none) with their durations (`times.case_ms`), starts them in the order they started in the
@@ -10,13 +10,20 @@ from the screen's first case on, each case on the runner free first, and
 prints when the last one would end (seconds from run start). Shrinks, runner
 start-up and restarts are not in it: it estimates a screen whose shrinks are
 all reused (one library, one shrink) with the same case durations; the
-longest single case is a floor no number of runners removes. Standard
+longest single case is a floor no number of runners removes.
+
+With --key-budget it also counts the cases that the rule "a key waits for
+its cases in flight" (docs/design.md) would have held at their recorded
+start: another case of the key was running then, and the key's first calls
+of the cases ended before plus the time its running cases had taken so far
+were over the budget (compile-ladder steps are not charged). Standard
 library only.
 """
 import argparse
 import heapq
 import json
 import sqlite3
+from collections import defaultdict
 
 
 def main():
@@ -24,23 +31,25 @@ def main():
     ap.add_argument("db")
     ap.add_argument("--run", type=int)
     ap.add_argument("--runners", type=int, default=20)
+    ap.add_argument("--key-budget", type=float)
     a = ap.parse_args()
     db = sqlite3.connect(a.db)
     run = a.run or db.execute("SELECT max(id) FROM runs WHERE state='complete'").fetchone()[0]
     s0, fin = db.execute("SELECT started, finished FROM runs WHERE id=?", (run,)).fetchone()
     jobs = []
-    for key, end, fig in db.execute(
-            "SELECT c.key, r.created, r.figures FROM cases c JOIN results r ON "
-            "r.case_id = c.id WHERE c.run_id = ? AND r.status != 'skipped' AND "
-            "r.figures IS NOT NULL", (run,)):
+    for key, cls, end, first, fig in db.execute(
+            "SELECT c.key, c.class, r.created, r.cand_first_ms, r.figures FROM "
+            "cases c JOIN results r ON r.case_id = c.id WHERE c.run_id = ? AND "
+            "r.status != 'skipped' AND r.figures IS NOT NULL", (run,)):
         ms = (json.loads(fig).get("times") or {}).get("case_ms")
         if ms is not None:
-            jobs.append((end - ms / 1e3 - s0, ms / 1e3, key))
+            jobs.append((end - ms / 1e3 - s0, ms / 1e3, key, cls,
+                         (first or 0) / 1e3))
     jobs.sort()
     first = jobs[0][0]
     free = [first] * a.runners
-    for _, d, _ in jobs:
-        heapq.heappush(free, heapq.heappop(free) + d)
+    for j in jobs:
+        heapq.heappush(free, heapq.heappop(free) + j[1])
     longest = max(jobs, key=lambda j: j[1])
     print(f"run {run}: {len(jobs)} cases, {sum(j[1] for j in jobs):.0f} runner-s; "
           f"first case started at {first:.1f} s; the recorded run took "
@@ -49,6 +58,29 @@ def main():
           f"shrinks: the last case ends at {max(free):.0f} s")
     print(f"longest case: {longest[2]}, {longest[1]:.0f} s (started at "
           f"{longest[0]:.0f} s)")
+    if a.key_budget is not None:
+        held(jobs, a.key_budget)
+
+
+def held(jobs, budget):
+    """The cases the key-wait rule would have held at their start."""
+    per = defaultdict(list)
+    for st, d, key, cls, first in jobs:
+        if cls != "compile":
+            per[key].append((st, st + d, first))
+    out = defaultdict(lambda: [0, 0.0])
+    for key, cs in per.items():
+        for s0, _, f0 in cs:
+            running = [s for s, e, _ in cs if s < s0 < e]
+            spent = sum(f for _, e, f in cs if e <= s0)
+            if running and spent + sum(s0 - s for s in running) > budget:
+                out[key][0] += 1
+                out[key][1] += f0
+    n = sum(v[0] for v in out.values())
+    print(f"key budget {budget:g} s: the key-wait rule would have held {n} cases "
+          f"({sum(v[1] for v in out.values()):.0f} s of first calls) at their start")
+    for key, (k, f) in sorted(out.items(), key=lambda x: -x[1][1]):
+        print(f"| {key} | {k} | {f:.0f} s |")
 
 
 if __name__ == "__main__":
