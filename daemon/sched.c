@@ -565,6 +565,7 @@ queue_interleave(int slot)
 }
 
 static int	key_budget_replay(int, int64_t);
+static int	skip_replay(int, int64_t);
 static int	shrink_prior_load(int);
 
 /* Turns the registration table a runner reported into cases for its device. */
@@ -705,6 +706,9 @@ run_expand(int slot, struct worker *w)
 	if (fpid > 0 && key_budget_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's key_budget cuts; "
 		    "the keys are charged from zero", (long long)cur.run_id);
+	if (fpid > 0 && skip_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's skipped cases; "
+		    "they run", (long long)cur.run_id);
 	if (fpid > 0 && shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "
 		    "failing case shrinks anew", (long long)cur.run_id);
@@ -765,7 +769,8 @@ run_finish(void)
 	    "json_extract(c.spec, '$.ladder.value'), "
 	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
-	    "(r.status != 'skipped' OR r.reason = 'key_budget') ORDER BY c.device, "
+	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
+	    "'skip_replay')) ORDER BY c.device, "
 	    "c.key, c.dtype, c.id", -1, &sel, NULL) !=
 	    SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
@@ -1269,6 +1274,100 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 }
 
 /*
+ * Skips in this run, before any case runs, the cases of each key that the
+ * newest complete run of this library (fingerprint) on the device that
+ * screened the key, among the runs `prior` admits (a SQL condition on runs
+ * r; ?4 is the key budget), recorded skipped with one of `reasons` (a SQL
+ * list), matched by key and spec; they are recorded with `reason` and a
+ * detail from `why` (a format taking that run's id).  Returns the cases
+ * skipped and their keys in *nkeys, -1 on a store error.
+ */
+static int
+prior_skips_replay(int slot, int64_t fpid, const char *prior,
+    const char *reasons, const char *reason, const char *why, int *nkeys)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*st;
+	int		 device = cur.q[slot].device, n = 0, k;
+	char		 sql[1024], detail[256], cls[384];
+	json_t		*keys, *v;
+	size_t		 i;
+
+	*nkeys = 0;
+	snprintf(sql, sizeof(sql), "WITH prior AS (SELECT r.id FROM runs r JOIN "
+	    "run_devices d ON d.run_id = r.id WHERE r.state = 'complete' AND "
+	    "r.id != ?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND (%s)), "
+	    "latest AS (SELECT c.key, max(c.run_id) AS run FROM cases c WHERE "
+	    "c.run_id IN prior AND c.device = ?2 GROUP BY c.key) SELECT l.key, "
+	    "l.run FROM latest l WHERE EXISTS (SELECT 1 FROM cases p JOIN "
+	    "results pr ON pr.case_id = p.id WHERE p.run_id = l.run AND p.state "
+	    "= 'skipped' AND p.device = ?2 AND p.key = l.key AND p.class != "
+	    "'compile' AND pr.reason IN (%s))", prior, reasons);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_int64(st, 3, fpid);
+	sqlite3_bind_double(st, 4, env->conf.key_budget);
+	keys = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(keys, json_pack("[sI]", (const char *)
+		    sqlite3_column_text(st, 0), (json_int_t)
+		    sqlite3_column_int64(st, 1)));
+	sqlite3_finalize(st);
+	json_array_foreach(keys, i, v) {
+		long long	 prev = json_integer_value(json_array_get(v, 1));
+
+		snprintf(detail, sizeof(detail), why, prev);
+		snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN "
+		    "(SELECT p.spec FROM cases p JOIN results pr ON pr.case_id = "
+		    "p.id WHERE p.run_id=%lld AND p.device=?2 AND p.key=?3 AND "
+		    "p.state='skipped' AND pr.reason IN (%s))", prev, reasons);
+		if ((k = cases_skip(device, json_string_value(json_array_get(v,
+		    0)), NULL, reason, detail, cls)) == -1) {
+			json_decref(keys);
+			return -1;
+		}
+		n += k;
+		*nkeys += k > 0;
+	}
+	json_decref(keys);
+	return n;
+}
+
+/*
+ * One library, one coverage, for hangs and crashes too: the cases that the
+ * newest complete run of this library (any budget) that screened a key
+ * skipped because a case of their key and dtype hung or crashed (or that it
+ * skipped again for that reason) are skipped in this one before any case
+ * runs, with reason `skip_replay`.  The case that hung runs again.  Without
+ * it a re-screen runs cases the earlier screen never reached: the cold
+ * screen's mm.out fp32 case autotuned past its deadline, its siblings were
+ * skipped, and the warm screen ran one of them cold (a new shape, 201 s of
+ * autotuning), longer than the whole warm screen's other cases.  Unlike the
+ * skips it replays, a `skip_replay` case enters the key and dtype's verdict
+ * as inconclusive: a key and dtype whose other cases now pass is not
+ * verified on part of its cases.  Returns the cases skipped, -1 on a store
+ * error.
+ */
+static int
+skip_replay(int slot, int64_t fpid)
+{
+	int	n, nkeys;
+
+	n = prior_skips_replay(slot, fpid, "1", "'skipped', 'skip_replay'",
+	    "skip_replay", "not run: run %lld of this library skipped it after "
+	    "a case of its key and dtype hung or crashed; a re-screen of one "
+	    "library keeps its coverage", &nkeys);
+	if (n > 0)
+		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
+		    "not run, as the library's last run of each skipped them "
+		    "after a hang or crash", (long long)cur.run_id,
+		    cur.q[slot].device, n, nkeys);
+	return n;
+}
+
+/*
  * One library, one coverage: when the device's library (its fingerprint) has
  * a complete run screened under the same runner.key_budget, the cases the
  * newest such run of each key cut for the budget are cut in this one before
@@ -1285,66 +1384,25 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 static int
 key_budget_replay(int slot, int64_t fpid)
 {
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*st;
-	int		 device = cur.q[slot].device, n = 0, k;
-	char		 detail[256], cls[320];
-	json_t		*cut, *v;
-	size_t		 i;
+	char	why[256];
+	int	n, nkeys;
 
 	if (env->conf.key_budget <= 0)
 		return 0;
-	/*
-	 * Per key, the newest complete run of this library and budget that
-	 * screened the key (a run of a few other keys in between changes
-	 * nothing), when that run cut some of the key's cases.
-	 */
-	if (sqlite3_prepare_v2(db, "WITH prior AS (SELECT r.id FROM runs r JOIN "
-	    "run_devices d ON d.run_id = r.id JOIN events e ON e.run_id = r.id "
-	    "AND e.kind = 'run_complete' WHERE r.state = 'complete' AND r.id != "
-	    "?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND json_extract("
-	    "e.json, '$.key_budget') = ?4), latest AS (SELECT c.key, "
-	    "max(c.run_id) AS run FROM cases c WHERE c.run_id IN prior AND "
-	    "c.device = ?2 GROUP BY c.key) SELECT l.key, l.run FROM latest l "
-	    "WHERE EXISTS (SELECT 1 FROM cases p JOIN results pr ON pr.case_id = "
-	    "p.id WHERE p.run_id = l.run AND p.state = 'skipped' AND p.device = "
-	    "?2 AND p.key = l.key AND pr.reason = 'key_budget')", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_int64(st, 3, fpid);
-	sqlite3_bind_double(st, 4, env->conf.key_budget);
-	cut = json_array();
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(cut, json_pack("[sI]", (const char *)
-		    sqlite3_column_text(st, 0), (json_int_t)
-		    sqlite3_column_int64(st, 1)));
-	sqlite3_finalize(st);
-	json_array_foreach(cut, i, v) {
-		long long	 prev = json_integer_value(json_array_get(v, 1));
-
-		snprintf(detail, sizeof(detail), "not run: run %lld of this "
-		    "library cut it when the key's cases had taken over "
-		    "runner.key_budget (%g s); a re-screen of one library keeps "
-		    "its coverage", prev, env->conf.key_budget);
-		snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN "
-		    "(SELECT p.spec FROM cases p JOIN results pr ON pr.case_id = "
-		    "p.id WHERE p.run_id=%lld AND p.device=?2 AND p.key=?3 AND "
-		    "p.state='skipped' AND pr.reason='key_budget')", prev);
-		if ((k = cases_skip(device, json_string_value(json_array_get(v,
-		    0)), NULL, "key_budget", detail, cls)) == -1) {
-			json_decref(cut);
-			return -1;
-		}
-		n += k;
-	}
+	snprintf(why, sizeof(why), "not run: run %%lld of this library cut it "
+	    "when the key's cases had taken over runner.key_budget (%g s); a "
+	    "re-screen of one library keeps its coverage", env->conf.key_budget);
+	/* runs under the same budget (a run of a few other keys in between
+	 * changes nothing) */
+	n = prior_skips_replay(slot, fpid, "EXISTS (SELECT 1 FROM events e "
+	    "WHERE e.run_id = r.id AND e.kind = 'run_complete' AND "
+	    "json_extract(e.json, '$.key_budget') = ?4)", "'key_budget'",
+	    "key_budget", why, &nkeys);
 	if (n > 0)
-		log_info("run %lld: device %d (-1 = cpu): %d cases of %zu keys "
+		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each cut them "
-		    "(runner.key_budget %g s)", (long long)cur.run_id, device, n,
-		    json_array_size(cut), env->conf.key_budget);
-	json_decref(cut);
+		    "(runner.key_budget %g s)", (long long)cur.run_id,
+		    cur.q[slot].device, n, nkeys, env->conf.key_budget);
 	return n;
 }
 

@@ -2,6 +2,7 @@
 """screen_replay.py: what a screen's cases alone would take on N runners.
 
     python3 tools/screen_replay.py DB [--run N] [--runners 20] [--key-budget 300]
+                                   [--skipped-in M [--skipped-db DB2]]
 
 Takes the run's cases that stored figures (skipped ones, timeouts and
 crashes have none) with their durations (`times.case_ms`), starts them in the order they started in the
@@ -18,6 +19,13 @@ start: another case of the key was running then, and the key's first calls
 of the cases ended before plus the time its running cases had taken so far
 were over the budget (compile-ladder steps are not charged). Standard
 library only.
+
+With --skipped-in M it leaves out the cases whose key and spec run M of the
+same database recorded skipped (after a hang or crash of their key and
+dtype, or cut): what the rule "one library, one coverage" (skip_replay,
+key_budget replay) would not run in a re-screen of the library run M
+screened (run M of DB2 with --skipped-db, e.g. the slimmed cold database
+beside the warm one).
 """
 import argparse
 import heapq
@@ -32,16 +40,26 @@ def main():
     ap.add_argument("--run", type=int)
     ap.add_argument("--runners", type=int, default=20)
     ap.add_argument("--key-budget", type=float)
+    ap.add_argument("--skipped-in", type=int)
+    ap.add_argument("--skipped-db")
     a = ap.parse_args()
     db = sqlite3.connect(a.db)
     run = a.run or db.execute("SELECT max(id) FROM runs WHERE state='complete'").fetchone()[0]
     s0, fin = db.execute("SELECT started, finished FROM runs WHERE id=?", (run,)).fetchone()
+    skipped = set()
+    if a.skipped_in is not None:
+        sdb = sqlite3.connect(a.skipped_db) if a.skipped_db else db
+        skipped = set(sdb.execute(
+            "SELECT c.key, c.spec FROM cases c JOIN results r ON r.case_id = "
+            "c.id WHERE c.run_id = ? AND r.status = 'skipped'", (a.skipped_in,)))
     jobs = []
-    for key, cls, end, first, fig in db.execute(
-            "SELECT c.key, c.class, r.created, r.cand_first_ms, r.figures FROM "
+    for key, spec, cls, end, first, fig in db.execute(
+            "SELECT c.key, c.spec, c.class, r.created, r.cand_first_ms, r.figures FROM "
             "cases c JOIN results r ON r.case_id = c.id WHERE c.run_id = ? AND "
             "r.status != 'skipped' AND r.figures IS NOT NULL", (run,)):
         ms = (json.loads(fig).get("times") or {}).get("case_ms")
+        if (key, spec) in skipped:
+            continue
         if ms is not None:
             jobs.append((end - ms / 1e3 - s0, ms / 1e3, key, cls,
                          (first or 0) / 1e3))

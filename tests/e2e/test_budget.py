@@ -192,6 +192,15 @@ def test_shrinks_are_timed_and_a_key_over_budget_is_not_shrunk(make_daemon):
     assert any(why == "key_budget" for _, why, _, _ in rows), rows
 
 
+def _complete_run(d, body):
+    """Starts a run of body, waits for it to complete; its id."""
+    st, out = d.post_run(body)
+    assert st == 202, out
+    r = d.wait_run(out["run"], timeout=300)
+    assert r["state"] == "complete", (r, d.logtext())
+    return out["run"]
+
+
 def _key_cases(db_path, run, key):
     """{spec: (status, reason, detail)} of one key's cases in a run."""
     db = sqlite3.connect(db_path)
@@ -216,11 +225,7 @@ def test_rescreen_of_one_library_replays_the_key_budget_cuts(tmp_path, daemon_bi
     key = "sum.dim_IntList"
 
     def screen(d, body=scope):
-        st, out = d.post_run(body)
-        assert st == 202, out
-        r = d.wait_run(out["run"], timeout=300)
-        assert r["state"] == "complete", (r, d.logtext())
-        return out["run"]
+        return _complete_run(d, body)
 
     d = Daemon(tmp_path, runner__key_budget=0.3, **conf).start()
     try:
@@ -264,6 +269,71 @@ def test_rescreen_of_one_library_replays_the_key_budget_cuts(tmp_path, daemon_bi
     assert not any("of this library cut it" in det for _, _, det in c.values()), c
 
 
+def test_rescreen_of_one_library_replays_its_hang_skips(tmp_path, daemon_bin):
+    """The cases a complete run skipped because a case of their key and dtype
+    hung are skipped again (`skip_replay`) in a re-screen of the same library,
+    before any case runs; the case that hung runs again. When it no longer
+    hangs, the key and dtype is inconclusive, not verified on part of its
+    cases."""
+    from e2e_harness import Daemon
+    scope = {"ops": ["tanh", "neg"], "classes": ["same_shape", "noncontig"],
+             "dtypes": ["float32"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
+            "runner__cpu_case_deadline": 6}
+
+    def screen(d, body=scope):
+        return _complete_run(d, body)
+
+    def verdict(run, key):
+        db = sqlite3.connect(d.db)
+        row = db.execute("SELECT verdict, reason, detail FROM verdicts WHERE "
+                         "run_id=? AND key=? AND dtype='float32'",
+                         (run, key)).fetchone()
+        db.close()
+        return row
+
+    d = Daemon(tmp_path, **conf).start()
+    try:
+        d.wait_fingerprint()
+        first = screen(d)
+        second = screen(d)
+    finally:
+        d.stop()
+    a, b = _key_cases(d.db, first, "tanh"), _key_cases(d.db, second, "tanh")
+    assert a.keys() == b.keys()
+    hung = {s for s, (st, _, _) in a.items() if st == "timeout"}
+    skipped = {s for s, (st, why, _) in a.items() if why == "skipped"}
+    assert len(hung) == 1 and skipped, a
+    # the second run skips before any case runs what the first skipped,
+    # says so, and runs the case that hung again (it hangs again)
+    assert {s for s, (_, why, _) in b.items() if why == "skip_replay"} == skipped
+    assert all(f"run {first} of this library skipped it" in det
+               for _, why, det in b.values() if why == "skip_replay")
+    assert [s for s, (st, _, _) in b.items() if st == "timeout"] == list(hung)
+    assert verdict(second, "tanh")[:2] == ("broken", "timeout")
+    assert verdict(second, "neg")[0] == "verified"
+    log = open(d.log, errors="replace").read()
+    assert re.search(rf"run {second}: device -1 \(-1 = cpu\): {len(skipped)} "
+                     r"cases of 1 keys not run, as the library's last run of "
+                     r"each skipped them after a hang or crash", log), log[-3000:]
+
+    # the same library in processes where tanh does not hang: the replayed
+    # skips (from the second run's own) keep the key and dtype from being
+    # verified on the one case that ran
+    d = Daemon(tmp_path, env={"OPSCREEN_DEMOLIB_FIX": "tanh"}, **conf).start()
+    try:
+        d.wait_fingerprint()
+        third = screen(d)
+    finally:
+        d.stop()
+    c = _key_cases(d.db, third, "tanh")
+    assert {s for s, (_, why, _) in c.items() if why == "skip_replay"} == skipped
+    assert all(st == "pass" for s, (st, _, _) in c.items() if s not in skipped), c
+    v = verdict(third, "tanh")
+    assert v[:2] == ("inconclusive", "skip_replay"), v
+    assert f"run {second} of this library skipped it" in v[2], v
+
+
 def test_rescreen_of_one_library_reuses_its_shrinks(tmp_path, daemon_bin):
     """A failing case that an earlier complete run of the same library failed
     the same way takes that run's shrink (shrunk spec and repro, shrink_from
@@ -280,12 +350,8 @@ def test_rescreen_of_one_library_reuses_its_shrinks(tmp_path, daemon_bin):
     conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
             "runner__shrink_budget": 0, "runner__runner_path": f"{ROOT}/probes:{lib}"}
 
-    def screen(d):
-        st, out = d.post_run(scope)
-        assert st == 202, out
-        r = d.wait_run(out["run"], timeout=300)
-        assert r["state"] == "complete", (r, d.logtext())
-        return out["run"]
+    def screen(d, body=scope):
+        return _complete_run(d, body)
 
     def shrinks(run):
         db = sqlite3.connect(d.db)

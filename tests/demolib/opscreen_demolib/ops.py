@@ -155,7 +155,16 @@ def rsqrt(self):
     os.abort()
 
 
+# Names listed in OPSCREEN_DEMOLIB_FIX behave correctly (tanh only): a hang
+# that one process sees and another does not, like an autotune that runs past
+# its deadline under contention, without changing the library's source.
+_FIX = frozenset(n for n in os.environ.get("OPSCREEN_DEMOLIB_FIX", "").split(",")
+                 if n)
+
+
 def tanh(self):
+    if "tanh" in _FIX:
+        return _unary_float(np.tanh, self)
     # DEFECT (hang): never returns.
     while True:
         time.sleep(3600)
