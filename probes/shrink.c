@@ -1,10 +1,24 @@
 /*
  * Shrinking a failing case: the next smaller variant of a CASE.  Every
- * distinct dimension size above 1 found in the case's tensors (shape, the
- * base of an expanded layout, out= buffers, tensor lists) is a candidate;
- * shrink_next() returns the case with every occurrence of the idx-th largest
- * such size halved, in tensor shapes and in int lists that hold the same
- * value (normalized_shape, sizes), so that related dimensions stay related.
+ * distinct dimension size found in the case's tensors (shape, the base of an
+ * expanded layout, out= buffers, tensor lists) that has a smaller size of its
+ * compile class is a candidate; shrink_next() returns the case with every
+ * occurrence of the idx-th largest such size halved within its class, in
+ * tensor shapes and in int lists that hold the same value (normalized_shape,
+ * sizes), so that related dimensions stay related.
+ *
+ * The class is what a JIT compiler specializes an integer argument on:
+ * Triton compiles one kernel for sizes divisible by 16, another for 1 and
+ * another for the rest.  A size divisible by 16 halves to the next lower
+ * multiple of 16 (128 -> 64 -> 32 -> 16, not below), any other to half of it
+ * kept off 1 and off multiples of 16 (33 -> 17 -> 8 -> 4 -> 2, 3 -> 2).  So
+ * a variant runs the failing case's compiled kernels (in the runner that ran
+ * it, from its in-process cache) and a library that autotunes every shape
+ * only benchmarks again: the fifth session's cold screen spent 1,900
+ * runner-s on variants' first calls, 50-105 s per variant of mm, mv, addmv,
+ * the convolutions and var, when halving moved a size out of its class
+ * (33 -> 16, 3 -> 1).  The repro stays on the kernel that failed.
+ *
  * The scheduler keeps a variant only when it still fails the same way, so a
  * variant that changes the op's meaning costs a re-run, never a wrong repro.
  */
@@ -21,12 +35,29 @@ shrink_is_tensorish(const char *t)
 	return t != NULL && (!strcmp(t, "tensor") || !strcmp(t, "out"));
 }
 
+/* The next smaller size of v's compile class, v itself when there is none. */
+static long long
+shrink_to(long long v)
+{
+	long long	 h = v / 2;
+
+	if (v <= 1)
+		return v;
+	if (v % 16 == 0)
+		return h >= 16 ? h - h % 16 : v;
+	if (h % 16 == 0)
+		h++;
+	if (h <= 1)
+		h = 2;
+	return h < v ? h : v;
+}
+
 static void
 shrink_add(long long *sizes, int *n, long long v)
 {
 	int	 i;
 
-	if (v <= 1)
+	if (shrink_to(v) == v)
 		return;
 	for (i = 0; i < *n; i++)
 		if (sizes[i] == v)
@@ -140,9 +171,9 @@ shrink_next(const json_t *case_spec, int idx)
 	if ((c = json_deep_copy(case_spec)) == NULL)
 		return NULL;
 	json_array_foreach(json_object_get(c, "args"), i, a)
-		shrink_arg(a, from, from / 2);
+		shrink_arg(a, from, shrink_to(from));
 	json_object_foreach(json_object_get(c, "kwargs"), k, a)
-		shrink_arg(a, from, from / 2);
+		shrink_arg(a, from, shrink_to(from));
 	return c;
 }
 

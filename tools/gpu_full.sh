@@ -221,6 +221,7 @@ cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
+# "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
 # "run:PHASE" (start, wait, finish), "pack:all" (the folders of $OUT into
 # xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
@@ -239,6 +240,16 @@ for act in $ACTIONS; do
 	        *) finish "$ph";;
 	        esac;;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
+	firstcall) # firstcall:DEV: FIRSTCALL ("OP DTYPE CASE..." groups separated
+	        # by ';'), every case at once, each in its own process on an
+	        # empty cache (tools/first_call.py), on GPU DEV and the CPUs of
+	        # CPUS_firstcall
+	        mkdir -p "$OUT/firstcall"
+	        echo "$FIRSTCALL" | tr ';' '\n' | { while read -r op dt cases; do
+	            [ -n "$op" ] || continue
+	            CUDA_VISIBLE_DEVICES=$ph PYTHONPATH=/tmp/site-502 $(pin_of firstcall) \
+	                python3 tools/first_call.py --op "$op" --dtype "$dt" $cases &
+	        done; wait; } | tee -a "$OUT/firstcall/first_call.txt";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
 	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
 		# (a call brings back at most 8 files of 16 MiB)

@@ -814,6 +814,43 @@ START_TEST(shrink_halves_sizes)
 }
 END_TEST
 
+/* A size halves within its compile class: divisible by 16, or neither 1 nor
+ * divisible by 16; 16 and 2 are the smallest of theirs. */
+static long long
+shrink_once(long long v)
+{
+	json_t		*c, *n;
+	long long	 r;
+
+	c = json_pack("{s:[{s:s,s:[I],s:s}]}", "args", "t", "tensor", "shape",
+	    (json_int_t)v, "dtype", "float32");
+	n = shrink_next(c, 0);
+	r = n == NULL ? v : json_integer_value(json_array_get(json_object_get(
+	    json_array_get(json_object_get(n, "args"), 0), "shape"), 0));
+	json_decref(n);
+	json_decref(c);
+	return r;
+}
+
+START_TEST(shrink_keeps_the_compile_class)
+{
+	static const long long	 in[] = { 128, 64, 48, 32, 16, 4097, 2049, 33,
+	    17, 8, 5, 3, 2, 1, 0 };
+	static const long long	 out[] = { 64, 32, 16, 16, 16, 2049, 1025, 17,
+	    8, 4, 2, 2, 2, 1, 0 };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		long long	 r = shrink_once(in[i]);
+
+		ck_assert_msg(r == out[i], "%lld -> %lld, want %lld", in[i], r,
+		    out[i]);
+		if (r != in[i])
+			ck_assert((r % 16 == 0) == (in[i] % 16 == 0) && r != 1);
+	}
+}
+END_TEST
+
 START_TEST(exotic_movers)
 {
 	json_t		*out = json_array(), *c, *dt;
@@ -865,6 +902,7 @@ sweep_suite(void)
 	tcase_add_test(tc, reseed);
 	tcase_add_test(tc, reduction_sweeps);
 	tcase_add_test(tc, shrink_halves_sizes);
+	tcase_add_test(tc, shrink_keeps_the_compile_class);
 	tcase_add_test(tc, huge_case);
 	tcase_add_test(tc, exotic_movers);
 	suite_add_tcase(s, tc);
