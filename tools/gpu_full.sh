@@ -13,6 +13,9 @@
 # warm   the same table again on the cache the cold screen filled, and on its
 #        database (the daemon's second full screen of the library)
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+# ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
+#        database (FlagGems config_cache) of the cold screen: nothing
+#        compiled, autotune results known
 #
 # Each phase runs its own opscreend on its own database; finish leaves in
 # $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
@@ -79,6 +82,15 @@ start() {
 	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
 	fi
+	# ops42t, coldt: an empty Triton cache (nothing compiled) but the
+	# FlagGems tuning database (config_cache: the best config per autotune
+	# key, no code) the cold screen left, as on a host that screened an
+	# earlier release with the same kernels; code_cache is not copied
+	case $name in ops42t|coldt)
+		rm -rf "$3" "$3-flaggems"; mkdir -p "$3-flaggems"
+		[ -d /tmp/triton-full-flaggems/config_cache ] &&
+		    cp -r /tmp/triton-full-flaggems/config_cache "$3-flaggems/";;
+	esac
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
 	st=yes; [ -n "$4" ] && st=no
 	cat > "$W/opscreen.conf" <<CONF
@@ -214,10 +226,10 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; ops42*) echo 8472;; *) echo 8470;; esac; }
+port_of() { case $1 in v500) echo 8471;; ops42*) echo 8472;; coldt) echo 8473;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
