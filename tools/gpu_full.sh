@@ -119,6 +119,10 @@ CONF
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
 	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
+	# per-CPU counters every 10 s while the daemon lives (tools/cpu_busy.py):
+	# is the screen CPU-bound on its cores?
+	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat; sleep 10; done' \
+	    sh "$(cat "$W/pid")" > "$W/cpustat.txt" 2>/dev/null < /dev/null &)
 	for i in $(seq 1 60); do
 		curl -s localhost:$PORT/healthz >/dev/null 2>&1 && break; sleep 1
 	done
@@ -172,6 +176,7 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	kill "$(cat "$W/pid")"
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
 	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
+	[ -f "$W/cpustat.txt" ] && xz -9c "$W/cpustat.txt" > "$P/cpustat.txt.xz"
 	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
 	    "$W/opscreen.db" "$P/opscreen.db"
 	# $OUT is emptied before each device call: checks in a later call
