@@ -44,6 +44,7 @@ config_defaults(struct config *c)
 	c->shrink_max = 24;
 	c->shrink_budget = 30;
 	c->key_budget = 300;
+	c->first_call_budget = 60;
 	c->cache_autotuning = 1;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;
@@ -205,6 +206,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "unshrunk)" : NULL;
 	if (IS("runner.shrink_budget"))
 		return parse_seconds(v, 0, 86400, &c->shrink_budget) ?
+		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
+	if (IS("runner.first_call_budget"))
+		return parse_seconds(v, 0, 86400, &c->first_call_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
 	if (IS("runner.key_budget"))
 		return parse_seconds(v, 0, 86400, &c->key_budget) ?

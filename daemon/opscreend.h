@@ -53,6 +53,7 @@ struct config {
 	int	 shrink_max;		/* re-runs to shrink one failing case */
 	double	 shrink_budget;		/* seconds one shrink may run, 0 = none */
 	double	 key_budget;		/* candidate seconds per key, 0 = none */
+	double	 first_call_budget;	/* seconds per first call, 0 = none */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	int	 screen_on_start;
@@ -114,6 +115,9 @@ struct worker {
 	double		 fp_asked;		/* fingerprint request in flight since */
 	int		 compile;		/* takes compile-class cases only */
 	int		 case_compile;		/* the case in flight is a ladder step */
+	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
+	int		 case_in_first;		/* inside that first call */
+	char		 case_dtype[32];	/* the case's dtype */
 	char		 case_key[128];		/* its aten key */
 	double		 case_t0;		/* when it was sent (monotonic) */
 	/* shrinking a failing case (shrink_try != NULL while one is in flight) */

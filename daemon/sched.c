@@ -53,6 +53,8 @@ static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
 static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
 static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
 static json_t		*cur_prior[NSLOTS];	/* spec -> the library's last shrink */
+static json_t		*cur_fc;		/* "dev|key|dtype" -> FC_* */
+static json_t		*cur_confirm;		/* "id" -> re-measure [dev, key, dtype] */
 static int64_t		 cancel_req;
 static json_t		*progress;		/* snapshot for /runs */
 static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
@@ -274,6 +276,10 @@ run_clear(void)
 	cur_shrunk = NULL;
 	json_decref(cur_spent);
 	cur_spent = NULL;
+	json_decref(cur_fc);
+	cur_fc = NULL;
+	json_decref(cur_confirm);
+	cur_confirm = NULL;
 	for (s = 0; s < NSLOTS; s++) {
 		json_decref(cur_prior[s]);
 		cur_prior[s] = NULL;
@@ -488,6 +494,22 @@ queue_push(struct devq *q, int64_t id, int k)
 	return 0;
 }
 
+/* Puts id (key index k) back at the head of q. */
+static int
+queue_unshift(struct devq *q, int64_t id, int k)
+{
+	if (q->head == 0) {
+		if (queue_push(q, id, k) == -1)
+			return -1;
+		memmove(&q->ids[1], &q->ids[0], (q->len - 1) * sizeof(*q->ids));
+		memmove(&q->kix[1], &q->kix[0], (q->len - 1) * sizeof(*q->kix));
+	} else
+		q->head--;
+	q->ids[q->head] = id;
+	q->kix[q->head] = k;
+	return 0;
+}
+
 /* The index of key in cur.keys, added when new. */
 static int
 key_index(const char *key, json_t *ix)
@@ -567,6 +589,7 @@ queue_interleave(int slot)
 static int	key_budget_replay(int, int64_t);
 static int	skip_replay(int, int64_t);
 static int	shrink_prior_load(int);
+static int	first_call_replay(int, int64_t);
 
 /* Turns the registration table a runner reported into cases for its device. */
 static int
@@ -709,6 +732,10 @@ run_expand(int slot, struct worker *w)
 	if (fpid > 0 && skip_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's skipped cases; "
 		    "they run", (long long)cur.run_id);
+	if (fpid > 0 && first_call_replay(slot, fpid) == -1)
+		error("run %lld: cannot read earlier runs' first-call hazards; "
+		    "their cases start on screening runners", (long long)
+		    cur.run_id);
 	if (fpid > 0 && shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "
 		    "failing case shrinks anew", (long long)cur.run_id);
@@ -980,9 +1007,17 @@ worker_idle(struct worker *w)
 	w->repro = NULL;
 	w->case_id = 0;
 	w->case_compile = 0;
+	w->case_fcb = 0;
+	w->case_in_first = 0;
 	w->state = W_IDLE;
 	w->deadline = 0;
 }
+
+static int	fc_mode(const struct worker *, int64_t, const json_t *);
+static int	fc_confirm(int64_t);
+static int	fc_pending(int, const char *, const char *);
+static void	on_first_call(struct worker *, json_t *, int);
+static void	first_call_over(struct worker *);
 
 /* A ladder step is killed at twice its budget: long enough to measure it. */
 static int
@@ -996,11 +1031,16 @@ static int
 case_send(struct worker *w, int64_t id, json_t *spec)
 {
 	json_t	*msg;
-	int	 rc, compile;
+	int	 rc, compile, fcb;
 
 	compile = json_is_string(json_object_get(spec, "class")) &&
 	    !strcmp(json_string_value(json_object_get(spec, "class")),
 	    "compile");
+	fcb = compile || w->shrink_try != NULL ? 0 : fc_mode(w, id, spec);
+	if (fcb > 0)
+		json_object_set_new(spec, "first_call_notify", json_true());
+	if (fcb == 2)
+		json_object_set_new(spec, "cold", json_true());
 	json_object_set_new(spec, "id", json_integer(id));
 	msg = json_pack("{ss sO}", "type", "case", "case", spec);
 	rc = supervise_send(w, msg);
@@ -1010,8 +1050,12 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	w->state = W_BUSY;
 	w->case_id = id;
 	w->case_compile = compile;
+	w->case_fcb = fcb;
+	w->case_in_first = 0;
 	snprintf(w->case_key, sizeof(w->case_key), "%s", json_string_value(
 	    json_object_get(spec, "key")) ?: "");
+	snprintf(w->case_dtype, sizeof(w->case_dtype), "%s", json_string_value(
+	    json_object_get(spec, "dtype")) ?: "");
 	w->case_t0 = now_mono();
 	w->deadline = now_mono() + (compile ? compile_deadline() :
 	    w->device < 0 ? env->conf.cpu_case_deadline :
@@ -1240,9 +1284,13 @@ queue_ready(struct devq *q, unsigned char *memo)
 	for (j = q->head; j < q->len; j++) {
 		if ((k = q->kix[j]) < 0 || memo == NULL)
 			break;
+		if (fc_confirm(q->ids[j]))
+			break;		/* a re-measure never waits */
 		if (memo[k] == 0)
 			memo[k] = key_budget_wait(q->device, json_string_value(
-			    json_array_get(cur.keys, k))) ? 1 : 2;
+			    json_array_get(cur.keys, k))) || fc_pending(
+			    q->device, json_string_value(json_array_get(cur.keys,
+			    k)), NULL) ? 1 : 2;
 		if (memo[k] == 2)
 			break;
 	}
@@ -1357,8 +1405,9 @@ skip_replay(int slot, int64_t fpid)
 
 	n = prior_skips_replay(slot, fpid, "1", "'skipped', 'skip_replay'",
 	    "skip_replay", "not run: run %lld of this library skipped it after "
-	    "a case of its key and dtype hung or crashed; a re-screen of one "
-	    "library keeps its coverage", &nkeys);
+	    "a case of its key and dtype hung, crashed or ran its first call "
+	    "past runner.first_call_budget; a re-screen of one library keeps "
+	    "its coverage", &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each skipped them "
@@ -1403,6 +1452,327 @@ key_budget_replay(int slot, int64_t fpid)
 		    "not run, as the library's last run of each cut them "
 		    "(runner.key_budget %g s)", (long long)cur.run_id,
 		    cur.q[slot].device, n, nkeys, env->conf.key_budget);
+	return n;
+}
+
+/* ---- first-call budget ---------------------------------------------------- */
+
+/*
+ * runner.first_call_budget: a correctness case whose first candidate call
+ * (JIT compile and autotuning included; the runner reports when it starts
+ * and ends) runs past the budget on a screening runner is stopped there and
+ * measured again, the way a compile-ladder step is measured: on a compile
+ * runner, into an empty Triton cache of its own, under the same budget.
+ * Past the budget there too, the case is a `hazard` (first_call_time) and
+ * the other cases of its key and dtype are not run, as after a hang; within
+ * it, the case is judged like any other and the key and dtype's cases run
+ * without the budget from then on (the screening runner was slowed by its
+ * neighbours).  While a re-measure of a key is pending the key starts no
+ * other case.  Measured on the H200 (sixth session): FlagGems 5.0.2's first
+ * fp32 mm call on a 7x33 input autotunes for 235 s alone; five such cases
+ * side by side held five runners for 252-293 s and set the end of the
+ * 42-op screen.
+ */
+#define FC_PENDING	1
+#define FC_EXEMPT	2
+#define FC_HAZARD	3
+
+static int
+fc_get(int device, const char *key, const char *dtype)
+{
+	char	k[512];
+
+	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
+	return (int)json_integer_value(json_object_get(cur_fc, k));
+}
+
+static void
+fc_put(int device, const char *key, const char *dtype, int state)
+{
+	char	k[512];
+
+	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
+	if (cur_fc == NULL)
+		cur_fc = json_object();
+	json_object_set_new(cur_fc, k, json_integer(state));
+}
+
+/* Whether case id is to be re-measured (queued or in flight as such). */
+static int
+fc_confirm(int64_t id)
+{
+	char	k[32];
+
+	if (cur_confirm == NULL)
+		return 0;
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	return json_object_get(cur_confirm, k) != NULL;
+}
+
+static void
+fc_confirm_add(int64_t id, int device, const char *key, const char *dtype)
+{
+	char	k[32];
+
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	if (cur_confirm == NULL)
+		cur_confirm = json_object();
+	json_object_set_new(cur_confirm, k, json_pack("[iss]", device, key,
+	    dtype));
+	fc_put(device, key, dtype, FC_PENDING);
+}
+
+/* Case id's re-measure is over: its key and dtype is `state` from now on. */
+static void
+fc_confirm_end(int64_t id, int state)
+{
+	char	 k[32];
+	json_t	*e;
+
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	if ((e = json_object_get(cur_confirm, k)) == NULL)
+		return;
+	fc_put((int)json_integer_value(json_array_get(e, 0)), json_string_value(
+	    json_array_get(e, 1)), json_string_value(json_array_get(e, 2)),
+	    state);
+	json_object_del(cur_confirm, k);
+}
+
+/*
+ * Whether a re-measure of key (and dtype; NULL: any) on device is queued or
+ * in flight.  One that ended without a result of its own (skipped for the
+ * key budget, a crashed runner) lets its key and dtype run on.
+ */
+static int
+fc_pending(int device, const char *key, const char *dtype)
+{
+	sqlite3_stmt	*st;
+	const char	*k;
+	json_t		*e;
+	void		*it;
+	int		 hold = 0;
+
+	if (cur_confirm == NULL || json_object_size(cur_confirm) == 0)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT state='pending' "
+	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	json_object_foreach_safe(cur_confirm, it, k, e) {
+		if (json_integer_value(json_array_get(e, 0)) != device ||
+		    strcmp(json_string_value(json_array_get(e, 1)), key) != 0 ||
+		    (dtype != NULL && strcmp(json_string_value(json_array_get(e,
+		    2)), dtype) != 0))
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, strtoll(k, NULL, 10));
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0))
+			hold = 1;
+		else
+			fc_confirm_end(strtoll(k, NULL, 10), FC_EXEMPT);
+	}
+	sqlite3_finalize(st);
+	return hold;
+}
+
+/*
+ * How case id is sent to w: 0 without the budget, 1 under it, 2 as a
+ * re-measure (into an empty cache).  Compile-ladder steps have a budget of
+ * their own, bootstrap cases call nothing, 2^31-element cases spend their
+ * time outside the candidate; a key and dtype whose re-measure came in
+ * within the budget runs without it.
+ */
+static int
+fc_mode(const struct worker *w, int64_t id, const json_t *spec)
+{
+	double		 b = env->conf.first_call_budget;
+	int		 dl = w->device < 0 ? env->conf.cpu_case_deadline :
+			    env->conf.case_deadline;
+	const char	*cls = json_string_value(json_object_get(spec, "class"));
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
+
+	if (!(b > 0) || b >= dl || cls == NULL || key == NULL || dtype == NULL ||
+	    !strcmp(cls, "compile") || !strcmp(cls, "bootstrap") ||
+	    json_is_true(json_object_get(spec, "huge")))
+		return 0;
+	if (fc_confirm(id))
+		return 2;
+	return fc_get(w->device, key, dtype) == FC_EXEMPT ? 0 : 1;
+}
+
+static int
+key_position(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < json_array_size(cur.keys); i++)
+		if (!strcmp(json_string_value(json_array_get(cur.keys, i)), key))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Queues case id (pending, of key and dtype on slot) for a re-measure: at
+ * the head of the compile runners' queue (own; without compile runners, or
+ * when !own, at the head of the queue every runner takes).
+ */
+static int
+fc_queue(int slot, int64_t id, const char *key, const char *dtype, int own)
+{
+	own = own && env->conf.compile_workers > 0;
+
+	fc_confirm_add(id, cur.q[slot].device, key, dtype);
+	return queue_unshift(own ? &cur.cq[slot] : &cur.q[slot], id, own ? -1 :
+	    key_position(key));
+}
+
+static void	case_abort(struct worker *, enum case_status, const char *,
+		    const char *);
+static void	case_abandon(struct worker *, int64_t, const char *);
+static void	worker_respawn(struct worker *);
+static void	abandon_siblings(struct worker *, int64_t, const char *);
+
+/* w's first call ran past runner.first_call_budget. */
+static void
+first_call_over(struct worker *w)
+{
+	char	 what[512], key[128], dtype[32];
+	int64_t	 id = w->case_id;
+	int	 s = slot_of_device(w->device), device = w->device;
+	double	 b = env->conf.first_call_budget;
+
+	snprintf(key, sizeof(key), "%s", w->case_key);
+	snprintf(dtype, sizeof(dtype), "%s", w->case_dtype);
+	if (w->case_fcb == 2) {
+		snprintf(what, sizeof(what), "first call still running after "
+		    "%g s when measured again, on a %s runner into an empty "
+		    "Triton cache of its own (compile and autotuning included; "
+		    "a hang looks the same): over runner.first_call_budget; "
+		    "runner process group killed", b, w->compile ? "compile" :
+		    "screening");
+		fc_confirm_end(id, FC_HAZARD);
+		case_abort(w, CASE_HAZARD, "first_call_time", what);
+		worker_respawn(w);
+		/* siblings in flight would each run past the budget too */
+		abandon_siblings(w, id, "ran its first call past "
+		    "runner.first_call_budget");
+		key_budget_cut(device, key, key_budget_add(device, key, b));
+		return;
+	}
+	log_info("case %lld (%s %s): first call still running after %g s; "
+	    "measuring it again on an empty cache", (long long)id, key,
+	    dtype, b);
+	worker_respawn(w);
+	if (s < 0)
+		return;
+	if (fc_pending(device, key, dtype)) {
+		/* one re-measure per key and dtype: this one waits for it */
+		if (queue_unshift(&cur.q[s], id, key_position(key)) == -1)
+			error("case %lld: cannot queue it again", (long long)id);
+	} else if (fc_queue(s, id, key, dtype, 1) == -1)
+		error("case %lld: cannot queue its re-measure", (long long)id);
+}
+
+/* The runner's "first_call" / "first_done" around the candidate's first call. */
+static void
+on_first_call(struct worker *w, json_t *msg, int starts)
+{
+	double	now = now_mono();
+
+	if (w->state != W_BUSY || w->case_fcb == 0 || w->shrink_try != NULL ||
+	    json_integer_value(json_object_get(msg, "id")) != w->case_id)
+		return;
+	w->case_in_first = starts;
+	if (starts) {
+		if (now + env->conf.first_call_budget < w->deadline)
+			w->deadline = now + env->conf.first_call_budget;
+	} else
+		w->deadline = w->case_t0 + (w->device < 0 ?
+		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+}
+
+/*
+ * A re-screen of one library re-measures at once the cases its newest
+ * complete run (that screened their key) found to be first-call hazards:
+ * they go first, to the first idle runner of any kind, into an empty cache
+ * under the budget (their siblings that run skipped are skip_replay's),
+ * instead of spending the budget twice.  Not to the compile runners only:
+ * those start with the compile ladders (measured on the H200, 547
+ * runner-s of ladders over the six of them ended 120 s into the sixth
+ * session's 167-s warm screen).  Returns the cases, -1 on a store error.
+ */
+static int
+first_call_replay(int slot, int64_t fpid)
+{
+	sqlite3_stmt	*st;
+	struct devq	*q = &cur.q[slot];
+	int		 n = 0;
+	size_t		 i, j;
+	json_t		*ids, *moved;
+
+	if (!(env->conf.first_call_budget > 0))
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "WITH prior AS (SELECT "
+	    "r.id FROM runs r JOIN run_devices d ON d.run_id = r.id WHERE "
+	    "r.state = 'complete' AND r.id != ?1 AND d.device = ?2 AND "
+	    "d.fingerprint_id = ?3), latest AS (SELECT c.key, max(c.run_id) AS "
+	    "run FROM cases c WHERE c.run_id IN prior AND c.device = ?2 GROUP "
+	    "BY c.key) SELECT c.id, c.key, c.dtype FROM cases c JOIN latest l "
+	    "ON l.key = c.key WHERE c.run_id = ?1 AND c.device = ?2 AND "
+	    "c.state = 'pending' AND c.class NOT IN ('compile', 'bootstrap') "
+	    "AND EXISTS (SELECT 1 FROM cases p JOIN results pr ON pr.case_id = "
+	    "p.id WHERE p.run_id = l.run AND p.device = ?2 AND p.key = c.key "
+	    "AND p.spec = c.spec AND pr.status = 'hazard' AND pr.reason = "
+	    "'first_call_time')", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, q->device);
+	sqlite3_bind_int64(st, 3, fpid);
+	ids = json_object();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char	k[32];
+
+		snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(st,
+		    0));
+		json_object_set_new(ids, k, json_pack("[ss]", (const char *)
+		    sqlite3_column_text(st, 1), (const char *)
+		    sqlite3_column_text(st, 2)));
+	}
+	sqlite3_finalize(st);
+	/* out of the screening queue, then to the head of the re-measures' */
+	moved = json_array();
+	for (i = j = q->head; i < q->len; i++) {
+		char	 k[32];
+
+		snprintf(k, sizeof(k), "%lld", (long long)q->ids[i]);
+		if (json_object_get(ids, k) != NULL) {
+			json_array_append_new(moved, json_string(k));
+			continue;
+		}
+		q->ids[j] = q->ids[i];
+		q->kix[j++] = q->kix[i];
+	}
+	q->len = j;
+	for (i = json_array_size(moved); i-- > 0; ) {
+		const char	*k = json_string_value(json_array_get(moved, i));
+		json_t		*e = json_object_get(ids, k);
+
+		if (fc_queue(slot, strtoll(k, NULL, 10), json_string_value(
+		    json_array_get(e, 0)), json_string_value(json_array_get(e,
+		    1)), 0) == -1) {
+			json_decref(moved);
+			json_decref(ids);
+			return -1;
+		}
+		n++;
+	}
+	json_decref(moved);
+	json_decref(ids);
+	if (n > 0)
+		log_info("run %lld: device %d (-1 = cpu): %d cases re-measured "
+		    "first, as the library's last run found their first call "
+		    "over runner.first_call_budget", (long long)cur.run_id,
+		    q->device, n);
 	return n;
 }
 
@@ -1793,7 +2163,8 @@ queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
 }
 
 static void
-case_skip_siblings(int64_t case_id, int device, int compile_only)
+case_skip_siblings(int64_t case_id, int device, int compile_only,
+    const char *why)
 {
 	sqlite3_stmt	*st;
 	char		 key[256] = "", dtype[32] = "", detail[160];
@@ -1811,7 +2182,7 @@ case_skip_siblings(int64_t case_id, int device, int compile_only)
 	if (key[0] == '\0')
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
-	    "dtype hung or crashed", (long long)case_id);
+	    "dtype %s", (long long)case_id, why);
 	n = cases_skip(device, key, dtype, "skipped", detail, compile_only ?
 	    " AND class='compile'" : "");
 	if (n > 0)
@@ -1835,7 +2206,10 @@ case_abort(struct worker *w, enum case_status status, const char *reason,
 	case_record(w->case_id, &v, NULL, tail, w->repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
 	/* a slow compile step says nothing about the key's other cases */
-	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
+	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD &&
+	    w->case_compile, status == CASE_HAZARD && !w->case_compile ?
+	    "ran its first call past runner.first_call_budget" :
+	    "hung or crashed");
 }
 
 void
@@ -1915,9 +2289,9 @@ same_key_dtype(int64_t a, int64_t b)
 
 /* A case another runner holds while its sibling hung: stop it, say so. */
 static void
-case_abandon(struct worker *w, int64_t hung)
+case_abandon(struct worker *w, int64_t hung, const char *why)
 {
-	char	 sql[512];
+	char	 sql[640];
 	int64_t	 id = w->case_id;
 
 	if (w->case_compile)
@@ -1932,13 +2306,29 @@ case_abandon(struct worker *w, int64_t hung)
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
 	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
 	    "'skipped', 'skipped', 'abandoned: case %lld of this key and dtype "
-	    "hung', %.3f); UPDATE cases SET state='skipped' WHERE id=%lld; "
+	    "%s', %.3f); UPDATE cases SET state='skipped' WHERE id=%lld; "
 	    "UPDATE runs SET done=done+1 WHERE id=%lld; COMMIT", (long long)id,
-	    (long long)hung, now_wall(), (long long)id, (long long)cur.run_id);
+	    (long long)hung, why, now_wall(), (long long)id,
+	    (long long)cur.run_id);
 	if (store_exec(env->store, sql) == -1)
 		store_exec(env->store, "ROLLBACK");
 	else
 		cur.done++;
+}
+
+/* Stops the cases of case id's key and dtype that runners other than w hold. */
+static void
+abandon_siblings(struct worker *w, int64_t id, const char *why)
+{
+	int	i;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*o = &env->workers[i];
+
+		if (o != w && o->state == W_BUSY && o->case_id &&
+		    same_key_dtype(o->case_id, id))
+			case_abandon(o, id, why);
+	}
 }
 
 void
@@ -1946,13 +2336,15 @@ sched_on_deadline(struct worker *w)
 {
 	char	 what[256];
 	int64_t	 hung = w->case_id;
-	int	 i;
 
 	if (w->state == W_BUSY && w->shrink_try != NULL) {
 		log_info("case %lld: a shrunk variant hung; shrinking stopped",
 		    (long long)w->case_id);
 		shrink_abort(w);
 		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->case_id && w->case_fcb &&
+	    w->case_in_first) {
+		first_call_over(w);
 	} else if (w->state == W_BUSY && w->case_id && w->case_compile) {
 		snprintf(what, sizeof(what), "compile step gave no result within "
 		    "%d s (budget %d s); runner process group killed",
@@ -1966,13 +2358,7 @@ sched_on_deadline(struct worker *w)
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		worker_respawn(w);
 		/* its siblings on other runners would each wait out a deadline */
-		for (i = 0; i < env->nworkers; i++) {
-			struct worker	*o = &env->workers[i];
-
-			if (o != w && o->state == W_BUSY && o->case_id &&
-			    same_key_dtype(o->case_id, hung))
-				case_abandon(o, hung);
-		}
+		abandon_siblings(w, hung, "hung");
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);
@@ -2287,6 +2673,14 @@ on_result(struct worker *w, json_t *msg)
 	case_record(id, &v, msg, NULL, w->repro);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
+	if (w->case_fcb == 2) {
+		/* measured again within the budget: no budget for its
+		 * key and dtype from now on */
+		log_info("case %lld (%s %s): measured again, first call "
+		    "%.1f s", (long long)id, w->case_key, w->case_dtype,
+		    jnum(json_object_get(msg, "times"), "cand_first_ms") / 1e3);
+		fc_confirm_end(id, FC_EXEMPT);
+	}
 	/* the case's key and class from its spec, its device the runner's */
 	key_budget_charge(w->device, spec, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
@@ -2320,6 +2714,8 @@ sched_on_message(struct worker *w, json_t *msg)
 		    strdup(json_string_value(json_object_get(msg, "repro"))) : NULL;
 	} else if (!strcmp(type, "result"))
 		on_result(w, msg);
+	else if (!strcmp(type, "first_call") || !strcmp(type, "first_done"))
+		on_first_call(w, msg, !strcmp(type, "first_call"));
 	else if (!strcmp(type, "fingerprint"))
 		on_fingerprint(w, msg);
 	else

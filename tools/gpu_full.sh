@@ -10,6 +10,7 @@
 #
 # ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
+# ops42r the 42 ops again, cold (a Triton cache of its own): repeatability
 # warm   the same table again on the cache the cold screen filled, and on its
 #        database (the daemon's second full screen of the library)
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
@@ -24,6 +25,7 @@
 # Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (3),
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
+# FIRST_CALL_BUDGET (runner.first_call_budget, 60),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -113,6 +115,7 @@ compile_workers = ${COMPILE_WORKERS:-3}
 compile_budget = ${COMPILE_BUDGET:-60}
 shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
+first_call_budget = ${FIRST_CALL_BUDGET:-60}
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
@@ -236,7 +239,7 @@ PY
 port_of() { case $1 in v500) echo 8471;; ops42*) echo 8472;; coldt) echo 8473;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",

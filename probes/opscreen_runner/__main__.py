@@ -48,7 +48,11 @@ def _case(fd, adapter, device, case):
     try:
         if not isinstance(case, dict):
             raise HarnessError("case must be an object")
-        res = run_case(case, adapter, device)
+        notify = None
+        if case.get("first_call_notify") is True:
+            def notify(phase):
+                proto.send(fd, {"type": phase, "id": cid})
+        res = run_case(case, adapter, device, notify)
     except HarnessError as e:
         res = {"status": "harness_error", "harness_error": str(e), "fatal": False}
     except Exception as e:

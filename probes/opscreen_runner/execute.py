@@ -235,8 +235,11 @@ def _sampled(args, idx, n):
             else a for a in args]
 
 
-def run_case(case, adapter, device):
-    """The RESULT fields of one case (without type and id)."""
+def run_case(case, adapter, device, notify=None):
+    """The RESULT fields of one case (without type and id). notify(phase),
+    when given, is called just before ("first_call") and just after
+    ("first_done") the candidate's first call: the daemon's
+    runner.first_call_budget times that call alone."""
     _check(case, adapter)
     if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
         return bootstrap_case(case, adapter)
@@ -282,9 +285,15 @@ def run_case(case, adapter, device):
         cerr = "enable: " + _describe(e)
     else:
         try:
-            with _ColdCache(compile_step):
+            # "cold": the daemon re-measures a first call that ran past
+            # runner.first_call_budget, as a compile step is measured
+            if notify is not None:
+                notify("first_call")
+            with _ColdCache(compile_step or case.get("cold") is True):
                 cand, cerr, times["cand_first_ms"], c_mut = _call(
                     op, args, kwargs, mutates, device, seed)
+            if notify is not None:
+                notify("first_done")
             # steady-state timing only where it is cheap: a slow call is
             # timed by its first run (the case must end inside its deadline)
             if cerr is None and not compile_step and not huge and \

@@ -1,6 +1,7 @@
 """runner.key_budget: a key whose candidate calls have taken more than the
 budget has its remaining cases recorded `skipped` (key_budget); they enter the
 fold, so no key x dtype is verified on part of its cases."""
+import json
 import os
 import re
 import sqlite3
@@ -396,3 +397,82 @@ def test_rescreen_of_one_library_reuses_its_shrinks(tmp_path, daemon_bin):
         assert sum(v[1] for v in c.values()) == sum(v[1] for v in a.values())
     finally:
         d.stop()
+
+
+def _sub_cases(d, rid):
+    db = sqlite3.connect(d.db)
+    return db.execute(
+        "SELECT c.id, r.status, r.reason, r.detail, r.cand_first_ms, r.figures "
+        "FROM results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
+        "c.key='sub.Tensor' ORDER BY c.id", (rid,)).fetchall()
+
+
+FIRST_CALL_SCOPE = {"ops": ["sub.Tensor", "neg", "abs"], "dtypes": ["float32"],
+                    "classes": ["same_shape"]}
+FIRST_CALL_CONF = dict(runner__workers_per_device=2, runner__compile_workers=1,
+                       runner__shrink_max=0, runner__first_call_budget=1)
+
+
+def test_a_first_call_over_its_budget_is_a_hazard(make_daemon):
+    """runner.first_call_budget: the demo sub's first call on each new shape
+    takes 4 s (OPSCREEN_DEMOLIB_SLOW_FIRST), the budget is 1 s. Its first case
+    is stopped on a screening runner at 1 s and measured again alone on the
+    compile runner into an empty cache, where it runs past the budget too:
+    a hazard, and sub's other cases are not run. A second screen of the same
+    library measures that case on the compile runner at once."""
+    d, run, rid = _screened(make_daemon, FIRST_CALL_SCOPE,
+                            env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:4"},
+                            **FIRST_CALL_CONF)
+    assert run["done"] == run["total"], run
+    sub = _sub_cases(d, rid)
+    hz = [r for r in sub if r[1] == "hazard"]
+    assert len(hz) == 1 and hz[0][2] == "first_call_time", sub
+    assert "measured again, on a compile runner" in hz[0][3], hz
+    rest = [r for r in sub if r[1] != "hazard"]
+    assert len(rest) >= 2 and all(r[1] == "skipped" and "first_call_budget" in r[3]
+                                  for r in rest), sub
+    db = sqlite3.connect(d.db)
+    verdicts = dict(((k, dt), (v, why)) for k, dt, v, why in db.execute(
+        "SELECT key, dtype, verdict, reason FROM verdicts WHERE run_id=?", (rid,)))
+    assert verdicts[("sub.Tensor", "float32")] == ("hazard", "first_call_time"), verdicts
+    # the other ops are untouched and stay allowed
+    assert verdicts[("neg", "float32")][0] == "verified", verdicts
+    assert verdicts[("abs", "float32")][0] == "verified", verdicts
+    log = d.logtext()
+    assert log.count("measuring it again on an empty cache") == 1, log[-3000:]
+    # the next screen of the library measures the case alone at once
+    st, out = d.post_run(FIRST_CALL_SCOPE)
+    assert st == 202, out
+    run2 = d.wait_run(out["run"], timeout=300)
+    assert run2["state"] == "complete", run2
+    sub2 = _sub_cases(d, out["run"])
+    hz2 = [r for r in sub2 if r[1] == "hazard"]
+    assert len(hz2) == 1 and "measured again" in hz2[0][3], sub2
+    log = d.logtext()
+    assert "1 cases re-measured first" in log, log[-3000:]
+    assert log.count("measuring it again on an empty cache") == 1, log[-3000:]
+    # its siblings keep the first screen's coverage (skip_replay)
+    assert all(r[1] == "skipped" for r in sub2 if r[1] != "hazard"), sub2
+
+
+def test_a_first_call_slow_only_beside_others_is_judged(make_daemon):
+    """The same budget when sub's first calls are slow only on the screening
+    runners (`loaded`: not in an empty cache of the runner's own): the
+    re-measure on the compile runner comes in within the budget, so the case
+    is judged there, and sub's other cases then run without the budget; the
+    key is verified, not a hazard."""
+    d, run, rid = _screened(make_daemon, FIRST_CALL_SCOPE,
+                            env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:3:loaded"},
+                            **FIRST_CALL_CONF)
+    assert run["done"] == run["total"], run
+    sub = _sub_cases(d, rid)
+    assert len(sub) >= 3 and all(r[1] == "pass" for r in sub), sub
+    roles = [json.loads(r[5]).get("runner", {}).get("role") for r in sub]
+    assert "compile" in roles, roles
+    # after the re-measure the screening runners ran sub's cases to the end
+    assert any(r[4] is not None and r[4] >= 3000 for r in sub), sub
+    db = sqlite3.connect(d.db)
+    (v,) = db.execute("SELECT verdict FROM verdicts WHERE run_id=? AND "
+                      "key='sub.Tensor' AND dtype='float32'", (rid,)).fetchone()
+    assert v == "verified"
+    assert d.logtext().count("measured again, first call") == 1

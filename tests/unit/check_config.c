@@ -54,6 +54,7 @@ START_TEST(defaults)
 	ck_assert_int_gt(c.case_deadline, 0);
 	ck_assert_int_eq(c.cache_autotuning, 1);
 	ck_assert(c.shrink_budget > 0);
+	ck_assert(c.first_call_budget == 60);
 }
 END_TEST
 
@@ -65,9 +66,10 @@ START_TEST(good_file)
 	ck_assert_int_eq(load("# comment\n[daemon]\nport = 9000\nlisten = ::1\n"
 	    "[runner]\ndevices = 0,1\ncase_deadline = 30\nlibrary = demolib\n"
 	    "workers_per_device = 3\ncache_autotuning = no\n"
-	    "shrink_budget = 2.5\ncompile_workers = 8\n", &c, errs,
-	    sizeof(errs)), 0);
+	    "shrink_budget = 2.5\ncompile_workers = 8\n"
+	    "first_call_budget = 0.5\n", &c, errs, sizeof(errs)), 0);
 	ck_assert_int_eq(c.compile_workers, 8);
+	ck_assert(c.first_call_budget == 0.5);
 	ck_assert(c.shrink_budget == 2.5);
 	ck_assert_int_eq(c.cache_autotuning, 0);
 	ck_assert_int_eq(c.port, 9000);
@@ -86,9 +88,10 @@ START_TEST(every_error_with_its_line)
 
 	ck_assert_int_eq(load("[daemon]\nport = 0\nport = abc\n[runner]\n"
 	    "devices = gpu0\nlibrary = a;b\nnope = 1\n[api]\nthreads = 999\n"
-	    "[runner]\ncache_autotuning = maybe\nshrink_budget = -1\n", &c, errs,
-	    sizeof(errs)), -1);
-	ck_assert_int_eq(c.nerrors, 8);
+	    "[runner]\ncache_autotuning = maybe\nshrink_budget = -1\n"
+	    "first_call_budget = soon\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 9);
+	ck_assert_ptr_nonnull(strstr(errs, ":13: [runner] first_call_budget"));
 	ck_assert_ptr_nonnull(strstr(errs, ":12: [runner] shrink_budget"));
 	ck_assert_ptr_nonnull(strstr(errs, ":11: [runner] cache_autotuning"));
 	ck_assert_ptr_nonnull(strstr(errs, ":2: [daemon] port"));

@@ -74,9 +74,34 @@ _SLOW = frozenset(n for n in os.environ.get("OPSCREEN_DEMOLIB_SLOW", "").split("
                   if n)
 
 
+# OPSCREEN_DEMOLIB_SLOW_FIRST="sub:SECONDS" makes sub's first call on each new
+# shape and dtype in a process take SECONDS, like a kernel that autotunes every
+# new shape; "sub:SECONDS:loaded" only outside an empty Triton cache of the
+# runner's own (TRITON_CACHE_DIR opscreen-compile-*), like a first call that
+# is slow only while other runners load the machine. The tests of
+# runner.first_call_budget use it.
+_SLOW_FIRST = os.environ.get("OPSCREEN_DEMOLIB_SLOW_FIRST", "").split(":")
+_SEEN = set()
+
+
+def _slow_first(name, *tensors):
+    if len(_SLOW_FIRST) < 2 or _SLOW_FIRST[0] != name:
+        return
+    sig = tuple((tuple(t.shape), t.dtype) for t in tensors if isinstance(t, torch.Tensor))
+    if sig in _SEEN:
+        return
+    _SEEN.add(sig)
+    cold = os.path.basename(os.environ.get("TRITON_CACHE_DIR", "")).startswith(
+        "opscreen-compile-")
+    if _SLOW_FIRST[2:3] == ["loaded"] and cold:
+        return
+    time.sleep(float(_SLOW_FIRST[1]))
+
+
 def sub(self, other, *, alpha=1):
     if "sub" in _SLOW:
         time.sleep(1.0)
+    _slow_first("sub", self, other)
     if alpha == 1:
         return _binary(np.subtract, self, other)
     return _binary(lambda a, b: a - alpha * b, self, other)
