@@ -44,7 +44,7 @@ config_defaults(struct config *c)
 	c->shrink_max = 24;
 	c->shrink_budget = 30;
 	c->key_budget = 300;
-	c->first_call_budget = 60;
+	c->first_call_budget = 0;
 	c->cache_autotuning = 1;
 	c->runner_nice = 10;
 	c->screen_on_start = 0;

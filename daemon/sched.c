@@ -589,7 +589,7 @@ queue_interleave(int slot)
 static int	key_budget_replay(int, int64_t);
 static int	skip_replay(int, int64_t);
 static int	shrink_prior_load(int);
-static int	first_call_replay(int, int64_t);
+static int	first_call_budget_replay(int, int64_t);
 
 /* Turns the registration table a runner reported into cases for its device. */
 static int
@@ -732,10 +732,9 @@ run_expand(int slot, struct worker *w)
 	if (fpid > 0 && skip_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's skipped cases; "
 		    "they run", (long long)cur.run_id);
-	if (fpid > 0 && first_call_replay(slot, fpid) == -1)
-		error("run %lld: cannot read earlier runs' first-call hazards; "
-		    "their cases start on screening runners", (long long)
-		    cur.run_id);
+	if (fpid > 0 && first_call_budget_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's first-call "
+		    "cuts; the cases run", (long long)cur.run_id);
 	if (fpid > 0 && shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "
 		    "failing case shrinks anew", (long long)cur.run_id);
@@ -797,7 +796,7 @@ run_finish(void)
 	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
-	    "'skip_replay')) ORDER BY c.device, "
+	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
 	    "c.key, c.dtype, c.id", -1, &sel, NULL) !=
 	    SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
@@ -928,11 +927,12 @@ run_finish(void)
 		goto fail;
 	{
 		/* key_budget: what a later run of the library replays */
-		json_t	*ev = json_pack("{si si si sI sf sf sf}", "verified",
+		json_t	*ev = json_pack("{si si si sI sf sf sf sf}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
 		    (json_int_t)cur.done, "store_s", cur.store_s, "wall_s",
 		    cur.started > 0 ? now_wall() - cur.started : 0.0,
-		    "key_budget", env->conf.key_budget);
+		    "key_budget", env->conf.key_budget, "first_call_budget",
+		    env->conf.first_call_budget);
 
 		run_add_event(cur.run_id, "run_complete", ev);
 		json_decref(ev);
@@ -1331,7 +1331,7 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
  * skipped and their keys in *nkeys, -1 on a store error.
  */
 static int
-prior_skips_replay(int slot, int64_t fpid, const char *prior,
+prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
     const char *reasons, const char *reason, const char *why, int *nkeys)
 {
 	sqlite3		*db = store_db(env->store);
@@ -1356,7 +1356,7 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior,
 	sqlite3_bind_int64(st, 1, cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fpid);
-	sqlite3_bind_double(st, 4, env->conf.key_budget);
+	sqlite3_bind_double(st, 4, budget);
 	keys = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(keys, json_pack("[sI]", (const char *)
@@ -1403,11 +1403,10 @@ skip_replay(int slot, int64_t fpid)
 {
 	int	n, nkeys;
 
-	n = prior_skips_replay(slot, fpid, "1", "'skipped', 'skip_replay'",
+	n = prior_skips_replay(slot, fpid, "1", 0, "'skipped', 'skip_replay'",
 	    "skip_replay", "not run: run %lld of this library skipped it after "
-	    "a case of its key and dtype hung, crashed or ran its first call "
-	    "past runner.first_call_budget; a re-screen of one library keeps "
-	    "its coverage", &nkeys);
+	    "a case of its key and dtype hung or crashed; a re-screen of one "
+	    "library keeps its coverage", &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each skipped them "
@@ -1445,7 +1444,8 @@ key_budget_replay(int slot, int64_t fpid)
 	 * changes nothing) */
 	n = prior_skips_replay(slot, fpid, "EXISTS (SELECT 1 FROM events e "
 	    "WHERE e.run_id = r.id AND e.kind = 'run_complete' AND "
-	    "json_extract(e.json, '$.key_budget') = ?4)", "'key_budget'",
+	    "json_extract(e.json, '$.key_budget') = ?4)", env->conf.key_budget,
+	    "'key_budget'",
 	    "key_budget", why, &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
@@ -1475,7 +1475,7 @@ key_budget_replay(int slot, int64_t fpid)
  */
 #define FC_PENDING	1
 #define FC_EXEMPT	2
-#define FC_HAZARD	3
+#define FC_CUT		3
 
 static int
 fc_get(int device, const char *key, const char *dtype)
@@ -1613,13 +1613,13 @@ key_position(const char *key)
 
 /*
  * Queues case id (pending, of key and dtype on slot) for a re-measure: at
- * the head of the compile runners' queue (own; without compile runners, or
- * when !own, at the head of the queue every runner takes).
+ * the head of the compile runners' queue (without compile runners, at the
+ * head of the only queue).
  */
 static int
-fc_queue(int slot, int64_t id, const char *key, const char *dtype, int own)
+fc_queue(int slot, int64_t id, const char *key, const char *dtype)
 {
-	own = own && env->conf.compile_workers > 0;
+	int	own = env->conf.compile_workers > 0;
 
 	fc_confirm_add(id, cur.q[slot].device, key, dtype);
 	return queue_unshift(own ? &cur.cq[slot] : &cur.q[slot], id, own ? -1 :
@@ -1628,9 +1628,11 @@ fc_queue(int slot, int64_t id, const char *key, const char *dtype, int own)
 
 static void	case_abort(struct worker *, enum case_status, const char *,
 		    const char *);
-static void	case_abandon(struct worker *, int64_t, const char *);
+static void	case_abandon(struct worker *, int64_t, const char *,
+		    const char *);
 static void	worker_respawn(struct worker *);
-static void	abandon_siblings(struct worker *, int64_t, const char *);
+static void	abandon_siblings(struct worker *, int64_t, const char *,
+		    const char *);
 
 /* w's first call ran past runner.first_call_budget. */
 static void
@@ -1644,18 +1646,31 @@ first_call_over(struct worker *w)
 	snprintf(key, sizeof(key), "%s", w->case_key);
 	snprintf(dtype, sizeof(dtype), "%s", w->case_dtype);
 	if (w->case_fcb == 2) {
-		snprintf(what, sizeof(what), "first call still running after "
-		    "%g s when measured again, on a %s runner into an empty "
-		    "Triton cache of its own (compile and autotuning included; "
-		    "a hang looks the same): over runner.first_call_budget; "
-		    "runner process group killed", b, w->compile ? "compile" :
-		    "screening");
-		fc_confirm_end(id, FC_HAZARD);
-		case_abort(w, CASE_HAZARD, "first_call_time", what);
-		worker_respawn(w);
+		const char	*role = w->compile ? "compile" : "screening";
+		char		 only[64];
+		int		 n;
+
+		fc_confirm_end(id, FC_CUT);
+		worker_respawn(w);	/* the case is pending again: cut below */
+		snprintf(what, sizeof(what), "not judged: its first call was "
+		    "still running after %g s on a screening runner and again "
+		    "when measured on a %s runner into an empty Triton cache of "
+		    "its own (runner.first_call_budget; compile and autotuning "
+		    "included, a hang looks the same)", b, role);
+		snprintf(only, sizeof(only), " AND id = %lld", (long long)id);
+		cases_skip(device, key, dtype, "first_call_budget", what, only);
+		snprintf(what, sizeof(what), "not run: the first call of case "
+		    "%lld of this key and dtype ran past runner.first_call_budget "
+		    "(%g s) twice", (long long)id, b);
+		n = cases_skip(device, key, dtype, "first_call_budget", what,
+		    " AND class != 'compile'");
 		/* siblings in flight would each run past the budget too */
-		abandon_siblings(w, id, "ran its first call past "
-		    "runner.first_call_budget");
+		abandon_siblings(w, id, "first_call_budget", "ran its first "
+		    "call past runner.first_call_budget twice");
+		log_warnx("case %lld (%s %s): first call still running after "
+		    "%g s when measured again on a %s runner; it and %d other "
+		    "cases of the key and dtype are not judged", (long long)id,
+		    key, dtype, b, role, n);
 		key_budget_cut(device, key, key_budget_add(device, key, b));
 		return;
 	}
@@ -1669,7 +1684,7 @@ first_call_over(struct worker *w)
 		/* one re-measure per key and dtype: this one waits for it */
 		if (queue_unshift(&cur.q[s], id, key_position(key)) == -1)
 			error("case %lld: cannot queue it again", (long long)id);
-	} else if (fc_queue(s, id, key, dtype, 1) == -1)
+	} else if (fc_queue(s, id, key, dtype) == -1)
 		error("case %lld: cannot queue its re-measure", (long long)id);
 }
 
@@ -1692,87 +1707,34 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 }
 
 /*
- * A re-screen of one library re-measures at once the cases its newest
- * complete run (that screened their key) found to be first-call hazards:
- * they go first, to the first idle runner of any kind, into an empty cache
- * under the budget (their siblings that run skipped are skip_replay's),
- * instead of spending the budget twice.  Not to the compile runners only:
- * those start with the compile ladders (measured on the H200, 547
- * runner-s of ladders over the six of them ended 120 s into the sixth
- * session's 167-s warm screen).  Returns the cases, -1 on a store error.
+ * The same for runner.first_call_budget: the cases the newest complete run
+ * of this library under the same budget cut because a first call of their
+ * key and dtype ran past it twice (the case measured again among them) are
+ * cut in this one before any case runs.  A warm re-screen would otherwise
+ * measure each of them again, each into an empty cache, to the same end.
  */
 static int
-first_call_replay(int slot, int64_t fpid)
+first_call_budget_replay(int slot, int64_t fpid)
 {
-	sqlite3_stmt	*st;
-	struct devq	*q = &cur.q[slot];
-	int		 n = 0;
-	size_t		 i, j;
-	json_t		*ids, *moved;
+	char	why[256];
+	int	n, nkeys;
 
 	if (!(env->conf.first_call_budget > 0))
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "WITH prior AS (SELECT "
-	    "r.id FROM runs r JOIN run_devices d ON d.run_id = r.id WHERE "
-	    "r.state = 'complete' AND r.id != ?1 AND d.device = ?2 AND "
-	    "d.fingerprint_id = ?3), latest AS (SELECT c.key, max(c.run_id) AS "
-	    "run FROM cases c WHERE c.run_id IN prior AND c.device = ?2 GROUP "
-	    "BY c.key) SELECT c.id, c.key, c.dtype FROM cases c JOIN latest l "
-	    "ON l.key = c.key WHERE c.run_id = ?1 AND c.device = ?2 AND "
-	    "c.state = 'pending' AND c.class NOT IN ('compile', 'bootstrap') "
-	    "AND EXISTS (SELECT 1 FROM cases p JOIN results pr ON pr.case_id = "
-	    "p.id WHERE p.run_id = l.run AND p.device = ?2 AND p.key = c.key "
-	    "AND p.spec = c.spec AND pr.status = 'hazard' AND pr.reason = "
-	    "'first_call_time')", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, q->device);
-	sqlite3_bind_int64(st, 3, fpid);
-	ids = json_object();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		char	k[32];
-
-		snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(st,
-		    0));
-		json_object_set_new(ids, k, json_pack("[ss]", (const char *)
-		    sqlite3_column_text(st, 1), (const char *)
-		    sqlite3_column_text(st, 2)));
-	}
-	sqlite3_finalize(st);
-	/* out of the screening queue, then to the head of the re-measures' */
-	moved = json_array();
-	for (i = j = q->head; i < q->len; i++) {
-		char	 k[32];
-
-		snprintf(k, sizeof(k), "%lld", (long long)q->ids[i]);
-		if (json_object_get(ids, k) != NULL) {
-			json_array_append_new(moved, json_string(k));
-			continue;
-		}
-		q->ids[j] = q->ids[i];
-		q->kix[j++] = q->kix[i];
-	}
-	q->len = j;
-	for (i = json_array_size(moved); i-- > 0; ) {
-		const char	*k = json_string_value(json_array_get(moved, i));
-		json_t		*e = json_object_get(ids, k);
-
-		if (fc_queue(slot, strtoll(k, NULL, 10), json_string_value(
-		    json_array_get(e, 0)), json_string_value(json_array_get(e,
-		    1)), 0) == -1) {
-			json_decref(moved);
-			json_decref(ids);
-			return -1;
-		}
-		n++;
-	}
-	json_decref(moved);
-	json_decref(ids);
+	snprintf(why, sizeof(why), "not run: run %%lld of this library cut it "
+	    "when a first call of its key and dtype ran past "
+	    "runner.first_call_budget (%g s) twice; a re-screen of one library "
+	    "keeps its coverage", env->conf.first_call_budget);
+	n = prior_skips_replay(slot, fpid, "EXISTS (SELECT 1 FROM events e "
+	    "WHERE e.run_id = r.id AND e.kind = 'run_complete' AND "
+	    "json_extract(e.json, '$.first_call_budget') = ?4)",
+	    env->conf.first_call_budget, "'first_call_budget'",
+	    "first_call_budget", why, &nkeys);
 	if (n > 0)
-		log_info("run %lld: device %d (-1 = cpu): %d cases re-measured "
-		    "first, as the library's last run found their first call "
-		    "over runner.first_call_budget", (long long)cur.run_id,
-		    q->device, n);
+		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
+		    "not run, as the library's last run of each cut them "
+		    "(runner.first_call_budget %g s)", (long long)cur.run_id,
+		    cur.q[slot].device, n, nkeys, env->conf.first_call_budget);
 	return n;
 }
 
@@ -2163,8 +2125,7 @@ queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
 }
 
 static void
-case_skip_siblings(int64_t case_id, int device, int compile_only,
-    const char *why)
+case_skip_siblings(int64_t case_id, int device, int compile_only)
 {
 	sqlite3_stmt	*st;
 	char		 key[256] = "", dtype[32] = "", detail[160];
@@ -2182,7 +2143,7 @@ case_skip_siblings(int64_t case_id, int device, int compile_only,
 	if (key[0] == '\0')
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
-	    "dtype %s", (long long)case_id, why);
+	    "dtype hung or crashed", (long long)case_id);
 	n = cases_skip(device, key, dtype, "skipped", detail, compile_only ?
 	    " AND class='compile'" : "");
 	if (n > 0)
@@ -2206,10 +2167,7 @@ case_abort(struct worker *w, enum case_status status, const char *reason,
 	case_record(w->case_id, &v, NULL, tail, w->repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
 	/* a slow compile step says nothing about the key's other cases */
-	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD &&
-	    w->case_compile, status == CASE_HAZARD && !w->case_compile ?
-	    "ran its first call past runner.first_call_budget" :
-	    "hung or crashed");
+	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
 }
 
 void
@@ -2289,7 +2247,8 @@ same_key_dtype(int64_t a, int64_t b)
 
 /* A case another runner holds while its sibling hung: stop it, say so. */
 static void
-case_abandon(struct worker *w, int64_t hung, const char *why)
+case_abandon(struct worker *w, int64_t hung, const char *reason,
+    const char *why)
 {
 	char	 sql[640];
 	int64_t	 id = w->case_id;
@@ -2305,10 +2264,10 @@ case_abandon(struct worker *w, int64_t hung, const char *why)
 	worker_respawn(w);
 	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
 	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
-	    "'skipped', 'skipped', 'abandoned: case %lld of this key and dtype "
+	    "'skipped', '%s', 'abandoned: case %lld of this key and dtype "
 	    "%s', %.3f); UPDATE cases SET state='skipped' WHERE id=%lld; "
 	    "UPDATE runs SET done=done+1 WHERE id=%lld; COMMIT", (long long)id,
-	    (long long)hung, why, now_wall(), (long long)id,
+	    reason, (long long)hung, why, now_wall(), (long long)id,
 	    (long long)cur.run_id);
 	if (store_exec(env->store, sql) == -1)
 		store_exec(env->store, "ROLLBACK");
@@ -2318,7 +2277,8 @@ case_abandon(struct worker *w, int64_t hung, const char *why)
 
 /* Stops the cases of case id's key and dtype that runners other than w hold. */
 static void
-abandon_siblings(struct worker *w, int64_t id, const char *why)
+abandon_siblings(struct worker *w, int64_t id, const char *reason,
+    const char *why)
 {
 	int	i;
 
@@ -2327,7 +2287,7 @@ abandon_siblings(struct worker *w, int64_t id, const char *why)
 
 		if (o != w && o->state == W_BUSY && o->case_id &&
 		    same_key_dtype(o->case_id, id))
-			case_abandon(o, id, why);
+			case_abandon(o, id, reason, why);
 	}
 }
 
@@ -2358,7 +2318,7 @@ sched_on_deadline(struct worker *w)
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		worker_respawn(w);
 		/* its siblings on other runners would each wait out a deadline */
-		abandon_siblings(w, hung, "hung");
+		abandon_siblings(w, hung, "skipped", "hung");
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);

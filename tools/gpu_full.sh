@@ -25,7 +25,7 @@
 # Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (3),
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
-# FIRST_CALL_BUDGET (runner.first_call_budget, 60),
+# FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -115,7 +115,7 @@ compile_workers = ${COMPILE_WORKERS:-3}
 compile_budget = ${COMPILE_BUDGET:-60}
 shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
-first_call_budget = ${FIRST_CALL_BUDGET:-60}
+first_call_budget = ${FIRST_CALL_BUDGET:-0}
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"

@@ -413,46 +413,48 @@ FIRST_CALL_CONF = dict(runner__workers_per_device=2, runner__compile_workers=1,
                        runner__shrink_max=0, runner__first_call_budget=1)
 
 
-def test_a_first_call_over_its_budget_is_a_hazard(make_daemon):
+def test_a_first_call_over_its_budget_twice_is_cut(make_daemon):
     """runner.first_call_budget: the demo sub's first call on each new shape
     takes 4 s (OPSCREEN_DEMOLIB_SLOW_FIRST), the budget is 1 s. Its first case
-    is stopped on a screening runner at 1 s and measured again alone on the
-    compile runner into an empty cache, where it runs past the budget too:
-    a hazard, and sub's other cases are not run. A second screen of the same
-    library measures that case on the compile runner at once."""
+    is stopped on a screening runner at 1 s and measured again on the compile
+    runner into an empty cache, where it runs past the budget too: it and
+    sub's other cases are not judged, and sub is inconclusive
+    (first_call_budget), never verified on part of its cases. A second screen
+    of the same library cuts the same cases at once."""
     d, run, rid = _screened(make_daemon, FIRST_CALL_SCOPE,
                             env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:4"},
                             **FIRST_CALL_CONF)
     assert run["done"] == run["total"], run
     sub = _sub_cases(d, rid)
-    hz = [r for r in sub if r[1] == "hazard"]
-    assert len(hz) == 1 and hz[0][2] == "first_call_time", sub
-    assert "measured again, on a compile runner" in hz[0][3], hz
-    rest = [r for r in sub if r[1] != "hazard"]
-    assert len(rest) >= 2 and all(r[1] == "skipped" and "first_call_budget" in r[3]
-                                  for r in rest), sub
+    assert len(sub) >= 3 and all(r[1] == "skipped" and r[2] == "first_call_budget"
+                                 for r in sub), sub
+    measured = [r for r in sub if r[3].startswith("not judged")]
+    assert len(measured) == 1 and "on a compile runner" in measured[0][3], sub
+    assert all("ran past runner.first_call_budget (1 s) twice" in r[3]
+               for r in sub if r not in measured), sub
     db = sqlite3.connect(d.db)
     verdicts = dict(((k, dt), (v, why)) for k, dt, v, why in db.execute(
         "SELECT key, dtype, verdict, reason FROM verdicts WHERE run_id=?", (rid,)))
-    assert verdicts[("sub.Tensor", "float32")] == ("hazard", "first_call_time"), verdicts
-    # the other ops are untouched and stay allowed
+    assert verdicts[("sub.Tensor", "float32")] == ("inconclusive",
+                                                   "first_call_budget"), verdicts
+    # the other ops are untouched
     assert verdicts[("neg", "float32")][0] == "verified", verdicts
     assert verdicts[("abs", "float32")][0] == "verified", verdicts
     log = d.logtext()
     assert log.count("measuring it again on an empty cache") == 1, log[-3000:]
-    # the next screen of the library measures the case alone at once
+    # the next screen of the library cuts them before any runs
     st, out = d.post_run(FIRST_CALL_SCOPE)
     assert st == 202, out
     run2 = d.wait_run(out["run"], timeout=300)
     assert run2["state"] == "complete", run2
     sub2 = _sub_cases(d, out["run"])
-    hz2 = [r for r in sub2 if r[1] == "hazard"]
-    assert len(hz2) == 1 and "measured again" in hz2[0][3], sub2
-    log = d.logtext()
-    assert "1 cases re-measured first" in log, log[-3000:]
-    assert log.count("measuring it again on an empty cache") == 1, log[-3000:]
-    # its siblings keep the first screen's coverage (skip_replay)
-    assert all(r[1] == "skipped" for r in sub2 if r[1] != "hazard"), sub2
+    assert len(sub2) == len(sub) and all(
+        r[2] == "first_call_budget" and f"run {rid} of this library cut it" in r[3]
+        for r in sub2), sub2
+    assert d.logtext().count("measuring it again on an empty cache") == 1
+    (v,) = db.execute("SELECT verdict FROM verdicts WHERE run_id=? AND "
+                      "key='sub.Tensor' AND dtype='float32'", (out["run"],)).fetchone()
+    assert v == "inconclusive"
 
 
 def test_a_first_call_slow_only_beside_others_is_judged(make_daemon):

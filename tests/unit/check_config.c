@@ -54,7 +54,7 @@ START_TEST(defaults)
 	ck_assert_int_gt(c.case_deadline, 0);
 	ck_assert_int_eq(c.cache_autotuning, 1);
 	ck_assert(c.shrink_budget > 0);
-	ck_assert(c.first_call_budget == 60);
+	ck_assert(c.first_call_budget == 0);
 }
 END_TEST
 
