@@ -1270,28 +1270,55 @@ key_budget_wait(int device, const char *key)
 	return n > 0 && t > env->conf.key_budget;
 }
 
+/* Case id's dtype into buf; -1 when it is not stored. */
+static int
+case_dtype(int64_t id, char *buf, size_t len)
+{
+	sqlite3_stmt	*st;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT dtype FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /*
- * The position in q of the first case, from its head, whose key need not
- * wait (key_budget_wait), moved to the head; 0 when every queued case waits.
- * memo[k]: 0 not known yet, 1 waits, 2 goes (valid for one dispatch pass).
+ * The position in q of the first case, from its head, that need not wait,
+ * moved to the head; 0 when every queued case waits.  A case waits while
+ * its key waits for its cases in flight (key_budget_wait) or while a case
+ * of its key and dtype waits to be measured again (fc_pending).  memo[k]:
+ * 0 not known yet, 1 the key waits, 2 it goes, 3 some dtype of it waits
+ * (valid for one dispatch pass).
  */
 static int
 queue_ready(struct devq *q, unsigned char *memo)
 {
-	size_t	 j;
-	int	 k;
+	const char	*key;
+	char		 dtype[32];
+	size_t		 j;
+	int		 k;
 
 	for (j = q->head; j < q->len; j++) {
 		if ((k = q->kix[j]) < 0 || memo == NULL)
 			break;
 		if (fc_confirm(q->ids[j]))
 			break;		/* a re-measure never waits */
+		key = json_string_value(json_array_get(cur.keys, k));
 		if (memo[k] == 0)
-			memo[k] = key_budget_wait(q->device, json_string_value(
-			    json_array_get(cur.keys, k))) || fc_pending(
-			    q->device, json_string_value(json_array_get(cur.keys,
-			    k)), NULL) ? 1 : 2;
+			memo[k] = key_budget_wait(q->device, key) ? 1 :
+			    fc_pending(q->device, key, NULL) ? 3 : 2;
 		if (memo[k] == 2)
+			break;
+		/* a dtype of the key waits for its re-measure, not the others */
+		if (memo[k] == 3 && case_dtype(q->ids[j], dtype,
+		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype))
 			break;
 	}
 	if (j == q->len)
@@ -1467,8 +1494,8 @@ key_budget_replay(int slot, int64_t fpid)
  * the other cases of its key and dtype are not run, as after a hang; within
  * it, the case is judged like any other and the key and dtype's cases run
  * without the budget from then on (the screening runner was slowed by its
- * neighbours).  While a re-measure of a key is pending the key starts no
- * other case.  Measured on the H200 (sixth session): FlagGems 5.0.2's first
+ * neighbours).  While a case waits to be measured again, its key and
+ * dtype starts no other case (the key's other dtypes go on).  Measured on the H200 (sixth session): FlagGems 5.0.2's first
  * fp32 mm call on a 7x33 input autotunes for 235 s alone; five such cases
  * side by side held five runners for 252-293 s and set the end of the
  * 42-op screen.

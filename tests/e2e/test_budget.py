@@ -478,3 +478,34 @@ def test_a_first_call_slow_only_beside_others_is_judged(make_daemon):
                       "key='sub.Tensor' AND dtype='float32'", (rid,)).fetchone()
     assert v == "verified"
     assert d.logtext().count("measured again, first call") == 1
+
+
+def test_a_first_call_measured_again_holds_only_its_dtype(make_daemon):
+    """While sub float32's first case waits to be measured again, sub's
+    float16 cases, queued after float32's and fast, run; float32's other
+    cases wait and are cut with it. The budget is 8 s, longer than a runner
+    takes to start again after its case was stopped, so the screening runners
+    are back while the re-measure still runs."""
+    conf = dict(FIRST_CALL_CONF, runner__first_call_budget=8)
+    d, run, rid = _screened(
+        make_daemon, {"ops": ["sub.Tensor"], "dtypes": ["float32", "float16"],
+                      "classes": ["same_shape"]},
+        env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:19:always:float32"}, **conf)
+    assert run["done"] == run["total"], run
+    db = sqlite3.connect(d.db)
+    rows = db.execute(
+        "SELECT c.id, c.dtype, r.status, r.reason, r.created FROM results r JOIN "
+        "cases c ON c.id=r.case_id WHERE c.run_id=? AND c.key='sub.Tensor' AND "
+        "c.class='same_shape'", (rid,)).fetchall()
+    f32 = [r for r in rows if r[1] == "float32"]
+    f16 = [r for r in rows if r[1] == "float16"]
+    # float16's cases come after float32's in the queue (dtype blocks)
+    assert f32 and f16 and min(r[0] for r in f32) < min(r[0] for r in f16), rows
+    assert all(r[3] == "first_call_budget" for r in f32), f32
+    assert all(r[2] == "pass" for r in f16), f16
+    # float16's cases ran while float32's re-measure was pending
+    cut = min(r[4] for r in f32)
+    assert all(r[4] < cut for r in f16), (cut, f16)
+    verdicts = dict(db.execute("SELECT dtype, verdict FROM verdicts WHERE run_id=? "
+                               "AND key='sub.Tensor'", (rid,)))
+    assert verdicts["float32"] == "inconclusive" and verdicts["float16"] == "verified"

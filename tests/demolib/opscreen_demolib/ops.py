@@ -78,7 +78,8 @@ _SLOW = frozenset(n for n in os.environ.get("OPSCREEN_DEMOLIB_SLOW", "").split("
 # shape and dtype in a process take SECONDS, like a kernel that autotunes every
 # new shape; "sub:SECONDS:loaded" only outside an empty Triton cache of the
 # runner's own (TRITON_CACHE_DIR opscreen-compile-*), like a first call that
-# is slow only while other runners load the machine. The tests of
+# is slow only while other runners load the machine ("always": everywhere);
+# a fourth field names the only dtype that is slow. The tests of
 # runner.first_call_budget use it.
 _SLOW_FIRST = os.environ.get("OPSCREEN_DEMOLIB_SLOW_FIRST", "").split(":")
 _SEEN = set()
@@ -89,6 +90,9 @@ def _slow_first(name, *tensors):
         return
     sig = tuple((tuple(t.shape), t.dtype) for t in tensors if isinstance(t, torch.Tensor))
     if sig in _SEEN:
+        return
+    if _SLOW_FIRST[3:4] and all(str(t.dtype) != "torch." + _SLOW_FIRST[3]
+                                for t in tensors if isinstance(t, torch.Tensor)):
         return
     _SEEN.add(sig)
     cold = os.path.basename(os.environ.get("TRITON_CACHE_DIR", "")).startswith(
