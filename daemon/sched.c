@@ -1490,15 +1490,16 @@ key_budget_replay(int slot, int64_t fpid)
  * and ends) runs past the budget on a screening runner is stopped there and
  * measured again, the way a compile-ladder step is measured: on a compile
  * runner, into an empty Triton cache of its own, under the same budget.
- * Past the budget there too, the case is a `hazard` (first_call_time) and
- * the other cases of its key and dtype are not run, as after a hang; within
- * it, the case is judged like any other and the key and dtype's cases run
- * without the budget from then on (the screening runner was slowed by its
- * neighbours).  While a case waits to be measured again, its key and
- * dtype starts no other case (the key's other dtypes go on).  Measured on the H200 (sixth session): FlagGems 5.0.2's first
- * fp32 mm call on a 7x33 input autotunes for 235 s alone; five such cases
- * side by side held five runners for 252-293 s and set the end of the
- * 42-op screen.
+ * Within it there, the case is judged like any other and its key and
+ * dtype's cases run without the budget from then on (the screening runner
+ * was slowed by its neighbours).  Past it there too, the key and dtype's
+ * correctness cases are cut (`first_call_budget`, inconclusive, as a
+ * key_budget cut) and a re-screen of the library cuts them again.  While a
+ * case waits to be measured again, its key and dtype starts no other case;
+ * the key's other dtypes go on.  Measured on the H200 (sixth session):
+ * FlagGems 5.0.2's first fp32 mm call on a 7x33 input autotunes for 235 s
+ * alone; five such cases side by side held five runners for 252-293 s and
+ * set the end of the 42-op screen.  Off by default: docs/design.md.
  */
 #define FC_PENDING	1
 #define FC_EXEMPT	2
