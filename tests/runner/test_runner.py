@@ -162,3 +162,34 @@ def test_repro_of_passing_case_passes(runner, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("PASS")
     assert f"inputs sha256 {result['inputs_sha256']}" in proc.stdout
+
+
+def test_first_call_messages_and_cold_cache():
+    """first_call_notify: first_call and first_done come between started and
+    result. cold: the first call runs in an empty Triton cache of its own; the
+    demo sub (OPSCREEN_DEMOLIB_SLOW_FIRST=sub:1.5:loaded) is slow only
+    outside one."""
+    r = Runner(OPSCREEN_DEMOLIB_SLOW_FIRST="sub:1.5:loaded")
+    try:
+        assert r.recv()["type"] == "hello"
+        sub = make_case(5, "sub.Tensor", "sub", [tensor([4, 6], "float32"),
+                                                  tensor([4, 6], "float32")],
+                        dtype="float32", first_call_notify=True)
+        r.send({"type": "case", "case": sub})
+        got = [r.recv() for _ in range(4)]
+        assert [m["type"] for m in got] == ["started", "first_call", "first_done",
+                                            "result"], got
+        assert all(m["id"] == 5 for m in got)
+        assert got[3]["status"] == "ok" and got[3]["times"]["cand_first_ms"] >= 1500
+        cold = dict(sub, id=6, cold=True,
+                    args=[tensor([5, 7], "float32"), tensor([5, 7], "float32")])
+        r.send({"type": "case", "case": cold})
+        got = [r.recv() for _ in range(4)]
+        assert [m["type"] for m in got] == ["started", "first_call", "first_done",
+                                            "result"], got
+        assert got[3]["times"]["cand_first_ms"] < 1500, got[3]["times"]
+        # without the flag: started and result only
+        started, res = r.case(dict(sub, id=7, first_call_notify=False))
+        assert started["type"] == "started" and res["type"] == "result"
+    finally:
+        r.close()
