@@ -1456,30 +1456,46 @@ skip_replay(int slot, int64_t fpid)
  * A changed library, a changed budget or a run with no such predecessor
  * screens as before.  Returns the cases cut, -1 on a store error.
  */
+/*
+ * The replay of key_budget_replay and first_call_budget_replay: the cases
+ * recorded with reason `name` (also the runner.<name> setting and the
+ * run_complete field) by the newest complete run of this library under the
+ * same budget are cut before any case runs; `when` says why (a format
+ * taking the budget).  Returns the cases cut, -1 on a store error.
+ */
 static int
-key_budget_replay(int slot, int64_t fpid)
+budget_replay(int slot, int64_t fpid, const char *name, double budget,
+    const char *when)
 {
-	char	why[256];
+	char	why[320], cause[192], prior[192], reasons[64];
 	int	n, nkeys;
 
-	if (env->conf.key_budget <= 0)
+	if (!(budget > 0))
 		return 0;
+	snprintf(cause, sizeof(cause), when, budget);
 	snprintf(why, sizeof(why), "not run: run %%lld of this library cut it "
-	    "when the key's cases had taken over runner.key_budget (%g s); a "
-	    "re-screen of one library keeps its coverage", env->conf.key_budget);
+	    "when %s; a re-screen of one library keeps its coverage", cause);
 	/* runs under the same budget (a run of a few other keys in between
 	 * changes nothing) */
-	n = prior_skips_replay(slot, fpid, "EXISTS (SELECT 1 FROM events e "
-	    "WHERE e.run_id = r.id AND e.kind = 'run_complete' AND "
-	    "json_extract(e.json, '$.key_budget') = ?4)", env->conf.key_budget,
-	    "'key_budget'",
-	    "key_budget", why, &nkeys);
+	snprintf(prior, sizeof(prior), "EXISTS (SELECT 1 FROM events e WHERE "
+	    "e.run_id = r.id AND e.kind = 'run_complete' AND "
+	    "json_extract(e.json, '$.%s') = ?4)", name);
+	snprintf(reasons, sizeof(reasons), "'%s'", name);
+	n = prior_skips_replay(slot, fpid, prior, budget, reasons, name, why,
+	    &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each cut them "
-		    "(runner.key_budget %g s)", (long long)cur.run_id,
-		    cur.q[slot].device, n, nkeys, env->conf.key_budget);
+		    "(runner.%s %g s)", (long long)cur.run_id,
+		    cur.q[slot].device, n, nkeys, name, budget);
 	return n;
+}
+
+static int
+key_budget_replay(int slot, int64_t fpid)
+{
+	return budget_replay(slot, fpid, "key_budget", env->conf.key_budget,
+	    "the key's cases had taken over runner.key_budget (%g s)");
 }
 
 /* ---- first-call budget ---------------------------------------------------- */
@@ -1744,26 +1760,9 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 static int
 first_call_budget_replay(int slot, int64_t fpid)
 {
-	char	why[256];
-	int	n, nkeys;
-
-	if (!(env->conf.first_call_budget > 0))
-		return 0;
-	snprintf(why, sizeof(why), "not run: run %%lld of this library cut it "
-	    "when a first call of its key and dtype ran past "
-	    "runner.first_call_budget (%g s) twice; a re-screen of one library "
-	    "keeps its coverage", env->conf.first_call_budget);
-	n = prior_skips_replay(slot, fpid, "EXISTS (SELECT 1 FROM events e "
-	    "WHERE e.run_id = r.id AND e.kind = 'run_complete' AND "
-	    "json_extract(e.json, '$.first_call_budget') = ?4)",
-	    env->conf.first_call_budget, "'first_call_budget'",
-	    "first_call_budget", why, &nkeys);
-	if (n > 0)
-		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
-		    "not run, as the library's last run of each cut them "
-		    "(runner.first_call_budget %g s)", (long long)cur.run_id,
-		    cur.q[slot].device, n, nkeys, env->conf.first_call_budget);
-	return n;
+	return budget_replay(slot, fpid, "first_call_budget",
+	    env->conf.first_call_budget, "a first call of its key and dtype ran "
+	    "past runner.first_call_budget (%g s) twice");
 }
 
 /* ---- shrinking ------------------------------------------------------------ */
