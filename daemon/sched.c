@@ -1272,7 +1272,7 @@ key_budget_wait(int device, const char *key)
 
 /* Case id's dtype into buf; -1 when it is not stored. */
 static int
-case_dtype(int64_t id, char *buf, size_t len)
+stored_dtype(int64_t id, char *buf, size_t len)
 {
 	sqlite3_stmt	*st;
 	int		 rc = -1;
@@ -1317,7 +1317,7 @@ queue_ready(struct devq *q, unsigned char *memo)
 		if (memo[k] == 2)
 			break;
 		/* a dtype of the key waits for its re-measure, not the others */
-		if (memo[k] == 3 && case_dtype(q->ids[j], dtype,
+		if (memo[k] == 3 && stored_dtype(q->ids[j], dtype,
 		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype))
 			break;
 	}
