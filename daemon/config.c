@@ -47,6 +47,7 @@ config_defaults(struct config *c)
 	c->first_call_budget = 0;
 	c->cache_autotuning = 1;
 	c->runner_nice = 10;
+	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
 	c->screen_on_start = 0;
 	c->api_threads = 4;
 	c->api_max_connections = 256;
@@ -216,6 +217,11 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.cache_autotuning"))
 		return parse_bool(v, &c->cache_autotuning) ?
 		    "must be yes or no" : NULL;
+	if (IS("runner.cuda_sync"))
+		return (strcmp(v, "auto") && strcmp(v, "spin") &&
+		    strcmp(v, "yield") && strcmp(v, "blocking")) ||
+		    set_str(c->cuda_sync, sizeof(c->cuda_sync), v) ?
+		    "must be auto, spin, yield or blocking" : NULL;
 	if (IS("runner.nice"))
 		return parse_int(v, 0, 19, &c->runner_nice) ?
 		    "must be an integer 0..19" : NULL;

@@ -56,6 +56,7 @@ struct config {
 	double	 first_call_budget;	/* seconds per first call, 0 = none */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
+	char	 cuda_sync[16];		/* auto | spin | yield | blocking */
 	int	 screen_on_start;
 	int	 api_threads;
 	int	 api_max_connections;

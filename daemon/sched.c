@@ -2558,6 +2558,15 @@ on_hello(struct worker *w, json_t *msg)
 	w->hello_error[0] = '\0';
 	w->failures = 0;
 	w->state = W_IDLE;
+	{
+		json_t	*cs = json_object_get(msg, "cuda_sync");
+		const char *why = json_string_value(json_object_get(cs, "error"));
+
+		if (why != NULL)
+			log_warnx("worker %d: runner.cuda_sync = %s not applied, "
+			    "the driver's default is in effect: %s", w->slot,
+			    env->conf.cuda_sync, why);
+	}
 	w->deadline = 0;
 	w->fp_asked = 0;
 	w->fp_stale = 0;

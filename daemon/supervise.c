@@ -44,7 +44,7 @@ env_overridden(const char *e)
 	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
 	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=",
-	    "TRITON_CACHE_AUTOTUNING=" };
+	    "TRITON_CACHE_AUTOTUNING=", "OPSCREEN_CUDA_SYNC=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -97,7 +97,8 @@ supervise_spawn(struct worker *w)
 	    env_push(envp, &n, "OPSCREEN_ROLE", w->compile ? "compile" :
 	    "screen") == -1 ||
 	    env_push(envp, &n, "TRITON_CACHE_AUTOTUNING",
-	    env->conf.cache_autotuning ? "1" : "0") == -1)
+	    env->conf.cache_autotuning ? "1" : "0") == -1 ||
+	    env_push(envp, &n, "OPSCREEN_CUDA_SYNC", env->conf.cuda_sync) == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

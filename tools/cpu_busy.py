@@ -9,10 +9,15 @@ per window from the first sample, the CPUs of --cpus that were busy on
 average (user + nice + system + irq + softirq + steal over all time, idle
 and iowait counted idle), and the same over the whole run.  A screen whose
 cores are near-saturated is bounded by the work on them; one with idle
-cores can use more runners.  Standard library only.
+cores can use more runners.  Where the samples also hold "proc PID UTIME
+STIME CUTIME CSTIME" lines (the daemon's runners, from /proc/PID/stat, in
+clock ticks), it also splits the runners' CPU time into their own threads
+(Python, Triton's in-process LLVM, and any spinning in CUDA waits) and their
+reaped children (ptxas and other compiler processes).  Standard library only.
 """
 import argparse
 import lzma
+import os
 from collections import defaultdict
 
 
@@ -22,6 +27,20 @@ def cpus_of(spec):
         a, _, b = part.partition("-")
         out.update(range(int(a), int(b or a) + 1))
     return out
+
+
+def procs(path):
+    """{pid: (first, last)} of the (utime+stime, cutime+cstime) ticks."""
+    op = lzma.open if path.endswith(".xz") else open
+    seen = {}
+    with op(path, "rt") as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 6 and w[0] == "proc":
+                v = [int(x) for x in w[2:]]
+                cur = (v[0] + v[1], v[2] + v[3])
+                seen[w[1]] = (seen.get(w[1], (cur, cur))[0], cur)
+    return seen
 
 
 def samples(path):
@@ -75,6 +94,13 @@ def main():
         print(f"| {w * a.window}-{(w + 1) * a.window} | {b / s:.1f} |")
     if ts:
         print(f"| all ({ts:.0f} s) | {tb / ts:.1f} |")
+    seen = procs(a.path)
+    if seen:
+        hz = os.sysconf("SC_CLK_TCK")
+        own = sum(b[0] - f[0] for f, b in seen.values()) / hz
+        kids = sum(b[1] - f[1] for f, b in seen.values()) / hz
+        print(f"\nrunners sampled: {len(seen)}; CPU-s between each one's first and "
+              f"last sample: own threads {own:.0f}, reaped children {kids:.0f}")
 
 
 if __name__ == "__main__":

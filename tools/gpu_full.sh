@@ -11,6 +11,9 @@
 # ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
 # ops42r the 42 ops again, cold (a Triton cache of its own): repeatability
+# ops42b the 42 ops, cold, on a cache and port of its own: runs beside ops42
+#        on the other GPU of a two-GPU host (an A/B of one knob, e.g.
+#        CUDA_SYNC_ops42b=blocking)
 # warm   the same table again on the cache the cold screen filled, and on its
 #        database (the daemon's second full screen of the library)
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
@@ -26,6 +29,7 @@
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
 # FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
+# CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -116,6 +120,7 @@ compile_budget = ${COMPILE_BUDGET:-60}
 shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
 first_call_budget = ${FIRST_CALL_BUDGET:-0}
+cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
@@ -125,9 +130,17 @@ CONF
 	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
 	# per-CPU counters every 10 s while the daemon lives (tools/cpu_busy.py):
-	# is the screen CPU-bound on its cores?
-	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat; sleep 10; done' \
+	# is the screen CPU-bound on its cores? and each runner's (the daemon's
+	# children's) own and reaped children's CPU ticks: where the time goes
+	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat
+	    for p in $(pgrep -P "$1"); do echo "proc $p $(cut -d" " -f14-17 /proc/$p/stat 2>/dev/null)"; done
+	    sleep 10; done' \
 	    sh "$(cat "$W/pid")" > "$W/cpustat.txt" 2>/dev/null < /dev/null &)
+	# the phase's GPU: utilisation (share of time a kernel ran) each second
+	(setsid sh -c 'nvidia-smi -i "$2" --query-gpu=timestamp,utilization.gpu,utilization.memory,power.draw \
+	    --format=csv,noheader,nounits -lms 1000 & s=$!
+	    while kill -0 "$1" 2>/dev/null; do sleep 2; done; kill $s' \
+	    sh "$(cat "$W/pid")" "$(dev_of "$name")" > "$W/gpustat.txt" 2>/dev/null < /dev/null &)
 	for i in $(seq 1 60); do
 		curl -s localhost:$PORT/healthz >/dev/null 2>&1 && break; sleep 1
 	done
@@ -182,6 +195,7 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
 	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
 	[ -f "$W/cpustat.txt" ] && xz -9c "$W/cpustat.txt" > "$P/cpustat.txt.xz"
+	[ -f "$W/gpustat.txt" ] && xz -9c "$W/gpustat.txt" > "$P/gpustat.txt.xz"
 	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
 	    "$W/opscreen.db" "$P/opscreen.db"
 	# $OUT is emptied before each device call: checks in a later call
@@ -236,10 +250,10 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; ops42*) echo 8472;; coldt) echo 8473;; *) echo 8470;; esac; }
+port_of() { case $1 in v500) echo 8471;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",

@@ -8,15 +8,17 @@ import warnings
 
 import torch
 
-from . import proto, repro
+from . import cudasync, proto, repro
 from .adapters import FlagGemsStyle
 from .execute import HarnessError, device_ok, run_case
 
 log = logging.getLogger("opscreen_runner")
 
 
-def _hello(adapter, device):
+def _hello(adapter, device, sync=None):
     msg = {"type": "hello", "pid": os.getpid(), "entries": []}
+    if sync is not None:
+        msg["cuda_sync"] = sync
     error = None
     if device not in ("cuda", "cpu"):
         error = f"ValueError: OPSCREEN_DEVICE must be cuda or cpu, not {device!r}"
@@ -82,8 +84,15 @@ def main():
     torch.set_grad_enabled(False)
     # Every override registration warns once; it would crowd the crash-report tail.
     warnings.filterwarnings("ignore", message="(?s).*Overriding a previously registered kernel")
+    # Before anything creates the CUDA context (the library's import may).
+    sync = None
+    mode = os.environ.get("OPSCREEN_CUDA_SYNC", "auto")
+    if device == "cuda" and mode != "auto":
+        sync = cudasync.set_sync(mode)
+        if "error" in sync:
+            log.warning("cuda_sync %s not applied: %s", mode, sync["error"])
     adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))
-    hello = _hello(adapter, device)
+    hello = _hello(adapter, device, sync)
     proto.send(fd, hello)
     if "error" in hello:
         log.error("%s", hello["error"])

@@ -1,5 +1,7 @@
 """The runner against FlagGems on a GPU; skipped where either is missing."""
 
+import os
+
 from runner_harness import Runner, make_case, tensor  # noqa: E402
 
 
@@ -64,4 +66,36 @@ def test_sticky_error_is_fatal(tmp_path):
     print(result)
     assert result["status"] == "cand_error" and result["fatal"] is True
     assert r.recv() is None  # the runner exits after a fatal result
+    r.close()
+
+
+SYNC_CHECK = r'''
+import sys
+from opscreen_runner import cudasync
+got = cudasync.set_sync(sys.argv[1])
+import torch
+torch.ones(4, device="cuda").sum().item()
+print(got, *cudasync.current())
+'''
+
+
+def test_cuda_sync_sets_the_primary_context():
+    """runner.cuda_sync = blocking reaches the context torch creates, and a
+    runner's hello says what is in effect."""
+    import subprocess
+    import sys as _sys
+    from runner_harness import PYTHONPATH
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH, CUDA_VISIBLE_DEVICES="0")
+    for mode in ("blocking", "spin"):
+        out = subprocess.run([_sys.executable, "-c", SYNC_CHECK, mode], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split()[-2:] == [mode, "True"], out.stdout
+    r = Runner(OPSCREEN_LIBRARY="flag_gems", OPSCREEN_DEVICE="cuda",
+               CUDA_VISIBLE_DEVICES="0", OPSCREEN_CUDA_SYNC="blocking")
+    hello = r.recv()
+    assert hello.get("cuda_sync") == {"mode": "blocking"}, hello.get("cuda_sync")
+    started, result = r.case(make_case(1, "add.Tensor", "add",
+                                       [tensor([3, 1, 5]), tensor([4, 1])]))
+    assert result["status"] == "ok", result
     r.close()

@@ -193,3 +193,22 @@ def test_first_call_messages_and_cold_cache():
         assert started["type"] == "started" and res["type"] == "result"
     finally:
         r.close()
+
+
+def test_cuda_sync_without_a_gpu():
+    """runner.cuda_sync: an unknown mode, or no CUDA driver, is reported and
+    not raised; a runner on the CPU leaves the driver alone (no cuda_sync in
+    its hello) whatever the mode."""
+    from opscreen_runner import cudasync
+    assert "unknown mode 'sleepy'" in cudasync.set_sync("sleepy")["error"]
+    got = cudasync.set_sync("blocking")
+    if "mode" not in got:  # this machine has no usable driver (CI): said why
+        assert got["error"], got
+    r = Runner(OPSCREEN_CUDA_SYNC="blocking")
+    try:
+        h = r.recv()
+        assert h["type"] == "hello" and "error" not in h and "cuda_sync" not in h, h
+        started, res = r.case(ADD)
+        assert res["status"] == "ok", res
+    finally:
+        r.close()
