@@ -8,7 +8,7 @@ import warnings
 
 import torch
 
-from . import cudasync, proto, repro
+from . import cudasync, jitstats, proto, repro
 from .adapters import FlagGemsStyle
 from .execute import HarnessError, device_ok, run_case
 
@@ -91,6 +91,8 @@ def main():
         sync = cudasync.set_sync(mode)
         if "error" in sync:
             log.warning("cuda_sync %s not applied: %s", mode, sync["error"])
+    if device == "cuda":  # compiles and autotuning of first calls, per case
+        jitstats.install()
     adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))
     hello = _hello(adapter, device, sync)
     proto.send(fd, hello)

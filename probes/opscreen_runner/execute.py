@@ -8,7 +8,7 @@ import time
 
 import torch
 
-from . import figures, inputs, kernels, stats
+from . import figures, inputs, jitstats, kernels, stats
 
 COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only", "stat", "bootstrap")
 STEADY_CALLS = 3
@@ -289,9 +289,13 @@ def run_case(case, adapter, device, notify=None):
             # runner.first_call_budget, as a compile step is measured
             if notify is not None:
                 notify("first_call")
+            snap = jitstats.snapshot()
             with _ColdCache(compile_step or case.get("cold") is True):
                 cand, cerr, times["cand_first_ms"], c_mut = _call(
                     op, args, kwargs, mutates, device, seed)
+            cost = jitstats.delta(snap)
+            if cost:
+                res["first_call_cost"] = cost
             if notify is not None:
                 notify("first_done")
             # steady-state timing only where it is cheap: a slow call is

@@ -509,3 +509,61 @@ def test_a_first_call_measured_again_holds_only_its_dtype(make_daemon):
     verdicts = dict(db.execute("SELECT dtype, verdict FROM verdicts WHERE run_id=? "
                                "AND key='sub.Tensor'", (rid,)))
     assert verdicts["float32"] == "inconclusive" and verdicts["float16"] == "verified"
+
+
+PILOT_OPS = ["sub.Tensor", "abs", "neg", "relu", "sin", "cos", "exp", "sigmoid"]
+
+
+def _sub_first_calls(make_daemon, tmp_path, pilot):
+    """sub's first call per dtype on the host takes 1.5 s until one has
+    ended (OPSCREEN_DEMOLIB_SLOW_FIRST=sub:1.5:shared, a compile that lands
+    in the shared cache); three runners. (sub's first-call ms, the run's
+    keys that ran, the run)."""
+    cache = tmp_path / ("cache-pilot" if pilot else "cache-free")
+    d, run, rid = _screened(
+        make_daemon, {"ops": PILOT_OPS, "dtypes": ["float32"], "classes": ["same_shape"]},
+        runner__workers_per_device=3, runner__compile_workers=0,
+        runner__shrink_max=0, runner__first_call_pilot="yes" if pilot else "no",
+        env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:1.5:shared",
+             "TRITON_CACHE_DIR": str(cache)})
+    db = sqlite3.connect(d.db)
+    rows = db.execute(
+        "SELECT c.key, r.status, r.cand_first_ms FROM results r JOIN cases c "
+        "ON c.id=r.case_id WHERE c.run_id=? AND c.class != 'bootstrap'", (rid,)).fetchall()
+    d.stop()
+    return [ms for k, st, ms in rows if k == "sub.Tensor"], \
+        {k for k, st, _ in rows if st not in ("skipped",)}, run
+
+
+def test_a_first_call_pilot_compiles_alone(make_daemon, tmp_path):
+    """runner.first_call_pilot: a key and dtype's other cases wait while its
+    first case's first call runs, so one runner compiles what the others
+    then load; without it the other runners reach sub's next cases while the
+    first still compiles, and each compiles too."""
+    free, keys, run = _sub_first_calls(make_daemon, tmp_path, False)
+    assert run["done"] == run["total"] and keys == set(PILOT_OPS), (run, keys)
+    assert len(free) > 3 and sum(ms >= 1500 for ms in free) >= 2, free
+    held, keys, run = _sub_first_calls(make_daemon, tmp_path, True)
+    assert run["done"] == run["total"] and keys == set(PILOT_OPS), (run, keys)
+    assert len(held) == len(free), (held, free)
+    assert sum(ms >= 1500 for ms in held) == 1, held
+
+
+def test_a_pilot_that_crashes_or_hangs_holds_nothing(make_daemon):
+    """A pilot that takes its runner down (the demo rsqrt aborts) or hangs
+    to its deadline (tanh) ends like any case; its key's other cases are
+    not left waiting and the run completes."""
+    d, run, rid = _screened(
+        make_daemon, {"ops": ["rsqrt", "tanh", "neg", "relu"], "dtypes": ["float32"],
+                      "classes": ["same_shape"]},
+        runner__workers_per_device=2, runner__compile_workers=0,
+        runner__shrink_max=0, runner__first_call_pilot="yes",
+        runner__cpu_case_deadline=5)
+    assert run["state"] == "complete" and run["done"] == run["total"], run
+    db = sqlite3.connect(d.db)
+    got = dict(db.execute("SELECT key, verdict FROM verdicts WHERE run_id=? AND "
+                          "dtype='float32'", (rid,)).fetchall())
+    assert got.get("rsqrt") == "broken" and got.get("tanh") == "broken", got
+    assert got.get("neg") == "verified" and got.get("relu") == "verified", (got, db.execute(
+        "SELECT c.key, r.status, r.reason, r.detail FROM results r JOIN cases c ON "
+        "c.id=r.case_id WHERE c.run_id=? AND r.status != 'pass'", (rid,)).fetchall())
