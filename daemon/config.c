@@ -48,7 +48,6 @@ config_defaults(struct config *c)
 	c->cache_autotuning = 1;
 	c->runner_nice = 10;
 	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
-	c->first_call_pilot = 0;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
 	c->api_max_connections = 256;
@@ -217,9 +216,6 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
 	if (IS("runner.cache_autotuning"))
 		return parse_bool(v, &c->cache_autotuning) ?
-		    "must be yes or no" : NULL;
-	if (IS("runner.first_call_pilot"))
-		return parse_bool(v, &c->first_call_pilot) ?
 		    "must be yes or no" : NULL;
 	if (IS("runner.cuda_sync"))
 		return (strcmp(v, "auto") && strcmp(v, "spin") &&

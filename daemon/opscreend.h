@@ -57,7 +57,6 @@ struct config {
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	char	 cuda_sync[16];		/* auto | spin | yield | blocking */
-	int	 first_call_pilot;	/* a key x dtype's first case goes alone */
 	int	 screen_on_start;
 	int	 api_threads;
 	int	 api_max_connections;
@@ -119,7 +118,6 @@ struct worker {
 	int		 case_compile;		/* the case in flight is a ladder step */
 	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
 	int		 case_in_first;		/* inside that first call */
-	int		 case_pilot;		/* its key x dtype's first case */
 	char		 case_dtype[32];	/* the case's dtype */
 	char		 case_key[128];		/* its aten key */
 	double		 case_t0;		/* when it was sent (monotonic) */

@@ -53,8 +53,6 @@ static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
 static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
 static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
 static json_t		*cur_prior[NSLOTS];	/* spec -> the library's last shrink */
-static json_t		*cur_pilot[NSLOTS];	/* "key|dtype" -> 1 pilot in flight, 2 done */
-static json_t		*cur_pilot_keys[NSLOTS]; /* key -> its pilots in flight */
 static json_t		*cur_fc;		/* "dev|key|dtype" -> FC_* */
 static json_t		*cur_confirm;		/* "id" -> re-measure [dev, key, dtype] */
 static int64_t		 cancel_req;
@@ -285,9 +283,6 @@ run_clear(void)
 	for (s = 0; s < NSLOTS; s++) {
 		json_decref(cur_prior[s]);
 		cur_prior[s] = NULL;
-		json_decref(cur_pilot[s]);
-		json_decref(cur_pilot_keys[s]);
-		cur_pilot[s] = cur_pilot_keys[s] = NULL;
 	}
 }
 
@@ -1005,12 +1000,9 @@ run_log_lists(void)
 
 /* ---- workers ------------------------------------------------------------- */
 
-static void	pilot_end(struct worker *);
-
 static void
 worker_idle(struct worker *w)
 {
-	pilot_end(w);
 	free(w->repro);
 	w->repro = NULL;
 	w->case_id = 0;
@@ -1022,8 +1014,7 @@ worker_idle(struct worker *w)
 }
 
 static int	fc_mode(const struct worker *, int64_t, const json_t *);
-static int	pilot_begins(const struct worker *, const json_t *);
-static void	pilot_mark(struct worker *, const json_t *);
+static void	fc_stop_siblings(int, int64_t, const char *, const char *);
 static int	fc_confirm(int64_t);
 static int	fc_pending(int, const char *, const char *);
 static void	on_first_call(struct worker *, json_t *, int);
@@ -1041,14 +1032,14 @@ static int
 case_send(struct worker *w, int64_t id, json_t *spec)
 {
 	json_t	*msg;
-	int	 rc, compile, fcb, pilot;
+	int	 rc, compile, fcb;
 
 	compile = json_is_string(json_object_get(spec, "class")) &&
 	    !strcmp(json_string_value(json_object_get(spec, "class")),
 	    "compile");
 	fcb = compile || w->shrink_try != NULL ? 0 : fc_mode(w, id, spec);
-	pilot = !compile && w->shrink_try == NULL && pilot_begins(w, spec);
-	if (fcb > 0 || pilot)
+	/* a ladder step is stopped once its first call is over the budget */
+	if (fcb > 0 || compile)
 		json_object_set_new(spec, "first_call_notify", json_true());
 	if (fcb == 2)
 		json_object_set_new(spec, "cold", json_true());
@@ -1058,8 +1049,6 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	json_decref(msg);
 	if (rc == -1)
 		return -1;
-	if (pilot)
-		pilot_mark(w, spec);
 	w->state = W_BUSY;
 	w->case_id = id;
 	w->case_compile = compile;
@@ -1302,96 +1291,6 @@ stored_dtype(int64_t id, char *buf, size_t len)
 	return rc;
 }
 
-/* ---- pilot first calls ---------------------------------------------------- */
-
-/*
- * runner.first_call_pilot: the first case of a key and dtype to be sent is
- * its pilot, and the key and dtype's other cases wait until the pilot's
- * first call has ended (first_done, or the case ended some other way);
- * runners take other keys' cases meanwhile.  Without it the round-robin
- * queue hands a slow key's next cases to other runners while its first
- * case still compiles, and each of them compiles the same kernels and
- * benchmarks the same configs at once: in the 42-op screen of the eighth
- * session, 11 mm float32 cases each ran a 60-s first call side by side.
- */
-static int
-pilot_begins(const struct worker *w, const json_t *spec)
-{
-	int		 slot = slot_of_device(w->device);
-	char		 kd[192];
-
-	if (!env->conf.first_call_pilot || slot < 0)
-		return 0;
-	snprintf(kd, sizeof(kd), "%s|%s", json_string_value(json_object_get(spec,
-	    "key")) ?: "", json_string_value(json_object_get(spec, "dtype")) ?:
-	    "");
-	return cur_pilot[slot] == NULL || json_object_get(cur_pilot[slot], kd) ==
-	    NULL;
-}
-
-static void
-pilot_count(int slot, const char *key, int by)
-{
-	json_int_t	 n;
-
-	if (cur_pilot_keys[slot] == NULL)
-		cur_pilot_keys[slot] = json_object();
-	n = json_integer_value(json_object_get(cur_pilot_keys[slot], key)) + by;
-	if (n > 0)
-		json_object_set_new(cur_pilot_keys[slot], key, json_integer(n));
-	else
-		json_object_del(cur_pilot_keys[slot], key);
-}
-
-/* w was sent spec as its key and dtype's pilot. */
-static void
-pilot_mark(struct worker *w, const json_t *spec)
-{
-	int		 slot = slot_of_device(w->device);
-	const char	*key = json_string_value(json_object_get(spec, "key")) ?: "";
-	char		 kd[192];
-
-	snprintf(kd, sizeof(kd), "%s|%s", key, json_string_value(
-	    json_object_get(spec, "dtype")) ?: "");
-	if (cur_pilot[slot] == NULL)
-		cur_pilot[slot] = json_object();
-	json_object_set_new(cur_pilot[slot], kd, json_integer(1));
-	pilot_count(slot, key, 1);
-	w->case_pilot = 1;
-}
-
-/* w's pilot (if it flies one) has ended its first call: the rest go. */
-static void
-pilot_end(struct worker *w)
-{
-	int	 slot = slot_of_device(w->device);
-	char	 kd[192];
-
-	if (!w->case_pilot || slot < 0)
-		return;
-	w->case_pilot = 0;
-	snprintf(kd, sizeof(kd), "%s|%s", w->case_key, w->case_dtype);
-	if (cur_pilot[slot] != NULL)
-		json_object_set_new(cur_pilot[slot], kd, json_integer(2));
-	pilot_count(slot, w->case_key, -1);
-}
-
-/* Whether case id (of key) waits for its key and dtype's pilot. */
-static int
-pilot_held(int device, const char *key, int64_t id)
-{
-	int	 slot = slot_of_device(device);
-	char	 dtype[32], kd[192];
-
-	if (!env->conf.first_call_pilot || slot < 0 || key == NULL ||
-	    cur_pilot_keys[slot] == NULL ||
-	    json_object_get(cur_pilot_keys[slot], key) == NULL ||
-	    stored_dtype(id, dtype, sizeof(dtype)) != 0)
-		return 0;
-	snprintf(kd, sizeof(kd), "%s|%s", key, dtype);
-	return json_integer_value(json_object_get(cur_pilot[slot], kd)) == 1;
-}
-
 /*
  * The position in q of the first case, from its head, that need not wait,
  * moved to the head; 0 when every queued case waits.  A case waits while
@@ -1414,8 +1313,6 @@ queue_ready(struct devq *q, unsigned char *memo)
 		if (fc_confirm(q->ids[j]))
 			break;		/* a re-measure never waits */
 		key = json_string_value(json_array_get(cur.keys, k));
-		if (pilot_held(q->device, key, q->ids[j]))
-			continue;
 		if (memo[k] == 0)
 			memo[k] = key_budget_wait(q->device, key) ? 1 :
 			    fc_pending(q->device, key, NULL) ? 3 : 2;
@@ -1835,6 +1732,42 @@ first_call_over(struct worker *w)
 			error("case %lld: cannot queue it again", (long long)id);
 	} else if (fc_queue(s, id, key, dtype) == -1)
 		error("case %lld: cannot queue its re-measure", (long long)id);
+	else
+		fc_stop_siblings(s, id, key, dtype);
+}
+
+/*
+ * The first call of case id (key, dtype) ran past the budget and waits to be
+ * measured again: the key and dtype's other first calls in flight on
+ * screening runners are stopped now and wait for that re-measure too,
+ * queued again, instead of each running on to the budget. In the 42-op
+ * screen of the eighth session eleven mm float32 first calls had started
+ * before the first was stopped, and each ran on to its own 60 s (about
+ * 300 runner-s of compiling, on a host whose cores were all busy) to the
+ * same end; what they compiled meanwhile stays in the Triton cache.
+ */
+static void
+fc_stop_siblings(int slot, int64_t id, const char *key, const char *dtype)
+{
+	int	 i;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*o = &env->workers[i];
+		int64_t		 oid = o->case_id;
+
+		if (o->state != W_BUSY || oid == 0 || oid == id ||
+		    o->case_fcb != 1 || !o->case_in_first ||
+		    o->shrink_try != NULL || o->case_compile ||
+		    slot_of_device(o->device) != slot ||
+		    strcmp(o->case_key, key) || strcmp(o->case_dtype, dtype))
+			continue;
+		log_info("case %lld (%s %s): first call stopped after %.0f s; "
+		    "it waits for case %lld's re-measure", (long long)oid, key,
+		    dtype, now_mono() - o->case_t0, (long long)id);
+		worker_respawn(o);
+		if (queue_unshift(&cur.q[slot], oid, key_position(key)) == -1)
+			error("case %lld: cannot queue it again", (long long)oid);
+	}
 }
 
 /* The runner's "first_call" / "first_done" around the candidate's first call. */
@@ -1843,9 +1776,15 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 {
 	double	now = now_mono();
 
-	if (!starts && w->state == W_BUSY && json_integer_value(json_object_get(
-	    msg, "id")) == w->case_id)
-		pilot_end(w);	/* compiled: its key and dtype's cases go */
+	if (w->state == W_BUSY && w->case_compile && json_integer_value(
+	    json_object_get(msg, "id")) == w->case_id) {
+		w->case_in_first = starts;
+		if (starts && now + env->conf.compile_budget < w->deadline)
+			w->deadline = now + env->conf.compile_budget;
+		else if (!starts)
+			w->deadline = w->case_t0 + compile_deadline();
+		return;
+	}
 	if (w->state != W_BUSY || w->case_fcb == 0 || w->shrink_try != NULL ||
 	    json_integer_value(json_object_get(msg, "id")) != w->case_id)
 		return;
@@ -2199,7 +2138,6 @@ static void
 worker_respawn(struct worker *w)
 {
 	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
-	pilot_end(w);
 	supervise_kill(w);
 	w->restarts++;
 	free(w->repro);
@@ -2287,9 +2225,14 @@ case_skip_siblings(int64_t case_id, int device, int compile_only)
 		    key, dtype, device);
 }
 
+/*
+ * Records the case in flight on w as status (it gave no result); skip: its
+ * key and dtype's remaining cases are skipped as those of a case that hung
+ * or crashed (only the compile steps after a hazard).
+ */
 static void
-case_abort(struct worker *w, enum case_status status, const char *reason,
-    const char *what)
+case_end(struct worker *w, enum case_status status, const char *reason,
+    const char *what, int skip)
 {
 	struct case_verdict	 v;
 	char			 tail[2048];
@@ -2303,7 +2246,15 @@ case_abort(struct worker *w, enum case_status status, const char *reason,
 	case_record(w->case_id, &v, NULL, tail, w->repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
 	/* a slow compile step says nothing about the key's other cases */
-	case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
+	if (skip)
+		case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
+}
+
+static void
+case_abort(struct worker *w, enum case_status status, const char *reason,
+    const char *what)
+{
+	case_end(w, status, reason, what, 1);
 }
 
 void
@@ -2314,7 +2265,6 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
 
 	worker_collect(w, how, sizeof(how));
-	pilot_end(w);
 	if (w->shrink_try != NULL) {
 		/* the case itself was recorded; only its variant died */
 		shrink_abort(w);
@@ -2442,6 +2392,20 @@ sched_on_deadline(struct worker *w)
 	} else if (w->state == W_BUSY && w->case_id && w->case_fcb &&
 	    w->case_in_first) {
 		first_call_over(w);
+	} else if (w->state == W_BUSY && w->case_id && w->case_compile &&
+	    w->case_in_first) {
+		/*
+		 * Past the budget the step is a hazard whatever it takes
+		 * more: it is not run on to twice the budget, which on a
+		 * host whose cores all compile only delays the rest (the
+		 * 42-op screen's topk k=4096 steps took 86-101 s).
+		 */
+		snprintf(what, sizeof(what), "first call still running after "
+		    "%d s, the budget (runner.compile_budget); stopped",
+		    env->conf.compile_budget);
+		/* the smaller steps still run: they measure the growth */
+		case_end(w, CASE_HAZARD, "compile_time", what, 0);
+		worker_respawn(w);
 	} else if (w->state == W_BUSY && w->case_id && w->case_compile) {
 		snprintf(what, sizeof(what), "compile step gave no result within "
 		    "%d s (budget %d s); runner process group killed",

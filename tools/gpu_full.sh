@@ -30,7 +30,6 @@
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
 # FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
 # CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
-# PILOT (runner.first_call_pilot, no; PILOT_<phase> for one phase),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -122,7 +121,6 @@ shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
 first_call_budget = ${FIRST_CALL_BUDGET:-0}
 cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
-first_call_pilot = $(eval "echo \${PILOT_$name:-\${PILOT:-no}}")
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"

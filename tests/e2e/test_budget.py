@@ -511,59 +511,53 @@ def test_a_first_call_measured_again_holds_only_its_dtype(make_daemon):
     assert verdicts["float32"] == "inconclusive" and verdicts["float16"] == "verified"
 
 
-PILOT_OPS = ["sub.Tensor", "abs", "neg", "relu", "sin", "cos", "exp", "sigmoid"]
-
-
-def _sub_first_calls(make_daemon, tmp_path, pilot):
-    """sub's first call per dtype on the host takes 1.5 s until one has
-    ended (OPSCREEN_DEMOLIB_SLOW_FIRST=sub:1.5:shared, a compile that lands
-    in the shared cache); three runners. (sub's first-call ms, the run's
-    keys that ran, the run)."""
-    cache = tmp_path / ("cache-pilot" if pilot else "cache-free")
+def test_first_calls_in_flight_wait_with_the_one_past_the_budget(make_daemon):
+    """When one first call of a key and dtype is stopped at the budget, the
+    key and dtype's other first calls in flight are stopped with it and wait
+    for its re-measure, instead of each running on to the budget. The demo
+    sub's first call on each new shape takes 6 s, the budget is 2 s; four
+    runners reach sub's next cases while its first still runs."""
+    ops = ["sub.Tensor", "abs", "neg", "relu", "sin", "cos", "exp", "sigmoid"]
     d, run, rid = _screened(
-        make_daemon, {"ops": PILOT_OPS, "dtypes": ["float32"], "classes": ["same_shape"]},
-        runner__workers_per_device=3, runner__compile_workers=0,
-        runner__shrink_max=0, runner__first_call_pilot="yes" if pilot else "no",
-        env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:1.5:shared",
-             "TRITON_CACHE_DIR": str(cache)})
+        make_daemon, {"ops": ops, "dtypes": ["float32"], "classes": ["same_shape"]},
+        runner__workers_per_device=4, runner__compile_workers=1,
+        runner__shrink_max=0, runner__first_call_budget=2,
+        env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:6"})
+    assert run["done"] == run["total"], run
+    log = d.logtext()
+    assert log.count("first call still running after 2 s; measuring it again") == 1, \
+        log[-4000:]
+    waited = re.findall(r"case (\d+) \(sub.Tensor float32\): first call stopped after "
+                        r"(\d+) s; it waits for case (\d+)'s re-measure", log)
+    assert len(waited) >= 2 and all(int(s) <= 2 for _, s, _ in waited), log[-4000:]
+    # they were cut with the re-measured case: never judged on part of them
+    sub = _sub_cases(d, rid)
+    assert all(r[1] == "skipped" and r[2] == "first_call_budget" for r in sub), sub
+    assert {int(c) for c, _, _ in waited} <= {r[0] for r in sub}
+    # the other keys ran
     db = sqlite3.connect(d.db)
-    rows = db.execute(
-        "SELECT c.key, r.status, r.cand_first_ms FROM results r JOIN cases c "
-        "ON c.id=r.case_id WHERE c.run_id=? AND c.class != 'bootstrap'", (rid,)).fetchall()
-    d.stop()
-    return [ms for k, st, ms in rows if k == "sub.Tensor"], \
-        {k for k, st, _ in rows if st not in ("skipped",)}, run
+    ran = {k for (k,) in db.execute("SELECT DISTINCT c.key FROM results r JOIN cases c "
+                                    "ON c.id=r.case_id WHERE c.run_id=? AND r.status='pass'",
+                                    (rid,))}
+    assert ran == set(ops) - {"sub.Tensor"}, ran
 
 
-def test_a_first_call_pilot_compiles_alone(make_daemon, tmp_path):
-    """runner.first_call_pilot: a key and dtype's other cases wait while its
-    first case's first call runs, so one runner compiles what the others
-    then load; without it the other runners reach sub's next cases while the
-    first still compiles, and each compiles too."""
-    free, keys, run = _sub_first_calls(make_daemon, tmp_path, False)
-    assert run["done"] == run["total"] and keys == set(PILOT_OPS), (run, keys)
-    assert len(free) > 3 and sum(ms >= 1500 for ms in free) >= 2, free
-    held, keys, run = _sub_first_calls(make_daemon, tmp_path, True)
-    assert run["done"] == run["total"] and keys == set(PILOT_OPS), (run, keys)
-    assert len(held) == len(free), (held, free)
-    assert sum(ms >= 1500 for ms in held) == 1, held
-
-
-def test_a_pilot_that_crashes_or_hangs_holds_nothing(make_daemon):
-    """A pilot that takes its runner down (the demo rsqrt aborts) or hangs
-    to its deadline (tanh) ends like any case; its key's other cases are
-    not left waiting and the run completes."""
-    d, run, rid = _screened(
-        make_daemon, {"ops": ["rsqrt", "tanh", "neg", "relu"], "dtypes": ["float32"],
-                      "classes": ["same_shape"]},
-        runner__workers_per_device=2, runner__compile_workers=0,
-        runner__shrink_max=0, runner__first_call_pilot="yes",
-        runner__cpu_case_deadline=5)
-    assert run["state"] == "complete" and run["done"] == run["total"], run
+def test_a_compile_step_is_stopped_at_the_budget(make_daemon):
+    """A compile-ladder step whose first call is still running at
+    runner.compile_budget is a hazard then and there: the demo topk's k=4096
+    step takes 8.2 s, the budget is 5 s."""
+    d, run, rid = _screened(make_daemon, {"ops": ["topk"], "classes": ["compile"],
+                                          "dtypes": ["float32"]},
+                            runner__workers_per_device=1, runner__compile_workers=1,
+                            runner__shrink_max=0)
     db = sqlite3.connect(d.db)
-    got = dict(db.execute("SELECT key, verdict FROM verdicts WHERE run_id=? AND "
-                          "dtype='float32'", (rid,)).fetchall())
-    assert got.get("rsqrt") == "broken" and got.get("tanh") == "broken", got
-    assert got.get("neg") == "verified" and got.get("relu") == "verified", (got, db.execute(
-        "SELECT c.key, r.status, r.reason, r.detail FROM results r JOIN cases c ON "
-        "c.id=r.case_id WHERE c.run_id=? AND r.status != 'pass'", (rid,)).fetchall())
+    steps = dict(((v, (st, why, det)) for v, st, why, det in db.execute(
+        "SELECT json_extract(c.spec, '$.ladder.value'), r.status, r.reason, r.detail "
+        "FROM results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? AND "
+        "c.class='compile'", (rid,))))
+    assert steps[4096] == ("hazard", "compile_time", "first call still running after 5 s, "
+                           "the budget (runner.compile_budget); stopped"), steps
+    assert steps[8][0] == "pass" and steps[512][0] == "pass", steps
+    (v, why) = db.execute("SELECT verdict, reason FROM verdicts WHERE run_id=? AND "
+                          "key='topk' AND dtype='float32'", (rid,)).fetchone()
+    assert v == "hazard", (v, why)

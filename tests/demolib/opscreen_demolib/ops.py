@@ -79,12 +79,8 @@ _SLOW = frozenset(n for n in os.environ.get("OPSCREEN_DEMOLIB_SLOW", "").split("
 # new shape; "sub:SECONDS:loaded" only outside an empty Triton cache of the
 # runner's own (TRITON_CACHE_DIR opscreen-compile-*), like a first call that
 # is slow only while other runners load the machine ("always": everywhere);
-# a fourth field names the only dtype that is slow; "sub:SECONDS:shared": slow
-# on the first call of each dtype on the host, like a compile whose kernel
-# later calls load from the shared Triton cache (a file in TRITON_CACHE_DIR,
-# written when the slow call ends: calls that start before are all slow, as
-# runners that compile one kernel at the same time). The tests of
-# runner.first_call_budget and runner.first_call_pilot use it.
+# a fourth field names the only dtype that is slow. The tests of
+# runner.first_call_budget use it.
 _SLOW_FIRST = os.environ.get("OPSCREEN_DEMOLIB_SLOW_FIRST", "").split(":")
 _SEEN = set()
 
@@ -99,16 +95,6 @@ def _slow_first(name, *tensors):
                                 for t in tensors if isinstance(t, torch.Tensor)):
         return
     _SEEN.add(sig)
-    if _SLOW_FIRST[2:3] == ["shared"]:
-        dtypes = sorted({str(t.dtype) for t in tensors if isinstance(t, torch.Tensor)})
-        cache = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
-        mark = os.path.join(cache, f"opscreen-demolib-{name}-{'-'.join(dtypes)}")
-        if os.path.exists(mark):
-            return
-        time.sleep(float(_SLOW_FIRST[1]))
-        os.makedirs(cache, exist_ok=True)
-        open(mark, "w").close()
-        return
     cold = os.path.basename(os.environ.get("TRITON_CACHE_DIR", "")).startswith(
         "opscreen-compile-")
     if _SLOW_FIRST[2:3] == ["loaded"] and cold:
