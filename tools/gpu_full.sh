@@ -26,6 +26,7 @@
 # yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
 # hand and feeds the lists to flag_gems.only_enable / enable(unused=).
 # Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (3),
+# (WORKERS_<phase>, COMPILE_WORKERS_<phase> for one phase),
 # CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
 # FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
@@ -114,8 +115,8 @@ library = flag_gems
 devices = $(dev_of "$name")
 case_deadline = ${CASE_DEADLINE:-300}
 start_deadline = 300
-workers_per_device = ${WORKERS:-12}
-compile_workers = ${COMPILE_WORKERS:-3}
+workers_per_device = $(eval "echo \${WORKERS_$name:-\${WORKERS:-12}}")
+compile_workers = $(eval "echo \${COMPILE_WORKERS_$name:-\${COMPILE_WORKERS:-3}}")
 compile_budget = ${COMPILE_BUDGET:-60}
 shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
