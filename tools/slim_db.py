@@ -4,11 +4,13 @@
     python3 tools/slim_db.py SRC DST [--keep-run N]
 
 Copies SRC to DST (SQLite backup), keeps in each result's figures only what
-the report tools read (`times`, `oracle_check`, `runner`), drops repros and
+the report tools read (`times`, `oracle_check`, `runner`,
+`first_call_cost`), drops repros and
 stderr tails, and with --keep-run deletes every other run (its cases,
 results, verdicts and events go with it; a kept verdict's evidence case in
 a dropped run stays as a dangling id), then vacuums. report_full.py,
-key_costs.py, screen_timeline.py, screen_replay.py and release_diff.py print
+key_costs.py, screen_timeline.py, screen_replay.py, release_diff.py and
+first_call_costs.py print
 the same from DST as from SRC for the runs it keeps. Compress DST with
 `xz -9` before committing (tracked files stay under 4 MiB).
 """
@@ -41,7 +43,7 @@ def main():
             dst.execute(f"DELETE FROM {t} WHERE run_id != ?", k)
         dst.execute("DELETE FROM events WHERE run_id IS NOT NULL AND run_id != ?", k)
         dst.execute("DELETE FROM runs WHERE id != ?", k)
-    keep = ("times", "oracle_check", "runner")
+    keep = ("times", "oracle_check", "runner", "first_call_cost")
     rows = dst.execute("SELECT case_id, figures FROM results WHERE figures IS NOT "
                        "NULL").fetchall()
     for cid, fig in rows:
