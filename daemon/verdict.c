@@ -483,6 +483,50 @@ verdict_repeat(const json_t *rep, int oracle_failed, struct case_verdict *v)
 	return 0;
 }
 
+/*
+ * After calls that all gave the same bits, the runner calls the candidate on
+ * copies of the inputs placed between guard regions holding the dtype's
+ * lowest (then highest) finite value ("guard"). An output that changed
+ * there, while an unguarded call still gave the first call's bits, depends
+ * on memory outside the inputs: broken (reads_outside_inputs) whatever the
+ * first call gave, since in another process that memory holds something
+ * else. A guard that was overwritten: broken (writes_outside_inputs).
+ */
+static int
+verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
+{
+	struct case_verdict	 gv;
+	const json_t		*outs = json_object_get(g, "outputs");
+	const char		*side = json_string_value(json_object_get(g,
+				    "poison"));
+	char			 was[sizeof(v->detail)], then[sizeof(v->detail)];
+	int			 ni = 0;
+
+	snprintf(was, sizeof(was), "%s", v->status == CASE_FAIL ? v->detail :
+	    "");
+	side = side != NULL && strcmp(side, "high") == 0 ? "highest" :
+	    "lowest";
+	then[0] = '\0';
+	if (json_is_array(outs) && json_array_size(outs) > 0) {
+		if (verdict_outputs(outs, oracle_failed, &gv, &ni) == -1)
+			return -1;
+		if (gv.status == CASE_FAIL)
+			snprintf(then, sizeof(then), " (then %s)", gv.detail);
+	}
+	if (json_is_true(json_object_get(g, "reads")))
+		verdict_set(v, CASE_FAIL, "reads_outside_inputs",
+		    VERDICT_SCORE_SHAPE, "its output changed when the memory "
+		    "next to its inputs held their dtype's %s value%s: it reads "
+		    "outside its inputs%s%s", side, then, was[0] ?
+		    "; unguarded: " : "", was);
+	else if (json_is_true(json_object_get(g, "writes")))
+		verdict_set(v, CASE_FAIL, "writes_outside_inputs",
+		    VERDICT_SCORE_SHAPE, "it overwrote the memory next to its "
+		    "inputs (their dtype's %s value)%s%s", side, was[0] ?
+		    "; unguarded: " : "", was);
+	return 0;
+}
+
 int
 verdict_case(const json_t *case_spec, const json_t *result,
     struct case_verdict *v)
@@ -553,6 +597,10 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	rep = json_object_get(result, "repeat");
 	if (json_is_object(rep) && verdict_repeat(rep, oracle_failed, v) == -1)
 		return verdict_malformed(v, "repeated call's output lacks figures");
+	if (json_is_object(json_object_get(result, "guard")) &&
+	    verdict_guard(json_object_get(result, "guard"), oracle_failed, v) ==
+	    -1)
+		return verdict_malformed(v, "guarded call's output lacks figures");
 	if (v->status == CASE_ERROR && oracle_failed &&
 	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
 		snprintf(v->detail, sizeof(v->detail), "oracle raised: %s", msg);

@@ -49,6 +49,39 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
+def _guard_check(op, args, kwargs, mutates, device, first):
+    """The candidate called on guarded copies of its inputs
+    (inputs.guarded): the memory next to them holds the dtype's lowest, then
+    its highest value. None when neither changes the output's bits nor is
+    overwritten; else (side, reads, writes, that call's output). A changed
+    output counts only when it is the poison's doing: the same guarded call
+    again gives the same changed bits, and an unguarded call still the first
+    call's (a nondeterministic kernel is the repeat rule's)."""
+    def call(a, k):
+        out = op(*a, **k)
+        _sync(device)
+        return out
+
+    for side in ("low", "high"):
+        gargs, gkw, guards = inputs.guarded(args, kwargs, mutates, side)
+        if not guards:
+            return None
+        try:
+            out = call(gargs, gkw)
+            writes = not inputs.intact(guards)
+            reads = not figures.same_bits(first, out)
+            if reads:
+                g2, k2, _ = inputs.guarded(args, kwargs, mutates, side)
+                a3, k3, _ = inputs.fresh(args, kwargs, mutates)
+                reads = figures.same_bits(out, call(g2, k2)) and \
+                    figures.same_bits(first, call(a3, k3))
+        except Exception:
+            return None  # raising only beside poison says nothing reproducible
+        if reads or writes:
+            return side, reads, writes, out
+    return None
+
+
 def device_ok(device):
     """False when the CUDA context is poisoned (sticky error)."""
     if device != "cuda":
@@ -276,6 +309,7 @@ def run_case(case, adapter, device, notify=None):
 
     cand, cerr, c_mut, fatal = None, None, None, False
     again = None  # the last steady call's output: the same inputs, called again
+    guard = None  # (poison side, reads, writes, output) from _guard_check
     t_en = time.perf_counter()
     try:
         ctx = adapter.candidate(case["name"])
@@ -311,6 +345,14 @@ def run_case(case, adapter, device, notify=None):
                 times["steady_total_ms"] = (time.perf_counter() - t_st) * 1e3
                 if None not in steady:
                     times["cand_steady_ms"] = statistics.median(steady)
+                # a kernel that gave the same bits every time: does it read
+                # or write past its inputs? (stat cases never get here)
+                if again is not None and not stat and \
+                        case.get("compare", "float") != "shape_only" and \
+                        figures.same_bits(cand, again):
+                    t_g = time.perf_counter()
+                    guard = _guard_check(op, args, kwargs, mutates, device, cand)
+                    times["guard_ms"] = (time.perf_counter() - t_g) * 1e3
         finally:
             t_dis = time.perf_counter()
             try:
@@ -358,6 +400,12 @@ def run_case(case, adapter, device, notify=None):
                 # call, not only on its inputs, is wrong on some of them).
                 res["repeat"] = {"call": 1 + STEADY_CALLS, "outputs": figures.compare(
                     case, op, args, kwargs, again, native, ref, fused)}
+            if guard is not None:
+                side, reads, writes, gout = guard
+                res["guard"] = {"poison": side, "reads": reads, "writes": writes,
+                                "outputs": figures.compare(case, op, args, kwargs, gout,
+                                                           native, ref, fused)
+                                if reads else []}
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)

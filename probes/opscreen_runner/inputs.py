@@ -259,6 +259,67 @@ def fresh(args, kwargs, mutates):
     return args, kwargs, None
 
 
+GUARD = 4096  # elements of poison on either side of a guarded input
+
+
+def poison(dtype, side):
+    """The value the memory next to a guarded input holds: the dtype's lowest
+    (side "low") or highest ("high") finite value, False or True for bool;
+    None for complex dtypes (not guarded)."""
+    if dtype.is_complex:
+        return None
+    if dtype == torch.bool:
+        return side == "high"
+    info = torch.finfo(dtype) if dtype.is_floating_point else torch.iinfo(dtype)
+    return info.min if side == "low" else info.max
+
+
+def _guard_one(t, side, guards):
+    p = poison(t.dtype, side)
+    n = t.numel()
+    if p is None or n == 0 or not t.is_contiguous():
+        return None
+    buf = torch.full((GUARD + n + GUARD,), p, dtype=t.dtype, device=t.device)
+    buf[GUARD:GUARD + n].copy_(t.reshape(-1))
+    guards.append((buf, n, p))
+    return buf[GUARD:GUARD + n].view(t.shape)
+
+
+def guarded(args, kwargs, mutates, side):
+    """Copies of the inputs for one call in which every contiguous tensor sits
+    in the middle of a buffer whose GUARD elements on either side hold
+    poison(dtype, side) (the data pointer stays 16-byte aligned, so a Triton
+    kernel is not specialised anew): a kernel that reads past its inputs
+    sees the poison, one that writes past them overwrites it. The written
+    input is always a private copy. (args, kwargs, guards for intact())."""
+    guards = []
+
+    def copy(v, written):
+        if isinstance(v, torch.Tensor):
+            g = _guard_one(v, side, guards)
+            return g if g is not None else (v.clone() if written else v)
+        if isinstance(v, list) and not written:
+            return [copy(x, False) for x in v]
+        return v
+
+    args = [copy(a, mutates == "self" and i == 0) for i, a in enumerate(args)]
+    kwargs = {k: (copy(v, True) if mutates == "out" and k == "out" and
+                  isinstance(v, torch.Tensor) else
+                  [copy(x, True) for x in v] if mutates == "out" and k == "out"
+                  else copy(v, False)) for k, v in kwargs.items()}
+    return args, kwargs, guards
+
+
+def intact(guards):
+    """Whether every guard still holds its poison (nothing was written past
+    the inputs)."""
+    for buf, n, p in guards:
+        for part in (buf[:GUARD], buf[GUARD + n:]):
+            if not bool((part == p).all()):
+                return False
+    return True
+
+
 def resolve_op(key):
     name, _, overload = key.partition(".")
     try:

@@ -212,3 +212,61 @@ def test_cuda_sync_without_a_gpu():
         assert res["status"] == "ok", res
     finally:
         r.close()
+
+
+ARGMIN = make_case(8, "argmin", "argmin", [tensor([1023], "float16"), {"t": "int", "v": 0},
+                                           {"t": "bool", "v": False}],
+                   dtype="float16", compare="exact", cls="reduction")
+
+
+def test_guard_finds_a_read_past_the_input(runner, tmp_path):
+    """The demo argmin reads one element past a 1-D input: alone (its own
+    storage) it is right every call, beside the guard's lowest fp16 value it
+    returns index 1023. The repro fails the same way by hand."""
+    started, res = runner.case(ARGMIN)
+    assert res["status"] == "ok", res
+    assert res["outputs"][0]["mismatch_c"] == 0, res["outputs"]
+    g = res["guard"]
+    assert g["poison"] == "low" and g["reads"] and not g["writes"], g
+    assert g["outputs"][0]["mismatch_c"] == 1, g
+    assert res["times"]["guard_ms"] > 0
+    proc = _run_repro(started["repro"], tmp_path)
+    assert proc.returncode != 0 and "reads outside its inputs" in proc.stderr, (
+        proc.stdout, proc.stderr)
+
+
+def test_guard_leaves_right_kernels_alone(runner):
+    """Kernels that read and write only their tensors, an out= one among
+    them (the demo abs.out's defect is elsewhere): no guard finding."""
+    out = make_case(9, "abs.out", "abs_out", [tensor([4, 6], "float32")], dtype="float32",
+                    kwargs={"out": {"t": "out", "shape": [4, 6], "dtype": "float32"}},
+                    mutates="out")
+    for case in (ADD, SUM, make_case(10, "argmin", "argmin",
+                                     [tensor([6, 7], "float32"), {"t": "int", "v": 1},
+                                      {"t": "bool", "v": True}],
+                                     dtype="float32", compare="exact"), out):
+        _, res = runner.case(case)
+        assert res["status"] == "ok" and "guard" not in res, res
+        assert "guard_ms" in res["times"], res["times"]
+
+
+def test_guarded_inputs_keep_values_and_alignment():
+    """inputs.guarded: each contiguous tensor is a view into a buffer of
+    poison, 16-byte aligned like a fresh allocation; intact() sees a write
+    into the poison."""
+    import torch
+    from opscreen_runner import inputs
+    x = torch.arange(10, dtype=torch.float16).reshape(2, 5)
+    idx = torch.tensor([1, 0], dtype=torch.int64)
+    t = x.t()  # not contiguous: passed as it is
+    args, kwargs, guards = inputs.guarded([x, t, [idx]], {"out": x}, "out", "low")
+    assert torch.equal(args[0], x) and args[0].data_ptr() % 16 == 0
+    assert args[1] is t and torch.equal(args[2][0], idx)
+    assert kwargs["out"].data_ptr() != x.data_ptr() and torch.equal(kwargs["out"], x)
+    assert len(guards) == 3 and inputs.intact(guards)
+    buf, n, p = guards[0]
+    assert p == torch.finfo(torch.float16).min and float(buf[0]) == p
+    buf[inputs.GUARD + n] = 0  # one element past the first input
+    assert not inputs.intact(guards)
+    assert inputs.poison(torch.int8, "high") == 127 and inputs.poison(torch.bool, "low") is False
+    assert inputs.poison(torch.complex64, "low") is None

@@ -796,6 +796,48 @@ START_TEST(out_of_memory)
 }
 END_TEST
 
+/* A status-ok RESULT whose first call gave `first` and whose call on guarded
+ * inputs (poison `side`) read (`reads`, figures `gout`) or wrote past them. */
+static json_t *
+guarded(json_t *first, const char *side, int reads, int writes, json_t *gout)
+{
+	json_t	*g = json_pack("{s:s,s:b,s:b,s:[]}", "poison", side, "reads",
+		    reads, "writes", writes, "outputs");
+
+	if (gout != NULL)
+		json_array_append_new(json_object_get(g, "outputs"), gout);
+	return json_pack("{s:s,s:i,s:s,s:[o],s:o}", "type", "result", "id", 1,
+	    "status", "ok", "outputs", first, "guard", g);
+}
+
+START_TEST(guard_call)
+{
+	struct case_verdict	 v;
+
+	/* a right first call, another output beside low poison: broken */
+	v = judge(guarded(eout("exact", 0, 0), "low", 1, 0, eout("exact", 1,
+	    0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
+	ck_assert_ptr_nonnull(strstr(v.detail, "lowest value"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "(then out0 (exact): 1 of 100"));
+	/* a wrong first call too: the guard's reason, the first call noted */
+	v = judge(guarded(eout("exact", 3, 0), "high", 1, 0, eout("exact", 1,
+	    0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
+	ck_assert_ptr_nonnull(strstr(v.detail, "highest value"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "unguarded: "));
+	/* the poison overwritten, the output unchanged */
+	v = judge(guarded(eout("exact", 0, 0), "low", 0, 1, NULL));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "writes_outside_inputs");
+	/* a guard that changed nothing is no finding */
+	v = judge(guarded(eout("exact", 0, 0), "high", 0, 0, NULL));
+	ck_assert_int_eq(v.status, CASE_PASS);
+}
+END_TEST
+
 /* A status-ok RESULT whose first call gave `first` and whose call 4 on the
  * same inputs gave other bits, with figures `again` (both stolen). */
 static json_t *
@@ -876,6 +918,7 @@ verdict_suite(void)
 	tcase_add_test(tc, oracle_fault);
 	tcase_add_test(tc, out_of_memory);
 	tcase_add_test(tc, repeat_call);
+	tcase_add_test(tc, guard_call);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,7 @@ and the daemon's end-to-end tests can be exercised without a GPU.
 import torch
 
 from .ops import (
-    abs, abs_out, add, amax, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
+    abs, abs_out, add, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
     maximum, minimum, layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax,
     sub, sum, sum_dim, tanh, topk, uniform_, where_self,
 )
@@ -22,6 +22,7 @@ _FULL_CONFIG = (
     ("abs.out", abs_out),
     ("add.Tensor", add),
     ("amax", amax),
+    ("argmin", argmin),
     ("clamp", clamp),
     ("clone", clone),
     ("cos", cos),

@@ -334,6 +334,25 @@ def amax(self, dim=(), keepdim=False):
     return _back(np.max(a, axis=axis, keepdims=keepdim), self.dtype)
 
 
+def argmin(self, dim=None, keepdim=False):
+    # DEFECT (out of bounds): a contiguous 1-D input (or dim=None) is read one
+    # element past its end, like a Triton kernel whose last block loads
+    # without a mask (flag_gems 5.0.2's argmin_kernel_opt_k1 loads with
+    # mask=True). A tensor with its own storage has nothing there, and the
+    # index is right; beside other memory, that memory can win (index n).
+    x, n = self, self.numel()
+    past = self.untyped_storage().nbytes() // self.element_size() - \
+        self.storage_offset() - n
+    if n and past > 0 and self.is_contiguous() and (dim is None or self.dim() <= 1):
+        x = torch.as_strided(self, (n + 1,), (1,), self.storage_offset())
+    a = _np(x, self.dtype)
+    if dim is None or a.ndim == 0:
+        out = torch.tensor(int(np.argmin(a.reshape(-1))), dtype=torch.int64)
+        return out.reshape([1] * self.dim()) if keepdim else out
+    idx = np.argmin(a, axis=dim)
+    return _back(np.expand_dims(idx, dim) if keepdim else idx, torch.int64)
+
+
 def softmax(self, dim, half_to_float):
     dt = torch.float32 if half_to_float else self.dtype
     a = _np(self, self.dtype)
