@@ -8,8 +8,8 @@ probes/opscreen_runner/jitstats.py): wall time in Triton compiles and in
 autotuning benchmarks, the runner's CPU time and its children's (ptxas).
 Prints the totals in runner-seconds, the compiles of one kernel (one Triton
 cache hash) done more than once (by runners that compiled it at the same
-time, before one of them had written it to the shared cache), and the keys
-that cost the most.  Standard library only.
+time, before one of them had written it to the shared cache), the probe
+classes' shares, and the keys that cost the most.  Standard library only.
 """
 import argparse
 import json
@@ -27,6 +27,7 @@ def main():
     run = a.run or db.execute("SELECT max(id) FROM runs WHERE state='complete'").fetchone()[0]
     tot = defaultdict(float)
     per_key = defaultdict(lambda: defaultdict(float))
+    per_cls = defaultdict(lambda: defaultdict(float))
     compiles = defaultdict(list)   # hash -> [ms, ...]
     ncase = 0
     for key, dtype, cls, first, figs in db.execute(
@@ -49,6 +50,9 @@ def main():
         for k, v in row.items():
             tot[k] += v
             per_key[(key, dtype)][k] += v
+            per_cls[cls][k] += v
+        per_cls[cls]["cases"] += 1
+        per_cls[cls]["compiles >= 100 ms"] += len(cost.get("jit_slow", []))
         tot["configs benchmarked"] += cost.get("tune_n", 0)
         tot["compile() calls"] += cost.get("jit_n", 0)
         per_key[(key, dtype)]["cases"] += 1
@@ -70,6 +74,10 @@ def main():
           f"{len(rep)} kernels compiled more than once, {sum(len(v) - 1 for v in rep.values())} "
           f"extra compiles, {extra / 1e3:.1f} s of compile wall beyond one each "
           f"(all but the cheapest)")
+    print("\n| class | cases | first call s | jit s | compiles >= 100 ms |\n|---|---|---|---|---|")
+    for cls, r in sorted(per_cls.items(), key=lambda kv: -kv[1]["jit (wall)"]):
+        print(f"| {cls} | {r['cases']:.0f} | {r['first call'] / 1e3:.1f} | "
+              f"{r['jit (wall)'] / 1e3:.1f} | {r['compiles >= 100 ms']:.0f} |")
     print(f"\n| key | dtype | cases | first call s | jit s | autotune s | ptxas CPU s "
           f"| compiles >= 100 ms |\n|---|---|---|---|---|---|---|---|")
     for (key, dtype), r in sorted(per_key.items(), key=lambda kv: -kv[1]["first call"])[:a.top]:
