@@ -63,10 +63,10 @@ def _guard_check(op, args, kwargs, mutates, device, first):
         return out
 
     for side in ("low", "high"):
-        gargs, gkw, guards = inputs.guarded(args, kwargs, mutates, side)
-        if not guards:
-            return None
         try:
+            gargs, gkw, guards = inputs.guarded(args, kwargs, mutates, side)
+            if not guards:
+                return None
             out = call(gargs, gkw)
             writes = not inputs.intact(guards)
             reads = not figures.same_bits(first, out)
@@ -76,7 +76,11 @@ def _guard_check(op, args, kwargs, mutates, device, first):
                 reads = figures.same_bits(out, call(g2, k2)) and \
                     figures.same_bits(first, call(a3, k3))
         except Exception:
-            return None  # raising only beside poison says nothing reproducible
+            # raising only beside poison says nothing reproducible; a device
+            # fault that poisoned the context ends the case (and the runner)
+            if not device_ok(device):
+                raise
+            return None
         if reads or writes:
             return side, reads, writes, out
     return None

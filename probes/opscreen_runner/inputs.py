@@ -281,7 +281,10 @@ def _guard_one(t, side, guards):
         return None
     buf = torch.full((GUARD + n + GUARD,), p, dtype=t.dtype, device=t.device)
     buf[GUARD:GUARD + n].copy_(t.reshape(-1))
-    guards.append((buf, n, p))
+    # the poison's bytes, compared as bytes (no == for every dtype on a GPU)
+    raw = buf.view(torch.uint8)
+    k = GUARD * t.element_size()
+    guards.append((buf, n, p, raw[:k].clone()))
     return buf[GUARD:GUARD + n].view(t.shape)
 
 
@@ -313,10 +316,12 @@ def guarded(args, kwargs, mutates, side):
 def intact(guards):
     """Whether every guard still holds its poison (nothing was written past
     the inputs)."""
-    for buf, n, p in guards:
-        for part in (buf[:GUARD], buf[GUARD + n:]):
-            if not bool((part == p).all()):
-                return False
+    for buf, n, p, poison_bytes in guards:
+        raw = buf.view(torch.uint8)
+        k = poison_bytes.numel()
+        if not (torch.equal(raw[:k], poison_bytes) and
+                torch.equal(raw[raw.numel() - k:], poison_bytes)):
+            return False
     return True
 
 

@@ -99,3 +99,23 @@ def test_cuda_sync_sets_the_primary_context():
                                        [tensor([3, 1, 5]), tensor([4, 1])]))
     assert result["status"] == "ok", result
     r.close()
+
+
+def test_guard_finds_argmin_reading_past_its_input():
+    """flag_gems 5.0.2's argmin over a 1-D float16 input of 1023 elements
+    loads next_power_of_2(1023) = 1024 elements with mask=True
+    (argmin_kernel_opt_k1): beside the guard's lowest fp16 value it returns
+    index 1023. A kernel that stays inside its tensors (add) shows nothing."""
+    r = Runner(OPSCREEN_LIBRARY="flag_gems", OPSCREEN_DEVICE="cuda",
+               CUDA_VISIBLE_DEVICES="0")
+    assert "error" not in r.recv()
+    argmin = make_case(1, "argmin", "argmin", [tensor([1023], "float16"),
+                                               {"t": "int", "v": 0},
+                                               {"t": "bool", "v": False}],
+                       dtype="float16", compare="exact", cls="reduction")
+    _, res = r.case(argmin)
+    print(res.get("guard"), res["outputs"])
+    assert res["status"] == "ok" and res["guard"]["reads"], res
+    _, res = r.case(make_case(2, "add.Tensor", "add", [tensor([3, 1, 5]), tensor([4, 1])]))
+    assert res["status"] == "ok" and "guard" not in res, res
+    r.close()

@@ -264,7 +264,7 @@ def test_guarded_inputs_keep_values_and_alignment():
     assert args[1] is t and torch.equal(args[2][0], idx)
     assert kwargs["out"].data_ptr() != x.data_ptr() and torch.equal(kwargs["out"], x)
     assert len(guards) == 3 and inputs.intact(guards)
-    buf, n, p = guards[0]
+    buf, n, p, _ = guards[0]
     assert p == torch.finfo(torch.float16).min and float(buf[0]) == p
     buf[inputs.GUARD + n] = 0  # one element past the first input
     assert not inputs.intact(guards)
