@@ -1445,20 +1445,6 @@ skip_replay(int slot, int64_t fpid)
 }
 
 /*
- * One library, one coverage: when the device's library (its fingerprint) has
- * a complete run screened under the same runner.key_budget, the cases the
- * newest such run of each key cut for the budget are cut in this one before
- * any case runs (matched by key and stored spec, both deterministic).
- * Without it a re-screen of an unchanged library (nightly, or warm after a
- * cold one) runs the cases the cut keys ran before, now fast, and then
- * spends the budget again on shapes the earlier screen never reached: a
- * library that autotunes every new shape costs as much warm as cold, and
- * the re-screen's coverage, its verdicts and its regressions differ from
- * the earlier one's with nothing changed.  The cases the earlier run did run are run and charged as usual.
- * A changed library, a changed budget or a run with no such predecessor
- * screens as before.  Returns the cases cut, -1 on a store error.
- */
-/*
  * The replay of key_budget_replay and first_call_budget_replay: the cases
  * recorded with reason `name` (also the runner.<name> setting and the
  * run_complete field) by the newest complete run of this library under the
@@ -1493,6 +1479,21 @@ budget_replay(int slot, int64_t fpid, const char *name, double budget,
 	return n;
 }
 
+/*
+ * One library, one coverage: when the device's library (its fingerprint) has
+ * a complete run screened under the same runner.key_budget, the cases the
+ * newest such run of each key cut for the budget are cut in this one before
+ * any case runs (matched by key and stored spec, both deterministic).
+ * Without it a re-screen of an unchanged library (nightly, or warm after a
+ * cold one) runs the cases the cut keys ran before, now fast, and then
+ * spends the budget again on shapes the earlier screen never reached: a
+ * library that autotunes every new shape costs as much warm as cold, and
+ * the re-screen's coverage, its verdicts and its regressions differ from
+ * the earlier one's with nothing changed.  The cases the earlier run did
+ * run are run and charged as usual.  A changed library, a changed budget or
+ * a run with no such predecessor screens as before.  Returns the cases cut,
+ * -1 on a store error.
+ */
 static int
 key_budget_replay(int slot, int64_t fpid)
 {

@@ -282,9 +282,7 @@ def _guard_one(t, side, guards):
     buf = torch.full((GUARD + n + GUARD,), p, dtype=t.dtype, device=t.device)
     buf[GUARD:GUARD + n].copy_(t.reshape(-1))
     # the poison's bytes, compared as bytes (no == for every dtype on a GPU)
-    raw = buf.view(torch.uint8)
-    k = GUARD * t.element_size()
-    guards.append((buf, n, p, raw[:k].clone()))
+    guards.append((buf, buf.view(torch.uint8)[:GUARD * t.element_size()].clone()))
     return buf[GUARD:GUARD + n].view(t.shape)
 
 
@@ -301,22 +299,19 @@ def guarded(args, kwargs, mutates, side):
         if isinstance(v, torch.Tensor):
             g = _guard_one(v, side, guards)
             return g if g is not None else (v.clone() if written else v)
-        if isinstance(v, list) and not written:
-            return [copy(x, False) for x in v]
+        if isinstance(v, list):
+            return [copy(x, written) for x in v]
         return v
 
     args = [copy(a, mutates == "self" and i == 0) for i, a in enumerate(args)]
-    kwargs = {k: (copy(v, True) if mutates == "out" and k == "out" and
-                  isinstance(v, torch.Tensor) else
-                  [copy(x, True) for x in v] if mutates == "out" and k == "out"
-                  else copy(v, False)) for k, v in kwargs.items()}
+    kwargs = {k: copy(v, mutates == "out" and k == "out") for k, v in kwargs.items()}
     return args, kwargs, guards
 
 
 def intact(guards):
     """Whether every guard still holds its poison (nothing was written past
     the inputs)."""
-    for buf, n, p, poison_bytes in guards:
+    for buf, poison_bytes in guards:
         raw = buf.view(torch.uint8)
         k = poison_bytes.numel()
         if not (torch.equal(raw[:k], poison_bytes) and

@@ -264,9 +264,9 @@ def test_guarded_inputs_keep_values_and_alignment():
     assert args[1] is t and torch.equal(args[2][0], idx)
     assert kwargs["out"].data_ptr() != x.data_ptr() and torch.equal(kwargs["out"], x)
     assert len(guards) == 3 and inputs.intact(guards)
-    buf, n, p, _ = guards[0]
-    assert p == torch.finfo(torch.float16).min and float(buf[0]) == p
-    buf[inputs.GUARD + n] = 0  # one element past the first input
+    buf, _ = guards[0]
+    assert float(buf[0]) == torch.finfo(torch.float16).min == inputs.poison(torch.float16, "low")
+    buf[inputs.GUARD + x.numel()] = 0  # one element past the first input
     assert not inputs.intact(guards)
     assert inputs.poison(torch.int8, "high") == 127 and inputs.poison(torch.bool, "low") is False
     assert inputs.poison(torch.complex64, "low") is None
