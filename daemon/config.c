@@ -45,7 +45,9 @@ config_defaults(struct config *c)
 	c->shrink_budget = 30;
 	c->key_budget = 300;
 	c->first_call_budget = 0;
+	c->first_call_hold = 10;
 	c->cache_autotuning = 1;
+	c->fail_fast = 1;
 	c->runner_nice = 10;
 	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
 	c->screen_on_start = 0;
@@ -211,12 +213,17 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.first_call_budget"))
 		return parse_seconds(v, 0, 86400, &c->first_call_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
+	if (IS("runner.first_call_hold"))
+		return parse_seconds(v, 0, 86400, &c->first_call_hold) ?
+		    "must be seconds, 0..86400 (0 = no hold)" : NULL;
 	if (IS("runner.key_budget"))
 		return parse_seconds(v, 0, 86400, &c->key_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
 	if (IS("runner.cache_autotuning"))
 		return parse_bool(v, &c->cache_autotuning) ?
 		    "must be yes or no" : NULL;
+	if (IS("runner.fail_fast"))
+		return parse_bool(v, &c->fail_fast) ? "must be yes or no" : NULL;
 	if (IS("runner.cuda_sync"))
 		return (strcmp(v, "auto") && strcmp(v, "spin") &&
 		    strcmp(v, "yield") && strcmp(v, "blocking")) ||

@@ -54,7 +54,9 @@ struct config {
 	double	 shrink_budget;		/* seconds one shrink may run, 0 = none */
 	double	 key_budget;		/* candidate seconds per key, 0 = none */
 	double	 first_call_budget;	/* seconds per first call, 0 = none */
+	double	 first_call_hold;	/* a slower one holds its siblings */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
+	int	 fail_fast;		/* a failure ends its key x dtype x class */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	char	 cuda_sync[16];		/* auto | spin | yield | blocking */
 	int	 screen_on_start;
@@ -118,6 +120,7 @@ struct worker {
 	int		 case_compile;		/* the case in flight is a ladder step */
 	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
 	int		 case_in_first;		/* inside that first call */
+	double		 case_first_t0;		/* when it started (monotonic) */
 	char		 case_dtype[32];	/* the case's dtype */
 	char		 case_key[128];		/* its aten key */
 	double		 case_t0;		/* when it was sent (monotonic) */

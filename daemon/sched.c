@@ -1177,6 +1177,102 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 	return -1;
 }
 
+/* ---- fail fast ------------------------------------------------------------ */
+
+/*
+ * runner.fail_fast: a failing case ends its key, dtype and probe class on
+ * its device. The class's pending cases of that key and dtype are recorded
+ * `skipped` with reason `fail_fast` and stay out of the fold (the key x
+ * dtype is broken by the failure). Every other class of the key and dtype
+ * still runs to its first failure, so each class's pass/fail for a key and
+ * dtype is what running all its cases would give; what is lost is the
+ * count of failing cases past the first. Contract cases each check a rule
+ * of their own (out=, in-place, keywords, output dtype) and always all run;
+ * compile and bootstrap cases are not judged that way. Measured reason: in
+ * the seventh session's cold whole-table screen, the cases that started
+ * after a case of their key, dtype and class had failed took 2,304 of its
+ * 17,305 case and shrink runner-s (docs/bench/screen.md, ninth session).
+ */
+static int
+fail_fast_class(const char *cls)
+{
+	static const char *const ends[] = { "same_shape", "broadcast",
+	    "scalar", "noncontig", "reduction", "accumulation", "dtype_exotic",
+	    "edge_values", "random" };
+	size_t	 i;
+
+	for (i = 0; cls != NULL && i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(cls, ends[i]))
+			return 1;
+	return 0;
+}
+
+/* Skips the rest of spec's key x dtype x class after its case id failed. */
+static void
+fail_fast_cut(int device, const json_t *spec, int64_t id)
+{
+	const char	*key = json_string_value(json_object_get(spec, "key"));
+	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
+	const char	*cls = json_string_value(json_object_get(spec, "class"));
+	char		 detail[200], where[64];
+	int		 n;
+
+	if (!env->conf.fail_fast || key == NULL || dtype == NULL ||
+	    !fail_fast_class(cls))
+		return;
+	/* cls is one of fail_fast_class()'s names: safe inside the SQL */
+	snprintf(where, sizeof(where), " AND class = '%s'", cls);
+	snprintf(detail, sizeof(detail), "not run: case %lld of this key, dtype "
+	    "and class failed (runner.fail_fast)", (long long)id);
+	n = cases_skip(device, key, dtype, "fail_fast", detail, where);
+	if (n > 0)
+		log_debug("case %lld (%s %s %s) failed: %d cases of its class not "
+		    "run", (long long)id, key, dtype, cls, n);
+	else if (n == -1)
+		error("case %lld: cannot record the fail_fast skips of its class",
+		    (long long)id);
+}
+
+/*
+ * A resumed run: the classes that failed before the stop skip their pending
+ * cases now, as they would have at the failure.
+ */
+static int
+fail_fast_resume(int slot)
+{
+	sqlite3_stmt	*st;
+	json_t		*todo = json_array(), *spec;
+	size_t		 i;
+	int		 device = cur.q[slot].device;
+
+	if (!env->conf.fail_fast) {
+		json_decref(todo);
+		return 0;
+	}
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.key, c.dtype, "
+	    "c.class, min(c.id) FROM results r JOIN cases c ON c.id = r.case_id "
+	    "WHERE c.run_id=? AND c.device=? AND r.status = 'fail' GROUP BY "
+	    "c.key, c.dtype, c.class", -1, &st, NULL) != SQLITE_OK) {
+		json_decref(todo);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int(st, 2, device);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(todo, json_pack("{s:s,s:s,s:s,s:I}", "key",
+		    (const char *)sqlite3_column_text(st, 0), "dtype",
+		    (const char *)sqlite3_column_text(st, 1), "class",
+		    (const char *)sqlite3_column_text(st, 2), "id",
+		    (json_int_t)sqlite3_column_int64(st, 3)));
+	sqlite3_finalize(st);
+	/* after the statement: a cut writes */
+	json_array_foreach(todo, i, spec)
+		fail_fast_cut(device, spec, json_integer_value(json_object_get(
+		    spec, "id")));
+	json_decref(todo);
+	return 0;
+}
+
 /* ---- per-key time budget ------------------------------------------------- */
 
 /*
@@ -1292,11 +1388,46 @@ stored_dtype(int64_t id, char *buf, size_t len)
 }
 
 /*
+ * runner.first_call_hold: whether a first call of key (and dtype; NULL: any)
+ * on device has been running on a screening runner for more than the hold,
+ * under runner.first_call_budget. Its key and dtype then starts no other
+ * case until it ends, unless a runner would sit idle: in the eighth
+ * session's 42-op screen, ten mm float32 first calls started while the
+ * first was already compiling, all were stopped with it at the budget, and
+ * the key and dtype was cut; 8 of them, 233 runner-s of compiling on a host
+ * whose 16 cores were all busy, started 10 s or more after it
+ * (docs/bench/screen.md, ninth session).
+ */
+static int
+fc_slow(int device, const char *key, const char *dtype)
+{
+	double	 now = now_mono();
+	int	 i;
+
+	if (env->conf.first_call_budget <= 0 || env->conf.first_call_hold <= 0)
+		return 0;
+	for (i = 0; i < env->nworkers; i++) {
+		const struct worker	*o = &env->workers[i];
+
+		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
+		    o->case_in_first && o->shrink_try == NULL &&
+		    !o->case_compile && o->device == device &&
+		    now - o->case_first_t0 > env->conf.first_call_hold &&
+		    !strcmp(o->case_key, key) &&
+		    (dtype == NULL || !strcmp(o->case_dtype, dtype)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The position in q of the first case, from its head, that need not wait,
  * moved to the head; 0 when every queued case waits.  A case waits while
  * its key waits for its cases in flight (key_budget_wait) or while a case
- * of its key and dtype waits to be measured again (fc_pending).  memo[k]:
- * 0 not known yet, 1 the key waits, 2 it goes, 3 some dtype of it waits
+ * of its key and dtype waits to be measured again (fc_pending); it is
+ * passed over while a first call of its key and dtype runs past the hold
+ * (fc_slow), but taken when nothing else is ready.  memo[k]: 0 not known
+ * yet, 1 the key waits, 2 it goes, 3 some dtype of it waits or is held
  * (valid for one dispatch pass).
  */
 static int
@@ -1304,8 +1435,8 @@ queue_ready(struct devq *q, unsigned char *memo)
 {
 	const char	*key;
 	char		 dtype[32];
-	size_t		 j;
-	int		 k;
+	size_t		 j, held = q->len;
+	int		 k, kheld = -1;
 
 	for (j = q->head; j < q->len; j++) {
 		if ((k = q->kix[j]) < 0 || memo == NULL)
@@ -1315,13 +1446,24 @@ queue_ready(struct devq *q, unsigned char *memo)
 		key = json_string_value(json_array_get(cur.keys, k));
 		if (memo[k] == 0)
 			memo[k] = key_budget_wait(q->device, key) ? 1 :
-			    fc_pending(q->device, key, NULL) ? 3 : 2;
+			    fc_pending(q->device, key, NULL) ||
+			    fc_slow(q->device, key, NULL) ? 3 : 2;
 		if (memo[k] == 2)
 			break;
 		/* a dtype of the key waits for its re-measure, not the others */
 		if (memo[k] == 3 && stored_dtype(q->ids[j], dtype,
-		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype))
-			break;
+		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype)) {
+			if (!fc_slow(q->device, key, dtype))
+				break;
+			if (held == q->len) {
+				held = j;
+				kheld = k;
+			}
+		}
+	}
+	if (j == q->len && held != q->len) {
+		j = held;	/* held, but better than an idle runner */
+		k = kheld;
 	}
 	if (j == q->len)
 		return 0;
@@ -1791,6 +1933,7 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 		return;
 	w->case_in_first = starts;
 	if (starts) {
+		w->case_first_t0 = now;
 		if (now + env->conf.first_call_budget < w->deadline)
 			w->deadline = now + env->conf.first_call_budget;
 	} else
@@ -2755,6 +2898,8 @@ on_result(struct worker *w, json_t *msg)
 	/* the case's key and class from its spec, its device the runner's */
 	key_budget_charge(w->device, spec, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
+	if (v.status == CASE_FAIL)
+		fail_fast_cut(w->device, spec, id);
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
 	    shrink_wanted(w->device, spec, v.score) &&
@@ -2936,7 +3081,8 @@ run_resume_device(int slot, struct worker *w)
 		return 1;
 	}
 	json_decref(was);
-	if (resume_accounts(slot) == -1 || queue_interleave(slot) == -1)
+	if (resume_accounts(slot) == -1 || fail_fast_resume(slot) == -1 ||
+	    queue_interleave(slot) == -1)
 		return -1;
 	if (shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "

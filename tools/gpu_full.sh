@@ -31,6 +31,8 @@
 # KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
 # FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
 # CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
+# FAIL_FAST (runner.fail_fast, yes; FAIL_FAST_<phase>), FIRST_CALL_HOLD
+# (runner.first_call_hold, 10; FIRST_CALL_HOLD_<phase>),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -52,9 +54,13 @@ ROOT=$PWD
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
 
 install_wheels() {	# $1: directory of wheels, $2: target
-	rm -rf "$2"
+	set -- "$1" "$2" "$1"/*.whl
+	# another release's directory takes SQLAlchemy from .whl
+	[ "$1" = .whl ] || set -- "$@" "$ROOT"/.whl/[Ss][Qq][Ll][Aa]*.whl
+	_d=$2; shift 2
+	rm -rf "$_d"
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-	    --target "$2" "$1"/*.whl "$ROOT"/.whl/SQLAlchemy-*.whl
+	    --target "$_d" "$@"
 }
 [ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
 [ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
@@ -122,6 +128,8 @@ shrink_max = ${SHRINK_MAX:-12}
 key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
 first_call_budget = ${FIRST_CALL_BUDGET:-0}
 cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
+fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
+first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"

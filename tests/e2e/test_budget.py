@@ -561,3 +561,55 @@ def test_a_compile_step_is_stopped_at_the_budget(make_daemon):
     (v, why) = db.execute("SELECT verdict, reason FROM verdicts WHERE run_id=? AND "
                           "key='topk' AND dtype='float32'", (rid,)).fetchone()
     assert v == "hazard", (v, why)
+
+
+def _sub_spans(d, rid):
+    """(start, end) of each case of sub and of the other keys, from the store"""
+    db = sqlite3.connect(d.db)
+    rows = db.execute(
+        "SELECT c.key, r.created - json_extract(r.figures, '$.times.case_ms') / 1e3, "
+        "r.created FROM results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? "
+        "AND r.status != 'skipped' AND c.class = 'same_shape'", (rid,)).fetchall()
+    sub = sorted((s, e) for k, s, e in rows if k == "sub.Tensor")
+    others = sorted((s, e) for k, s, e in rows if k != "sub.Tensor")
+    return sub, others
+
+
+def _held_starts(sub, others, hold):
+    """sub cases that started while another sub case had been running for
+    more than hold (plus scheduling slack) and other keys still had cases
+    to start"""
+    last_other = max(s for s, _ in others)
+    return [(b, a) for a in sub for b in sub
+            if a[0] < b[0] < a[1] and b[0] - a[0] > hold + 0.5 and b[0] < last_other]
+
+
+def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
+    """runner.first_call_hold: while a first call of a key and dtype has run
+    for more than the hold (under first_call_budget), its key and dtype
+    starts no other case as long as other keys have cases to start. The demo
+    sub's first call on each new shape takes 4 s, within the 8 s budget
+    (under the CPU's 10 s case deadline);
+    the other keys' cases take about 2 s each (OPSCREEN_DEMOLIB_DELAY), so
+    the round-robin queue reaches sub's next case while its first call
+    runs. Without the hold, sub's cases pile up on the runners."""
+    ops = ["sub.Tensor", "abs", "neg", "relu", "sin", "cos"]
+    env = {"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:4:always",
+           "OPSCREEN_DEMOLIB_DELAY": "abs:0.3,neg:0.3,relu:0.3,sin:0.3,cos:0.3"}
+    conf = dict(runner__workers_per_device=4, runner__compile_workers=0,
+                runner__shrink_max=0, runner__first_call_budget=8)
+    scope = {"ops": ops, "dtypes": ["float32"], "classes": ["same_shape"]}
+    found = {}
+    for hold in (1, 0):
+        d, run, rid = _screened(make_daemon, scope, env=env,
+                                runner__first_call_hold=hold, **conf)
+        assert run["done"] == run["total"], run
+        sub, others = _sub_spans(d, rid)
+        assert len(sub) >= 4 and others, (sub, others)
+        found[hold] = _held_starts(sub, others, 1)
+        db = sqlite3.connect(d.db)
+        verdicts = dict(db.execute("SELECT key, verdict FROM verdicts WHERE "
+                                   "run_id=?", (rid,)))
+        assert set(verdicts.values()) == {"verified"}, verdicts
+    assert found[1] == [], found[1]
+    assert found[0], "without the hold sub's cases should overlap"

@@ -5,6 +5,10 @@ It registers aten overrides through torch.library exactly the way FlagGems does
 and the daemon's end-to-end tests can be exercised without a GPU.
 """
 
+import functools
+import os
+import time
+
 import torch
 
 from .ops import (
@@ -92,6 +96,24 @@ def _resolve(setting, key):
     return list(setting)
 
 
+# OPSCREEN_DEMOLIB_DELAY="neg:0.3,abs:0.3": each call of those functions
+# takes that many seconds more, so a test can keep runners busy for a while
+_DELAY = dict((n, float(s)) for n, _, s in (
+    e.partition(":") for e in os.environ.get("OPSCREEN_DEMOLIB_DELAY", "").split(",")
+    if e))
+
+
+def _delayed(fn):
+    if fn.__name__ not in _DELAY:
+        return fn
+
+    @functools.wraps(fn)
+    def slow(*args, **kwargs):
+        time.sleep(_DELAY[fn.__name__])
+        return fn(*args, **kwargs)
+    return slow
+
+
 def _register(lib, names=None, exclude=()):
     _registered.clear()
     for key, fn, *cond in _FULL_CONFIG:
@@ -101,7 +123,7 @@ def _register(lib, names=None, exclude=()):
             continue
         if fn.__name__ in exclude:
             continue
-        lib.impl(key, fn, _DISPATCH_KEY)
+        lib.impl(key, _delayed(fn), _DISPATCH_KEY)
         _registered.append(fn.__name__)
 
 
