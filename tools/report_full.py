@@ -56,6 +56,7 @@ def phases(db, run):
                         ("compare_ms", "compare"),
                         ("build_ms", "inputs (build on the device)"),
                         ("enable_ms", "enable/disable the candidate (use_gems)"),
+                        ("guard_ms", "guarded calls (inputs beside poison)"),
                         ("render_ms", "repro rendering")):
             if isinstance(t.get(k), (int, float)):
                 tot[name] += t[k]

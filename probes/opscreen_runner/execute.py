@@ -49,17 +49,22 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
-def _guard_check(op, args, kwargs, mutates, device, first):
+def _guard_check(op, args, kwargs, mutates, device, first, candidate):
     """The candidate called on guarded copies of its inputs
     (inputs.guarded): the memory next to them holds the dtype's lowest, then
     its highest value. None when neither changes the output's bits nor is
     overwritten; else (side, reads, writes, that call's output). A changed
     output counts only when it is the poison's doing: the same guarded call
     again gives the same changed bits, and an unguarded call still the first
-    call's (a nondeterministic kernel is the repeat rule's)."""
+    call's (a nondeterministic kernel is the repeat rule's). candidate() is
+    the library's context for one call: the guard's own copies, fills and
+    comparisons run on torch's kernels, never on the library's (a case of
+    copy_, fill_ or equal would otherwise compile and run the candidate on
+    the guard's buffers)."""
     def call(a, k):
-        out = op(*a, **k)
-        _sync(device)
+        with candidate():
+            out = op(*a, **k)
+            _sync(device)
         return out
 
     for side in ("low", "high"):
@@ -68,8 +73,14 @@ def _guard_check(op, args, kwargs, mutates, device, first):
             if not guards:
                 return None
             out = call(gargs, gkw)
-            writes = not inputs.intact(guards)
-            reads = not figures.same_bits(first, out)
+            # the poison and the output checked with one device read
+            wf = inputs.intact_flags(guards)
+            rf = figures.same_bits_flags(first, out)
+            flags = wf + (rf or [])
+            got = torch.stack([f.to(flags[0].device) for f in flags]).tolist() \
+                if flags else []
+            writes = not all(got[:len(wf)])
+            reads = rf is None or not all(got[len(wf):])
             if reads:
                 g2, k2, _ = inputs.guarded(args, kwargs, mutates, side)
                 a3, k3, _ = inputs.fresh(args, kwargs, mutates)
@@ -336,27 +347,27 @@ def run_case(case, adapter, device, notify=None):
                 res["first_call_cost"] = cost
             if notify is not None:
                 notify("first_done")
-            # steady-state timing only where it is cheap: a slow call is
-            # timed by its first run (the case must end inside its deadline)
-            if cerr is None and not compile_step and not huge and \
-                    times["cand_first_ms"] < STEADY_MAX_MS:
+            # steady-state calls (timing, the repeat rule, the guard) only
+            # where they are cheap: a call of STEADY_MAX_MS or more is timed
+            # by its first run (the case must end inside its deadline). A
+            # slow first call may have been compiling: one more call says
+            # whether the op itself is slow. (Deciding on the first call
+            # alone left the compile-bound cases of a cold screen, 6% of
+            # them on the H200, without the repeat rule and the guard that a
+            # warm screen applies to them.)
+            if cerr is None and not compile_step and not huge:
                 t_st = time.perf_counter()
                 steady = []
-                for _ in range(STEADY_CALLS):
+                for i in range(STEADY_CALLS):
                     out, _, ms, _ = _call(op, args, kwargs, mutates, device)
                     steady.append(ms)
+                    if i == 0 and times["cand_first_ms"] >= STEADY_MAX_MS and \
+                            (ms is None or ms >= STEADY_MAX_MS):
+                        break  # the op itself is slow: no more calls
                     again = out if ms is not None else again
                 times["steady_total_ms"] = (time.perf_counter() - t_st) * 1e3
                 if None not in steady:
                     times["cand_steady_ms"] = statistics.median(steady)
-                # a kernel that gave the same bits every time: does it read
-                # or write past its inputs? (stat cases never get here)
-                if again is not None and not stat and \
-                        case.get("compare", "float") != "shape_only" and \
-                        figures.same_bits(cand, again):
-                    t_g = time.perf_counter()
-                    guard = _guard_check(op, args, kwargs, mutates, device, cand)
-                    times["guard_ms"] = (time.perf_counter() - t_g) * 1e3
         finally:
             t_dis = time.perf_counter()
             try:
@@ -365,6 +376,15 @@ def run_case(case, adapter, device, notify=None):
             except Exception as e:
                 # The override may still be registered: later cases would lie.
                 cerr, fatal = cerr or "disable: " + _describe(e), True
+        # a kernel that gave the same bits every time: does it read or write
+        # past its inputs? (stat cases never get here)
+        if not fatal and again is not None and not stat and \
+                case.get("compare", "float") != "shape_only" and \
+                figures.same_bits(cand, again):
+            t_g = time.perf_counter()
+            guard = _guard_check(op, args, kwargs, mutates, device, cand,
+                                 lambda: adapter.candidate(case["name"]))
+            times["guard_ms"] = (time.perf_counter() - t_g) * 1e3
 
     res["fatal"] = fatal or bool((cerr or nerr or oerr) and not device_ok(device))
     if cerr:

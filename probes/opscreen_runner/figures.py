@@ -43,15 +43,31 @@ def flatten(out):
 def same_bits(a, b):
     """True when two outputs hold the same tensors bit for bit (NaN payloads
     and signed zeros included; shapes, dtypes and values, not strides)."""
+    flags = same_bits_flags(a, b)
+    return flags is not None and all_true(flags)
+
+
+def same_bits_flags(a, b):
+    """same_bits as 0-d bool tensors still on the device, one per non-empty
+    output (None when shapes or dtypes already differ): a caller that has
+    other flags to read reads them all with one synchronisation."""
     A, B = flatten(a), flatten(b)
     if len(A) != len(B):
-        return False
+        return None
+    flags = []
     for x, y in zip(A, B):
         if x.shape != y.shape or x.dtype != y.dtype:
-            return False
-        if x.numel() and not torch.equal(_bytes(x), _bytes(y)):
-            return False
-    return True
+            return None
+        if x.numel():
+            flags.append((_bytes(x) == _bytes(y)).all())
+    return flags
+
+
+def all_true(flags):
+    """Whether every 0-d bool tensor in flags holds True (one device read)."""
+    if not flags:
+        return True
+    return bool(torch.stack([f.to(flags[0].device) for f in flags]).all().item())
 
 
 def _bytes(t):

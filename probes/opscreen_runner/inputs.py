@@ -311,13 +311,20 @@ def guarded(args, kwargs, mutates, side):
 def intact(guards):
     """Whether every guard still holds its poison (nothing was written past
     the inputs)."""
+    flags = intact_flags(guards)
+    return bool(torch.stack(flags).all().item()) if flags else True
+
+
+def intact_flags(guards):
+    """intact() as 0-d bool tensors on the device, one per guard, for a
+    caller that reads them with other flags in one synchronisation."""
+    flags = []
     for buf, poison_bytes in guards:
         raw = buf.view(torch.uint8)
         k = poison_bytes.numel()
-        if not (torch.equal(raw[:k], poison_bytes) and
-                torch.equal(raw[raw.numel() - k:], poison_bytes)):
-            return False
-    return True
+        flags.append((raw[:k] == poison_bytes).all() &
+                     (raw[raw.numel() - k:] == poison_bytes).all())
+    return flags
 
 
 def resolve_op(key):

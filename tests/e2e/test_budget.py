@@ -222,7 +222,10 @@ def test_rescreen_of_one_library_replays_the_key_budget_cuts(tmp_path, daemon_bi
     from e2e_harness import Daemon
     scope = {"ops": ["sum.dim_IntList", "neg"],
              "classes": ["accumulation", "reduction", "same_shape"]}
-    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0}
+    # every case of the demo sum_dim runs (no fail_fast): its failing
+    # classes give the budget cases to spend on
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
+            "runner__fail_fast": "no"}
     key = "sum.dim_IntList"
 
     def screen(d, body=scope):

@@ -235,7 +235,10 @@ def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
     started from zero would run one first."""
     scope = {"ops": ["sum.dim_IntList", "neg"],
              "classes": ["accumulation", "reduction", "same_shape"]}
-    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0}
+    # every case of the demo sum_dim runs (no fail_fast), so the key has
+    # cases left to cut when the run resumes
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
+            "runner__fail_fast": "no"}
     d = Daemon(tmp_path, **conf).start()
     try:
         d.wait_fingerprint()
@@ -290,5 +293,65 @@ def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
         assert re.search(r"key sum\.dim_IntList on device -1: \d+ s of candidate "
                          r"time, over the 0\.1 s budget; \d+ cases not run",
                          log.split(f"resuming run {run}:")[-1]), log[-3000:]
+    finally:
+        d.stop()
+
+
+def test_fail_fast_applies_to_a_resumed_run(tmp_path, daemon_bin):
+    """A run resumed under runner.fail_fast skips, before any case runs, the
+    pending cases of every key x dtype x class that failed before the stop.
+    The first part runs with fail_fast = no, so failed classes still have
+    pending cases when the daemon stops."""
+    scope = {"ops": ["minimum", "neg"], "classes": ["broadcast", "same_shape"]}
+    conf = {"runner__workers_per_device": 1, "runner__compile_workers": 0,
+            "runner__shrink_max": 0}
+    d = Daemon(tmp_path, runner__fail_fast="no", **conf).start()
+    pending_sql = (
+        "SELECT count(*) FROM cases c WHERE c.run_id=?1 AND c.state='pending' AND "
+        "EXISTS (SELECT 1 FROM cases f JOIN results r ON r.case_id=f.id WHERE "
+        "f.run_id=?1 AND r.status='fail' AND f.key=c.key AND f.dtype=c.dtype AND "
+        "f.class=c.class)")
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run(scope)
+        assert st == 202, out
+        run = out["run"]
+        deadline = time.time() + 120
+        while True:
+            db = sqlite3.connect(d.db)
+            (left,) = db.execute(pending_sql, (run,)).fetchone()
+            db.close()
+            if left >= 3:
+                break
+            assert time.time() < deadline, "no failed class with pending cases"
+            time.sleep(0.05)
+        d.proc.send_signal(signal.SIGTERM)
+        d.proc.wait(30)
+        d.logf.close()
+        restarted = time.time()
+    finally:
+        d.stop()
+
+    d = Daemon(tmp_path, **conf).start()
+    try:
+        r = d.wait_run(run, timeout=300)
+        assert r["state"] == "complete", (r, d.logtext())
+        db = sqlite3.connect(d.db)
+        # the failed classes' pending cases were skipped, none of them ran
+        after = db.execute(
+            "SELECT c.key, c.dtype, c.class, r.status, r.reason FROM results r JOIN "
+            "cases c ON c.id=r.case_id WHERE c.run_id=? AND r.created > ?",
+            (run, restarted)).fetchall()
+        failed = {(k, dt, c) for k, dt, c in db.execute(
+            "SELECT c.key, c.dtype, c.class FROM results r JOIN cases c ON "
+            "c.id=r.case_id WHERE c.run_id=? AND r.status='fail' AND r.created <= ?",
+            (run, restarted))}
+        cut = [a for a in after if a[:3] in failed]
+        assert len(cut) >= 3 and all(a[4] == "fail_fast" for a in cut), (cut, failed)
+        verdicts = dict(((k, dt), v) for k, dt, v in db.execute(
+            "SELECT key, dtype, verdict FROM verdicts WHERE run_id=?", (run,)))
+        assert {v for (k, _), v in verdicts.items() if k == "minimum"} == {"broken"}
+        assert {v for (k, _), v in verdicts.items() if k == "neg"} == {"verified"}
+        db.close()
     finally:
         d.stop()

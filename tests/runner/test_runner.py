@@ -235,6 +235,37 @@ def test_guard_finds_a_read_past_the_input(runner, tmp_path):
         proc.stdout, proc.stderr)
 
 
+def test_a_compiling_first_call_still_gets_steady_calls_and_the_guard():
+    """A first call of 0.5 s or more (STEADY_MAX_MS) may have been compiling:
+    one more call decides. The demo sub's first call on a new shape takes
+    0.8 s, its next calls microseconds, so the case gets its steady calls
+    and the guard as a warm runner's would; an op slow on every call (the
+    demo sub under OPSCREEN_DEMOLIB_SLOW, 1 s per call) gets one more call
+    and no guard."""
+    sub = make_case(11, "sub.Tensor", "sub", [tensor([4, 6], "float32"),
+                                              tensor([4, 6], "float32")],
+                    dtype="float32")
+    r = Runner(OPSCREEN_DEMOLIB_SLOW_FIRST="sub:0.8:always")
+    try:
+        assert r.recv()["type"] == "hello"
+        _, res = r.case(sub)
+        t = res["times"]
+        assert res["status"] == "ok" and t["cand_first_ms"] >= 800, t
+        assert t["cand_steady_ms"] < 100 and "guard_ms" in t, t
+    finally:
+        r.close()
+    r = Runner(OPSCREEN_DEMOLIB_SLOW="sub")
+    try:
+        assert r.recv()["type"] == "hello"
+        _, res = r.case(dict(sub, id=12))
+        t = res["times"]
+        assert res["status"] == "ok" and t["cand_steady_ms"] >= 1000, t
+        assert 2000 <= t["steady_total_ms"] + t["cand_first_ms"] < 3000, t
+        assert "guard_ms" not in t, t
+    finally:
+        r.close()
+
+
 def test_guard_leaves_right_kernels_alone(runner):
     """Kernels that read and write only their tensors, an out= one among
     them (the demo abs.out's defect is elsewhere): no guard finding."""

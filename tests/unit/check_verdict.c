@@ -835,6 +835,16 @@ START_TEST(guard_call)
 	/* a guard that changed nothing is no finding */
 	v = judge(guarded(eout("exact", 0, 0), "high", 0, 0, NULL));
 	ck_assert_int_eq(v.status, CASE_PASS);
+	/* an output that changed beside the poison but is still within the
+	 * rule (atomics summing in another order): no finding */
+	v = judge(guarded(fout(0.001, 0.001, 1, 1, 0.001, 1, 0), "low", 1, 0,
+	    fout(0.0012, 0.001, 1, 1, 0.001, 1, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* ... and the same change far off the oracle is a read */
+	v = judge(guarded(fout(0.001, 0.001, 1, 1, 0.001, 1, 0), "low", 1, 0,
+	    fout(3e38, 0.001, 1e9, 1, 0.001, 1, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
 }
 END_TEST
 
