@@ -50,6 +50,7 @@ config_defaults(struct config *c)
 	c->fail_fast = 1;
 	c->runner_nice = 10;
 	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
+	c->autotune_rep = 0;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
 	c->api_max_connections = 256;
@@ -224,6 +225,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be yes or no" : NULL;
 	if (IS("runner.fail_fast"))
 		return parse_bool(v, &c->fail_fast) ? "must be yes or no" : NULL;
+	if (IS("runner.autotune_rep"))
+		return parse_seconds(v, 0, 10000, &c->autotune_rep) ?
+		    "must be milliseconds, 0..10000 (0 = the library's own)" : NULL;
 	if (IS("runner.cuda_sync"))
 		return (strcmp(v, "auto") && strcmp(v, "spin") &&
 		    strcmp(v, "yield") && strcmp(v, "blocking")) ||

@@ -59,6 +59,7 @@ struct config {
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	char	 cuda_sync[16];		/* auto | spin | yield | blocking */
+	double	 autotune_rep;		/* ms per autotune config, 0 = library's */
 	int	 screen_on_start;
 	int	 api_threads;
 	int	 api_max_connections;

@@ -44,7 +44,8 @@ env_overridden(const char *e)
 	static const char *keys[] = { "CUDA_VISIBLE_DEVICES=", "OPSCREEN_FD=",
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
 	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=",
-	    "TRITON_CACHE_AUTOTUNING=", "OPSCREEN_CUDA_SYNC=" };
+	    "TRITON_CACHE_AUTOTUNING=", "OPSCREEN_CUDA_SYNC=",
+	    "OPSCREEN_AUTOTUNE_REP=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -58,7 +59,7 @@ supervise_spawn(struct worker *w)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
-	char				*envp[ENV_MAX], **e, dev[16], nice[16];
+	char				*envp[ENV_MAX], **e, dev[16], nice[16], rep[32];
 	char				*pp = NULL;
 	char				*argv[4];
 	const char			*oldpp;
@@ -99,6 +100,9 @@ supervise_spawn(struct worker *w)
 	    env_push(envp, &n, "TRITON_CACHE_AUTOTUNING",
 	    env->conf.cache_autotuning ? "1" : "0") == -1 ||
 	    env_push(envp, &n, "OPSCREEN_CUDA_SYNC", env->conf.cuda_sync) == -1)
+		goto fail;
+	snprintf(rep, sizeof(rep), "%g", env->conf.autotune_rep);
+	if (env_push(envp, &n, "OPSCREEN_AUTOTUNE_REP", rep) == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

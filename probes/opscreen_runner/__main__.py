@@ -8,7 +8,7 @@ import warnings
 
 import torch
 
-from . import cudasync, jitstats, proto, repro
+from . import autotune, cudasync, jitstats, proto, repro
 from .adapters import FlagGemsStyle
 from .execute import HarnessError, device_ok, run_case
 
@@ -93,8 +93,12 @@ def main():
             log.warning("cuda_sync %s not applied: %s", mode, sync["error"])
     if device == "cuda":  # compiles and autotuning of first calls, per case
         jitstats.install()
+    rep = float(os.environ.get("OPSCREEN_AUTOTUNE_REP", "0") or 0)
+    capped = autotune.cap(rep) if rep > 0 else None
     adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))
     hello = _hello(adapter, device, sync)
+    if capped is not None:
+        hello["autotune_rep"] = capped
     proto.send(fd, hello)
     if "error" in hello:
         log.error("%s", hello["error"])

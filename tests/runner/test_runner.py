@@ -214,6 +214,20 @@ def test_cuda_sync_without_a_gpu():
         r.close()
 
 
+def test_hello_says_the_autotune_cap():
+    """runner.autotune_rep reaches the runner as OPSCREEN_AUTOTUNE_REP; its
+    hello says the cap it set (none when unset), and cases run as before."""
+    for env, want in (({"OPSCREEN_AUTOTUNE_REP": "5"}, 5.0), ({}, None)):
+        r = Runner(**env)
+        try:
+            h = r.recv()
+            assert h["type"] == "hello" and h.get("autotune_rep") == want, h
+            _, res = r.case(ADD)
+            assert res["status"] == "ok", res
+        finally:
+            r.close()
+
+
 ARGMIN = make_case(8, "argmin", "argmin", [tensor([1023], "float16"), {"t": "int", "v": 0},
                                            {"t": "bool", "v": False}],
                    dtype="float16", compare="exact", cls="reduction")

@@ -57,6 +57,7 @@ START_TEST(defaults)
 	ck_assert(c.first_call_budget == 0);
 	ck_assert(c.first_call_hold == 10);
 	ck_assert_int_eq(c.fail_fast, 1);
+	ck_assert(c.autotune_rep == 0);
 	ck_assert_str_eq(c.cuda_sync, "auto");
 }
 END_TEST
@@ -71,11 +72,12 @@ START_TEST(good_file)
 	    "workers_per_device = 3\ncache_autotuning = no\n"
 	    "shrink_budget = 2.5\ncompile_workers = 8\n"
 	    "first_call_budget = 0.5\ncuda_sync = blocking\n"
-	    "fail_fast = no\nfirst_call_hold = 2.5\n", &c, errs,
+	    "fail_fast = no\nfirst_call_hold = 2.5\nautotune_rep = 5\n", &c, errs,
 	    sizeof(errs)), 0);
 	ck_assert_str_eq(c.cuda_sync, "blocking");
 	ck_assert_int_eq(c.fail_fast, 0);
 	ck_assert(c.first_call_hold == 2.5);
+	ck_assert(c.autotune_rep == 5);
 	ck_assert_int_eq(c.compile_workers, 8);
 	ck_assert(c.first_call_budget == 0.5);
 	ck_assert(c.shrink_budget == 2.5);
@@ -98,9 +100,10 @@ START_TEST(every_error_with_its_line)
 	    "devices = gpu0\nlibrary = a;b\nnope = 1\n[api]\nthreads = 999\n"
 	    "[runner]\ncache_autotuning = maybe\nshrink_budget = -1\n"
 	    "first_call_budget = soon\ncuda_sync = sleepy\n"
-	    "fail_fast = sometimes\nfirst_call_hold = -3\n", &c, errs,
-	    sizeof(errs)), -1);
-	ck_assert_int_eq(c.nerrors, 12);
+	    "fail_fast = sometimes\nfirst_call_hold = -3\nautotune_rep = 1e9\n",
+	    &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 13);
+	ck_assert_ptr_nonnull(strstr(errs, ":17: [runner] autotune_rep"));
 	ck_assert_ptr_nonnull(strstr(errs, ":15: [runner] fail_fast"));
 	ck_assert_ptr_nonnull(strstr(errs, ":16: [runner] first_call_hold"));
 	ck_assert_ptr_nonnull(strstr(errs, ":14: [runner] cuda_sync"));
