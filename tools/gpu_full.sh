@@ -17,6 +17,9 @@
 # warm   the same table again on the cache the cold screen filled, and on its
 #        database (the daemon's second full screen of the library)
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+# tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
+#        of its own, one after the other: an A/B of one knob (e.g.
+#        AUTOTUNE_REP_tuneb=5)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
@@ -78,6 +81,11 @@ cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
 
 # The 42 ops of the first screen (issue 2): the catalog's aten keys.
 OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
+
+# The 16 keys whose first calls spent the most time benchmarking autotune
+# configs in the ninth session's cold whole-table screen (3,224 of its 5,194
+# runner-s): the A/B of runner.autotune_rep (phases tune and tuneb).
+TUNE16='["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'
 
 # taskset prefix of a phase (CPUS_<phase>), empty when unset
 pin_of() {
@@ -261,11 +269,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; *) echo 8470;; esac; }
+port_of() { case $1 in v500) echo 8471;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
-body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; *) echo "";; esac; }
+cache_of() { case $1 in tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
