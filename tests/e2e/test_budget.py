@@ -566,25 +566,32 @@ def test_a_compile_step_is_stopped_at_the_budget(make_daemon):
     assert v == "hazard", (v, why)
 
 
-def _sub_spans(d, rid):
-    """(start, end) of each case of sub and of the other keys, from the store"""
+def _spans(d, rid):
+    """{key: [(case start, first call start, first call end, case end)]} of
+    a run's same_shape cases, from the stored times"""
     db = sqlite3.connect(d.db)
     rows = db.execute(
-        "SELECT c.key, r.created - json_extract(r.figures, '$.times.case_ms') / 1e3, "
-        "r.created FROM results r JOIN cases c ON c.id=r.case_id WHERE c.run_id=? "
-        "AND r.status != 'skipped' AND c.class = 'same_shape'", (rid,)).fetchall()
-    sub = sorted((s, e) for k, s, e in rows if k == "sub.Tensor")
-    others = sorted((s, e) for k, s, e in rows if k != "sub.Tensor")
-    return sub, others
+        "SELECT c.key, r.created, r.figures FROM results r JOIN cases c ON "
+        "c.id=r.case_id WHERE c.run_id=? AND r.status != 'skipped' AND "
+        "c.class = 'same_shape'", (rid,)).fetchall()
+    db.close()
+    out = {}
+    for key, end, figs in rows:
+        t = json.loads(figs)["times"]
+        start = end - t["case_ms"] / 1e3
+        fc0 = start + sum(t.get(k, 0) for k in ("build_ms", "native_ms",
+                                                "oracle_ms", "enable_ms")) / 1e3
+        out.setdefault(key, []).append((start, fc0, fc0 + t["cand_first_ms"] / 1e3,
+                                        end))
+    return {k: sorted(v) for k, v in out.items()}
 
 
-def _held_starts(sub, others, hold):
-    """sub cases that started while another sub case had been running for
-    more than hold (plus scheduling slack) and other keys still had cases
-    to start"""
-    last_other = max(s for s, _ in others)
-    return [(b, a) for a in sub for b in sub
-            if a[0] < b[0] < a[1] and b[0] - a[0] > hold + 0.5 and b[0] < last_other]
+def _held_starts(sub, after, hold):
+    """sub cases that started, after `after`, while another sub case's first
+    call had run for more than hold (plus scheduling slack) and had not
+    ended"""
+    return [(b, a) for a in sub for b in sub if b[0] > after and
+            a[1] + hold + 0.5 < b[0] < a[2] - 0.2]
 
 
 def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
@@ -592,7 +599,8 @@ def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
     for more than the hold (under first_call_budget), its key and dtype
     starts no other case as long as other keys have cases to start. The demo
     sub's first call on each new shape takes 4 s, within the 8 s budget
-    (under the CPU's 10 s case deadline);
+    (under the CPU's 10 s case deadline); a sub case that starts within
+    0.5 s of another's end started when that one's first call was over;
     the other keys' cases take about 2 s each (OPSCREEN_DEMOLIB_DELAY), so
     the round-robin queue reaches sub's next case while its first call
     runs. Without the hold, sub's cases pile up on the runners."""
@@ -607,12 +615,43 @@ def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
         d, run, rid = _screened(make_daemon, scope, env=env,
                                 runner__first_call_hold=hold, **conf)
         assert run["done"] == run["total"], run
-        sub, others = _sub_spans(d, rid)
+        spans = _spans(d, rid)
+        sub = spans.pop("sub.Tensor")
+        others = [x for v in spans.values() for x in v]
         assert len(sub) >= 4 and others, (sub, others)
-        found[hold] = _held_starts(sub, others, 1)
+        # while other keys had cases to start
+        last_other = max(x[0] for x in others)
+        found[hold] = [(b, a) for b, a in _held_starts(sub, 0, 1)
+                       if b[0] < last_other]
         db = sqlite3.connect(d.db)
         verdicts = dict(db.execute("SELECT key, verdict FROM verdicts WHERE "
                                    "run_id=?", (rid,)))
         assert set(verdicts.values()) == {"verified"}, verdicts
     assert found[1] == [], found[1]
     assert found[0], "without the hold sub's cases should overlap"
+
+
+def test_the_hold_never_leaves_a_runner_idle(make_daemon):
+    """A held key and dtype still takes a runner that has nothing else to
+    run. Three runners: sub's first calls compile for 12 s; the runners not
+    on sub take neg's cases (OPSCREEN_DEMOLIB_DELAY) while sub is held, and
+    once neg's cases are gone they start sub's next cases at once, inside
+    the first calls in flight, not after them."""
+    d, run, rid = _screened(
+        make_daemon, {"ops": ["sub.Tensor", "neg"], "dtypes": ["float32"],
+                      "classes": ["same_shape"]},
+        env={"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:12:always",
+             "OPSCREEN_DEMOLIB_DELAY": "neg:0.15"},
+        runner__workers_per_device=3, runner__compile_workers=0,
+        runner__shrink_max=0, runner__cpu_case_deadline=60,
+        runner__first_call_budget=30, runner__first_call_hold=1)
+    assert run["done"] == run["total"], run
+    spans = _spans(d, rid)
+    sub, neg = spans["sub.Tensor"], spans["neg"]
+    assert len(sub) >= 3, spans
+    neg_done = max(x[3] for x in neg)
+    assert _held_starts(sub, neg_done - 0.5, 1), (sub, neg_done)
+    db = sqlite3.connect(d.db)
+    verdicts = dict(db.execute("SELECT key, verdict FROM verdicts WHERE run_id=?",
+                               (rid,)))
+    assert set(verdicts.values()) == {"verified"}, verdicts
