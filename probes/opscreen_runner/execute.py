@@ -23,6 +23,11 @@ class HarnessError(Exception):
     pass
 
 
+class _DisableFailed(Exception):
+    """Leaving the candidate's context failed: its override may still be
+    registered, so every later case in this runner would lie."""
+
+
 def _describe(e):
     return f"{type(e).__name__}: {e}"[:MAX_MESSAGE]
 
@@ -62,9 +67,16 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
     copy_, fill_ or equal would otherwise compile and run the candidate on
     the guard's buffers)."""
     def call(a, k):
-        with candidate():
+        ctx = candidate()
+        ctx.__enter__()
+        try:
             out = op(*a, **k)
             _sync(device)
+        finally:
+            try:
+                ctx.__exit__(None, None, None)
+            except Exception as e:
+                raise _DisableFailed(_describe(e)) from e
         return out
 
     for side in ("low", "high"):
@@ -86,6 +98,8 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
                 a3, k3, _ = inputs.fresh(args, kwargs, mutates)
                 reads = figures.same_bits(out, call(g2, k2)) and \
                     figures.same_bits(first, call(a3, k3))
+        except _DisableFailed:
+            raise
         except Exception:
             # raising only beside poison says nothing reproducible; a device
             # fault that poisoned the context ends the case (and the runner)
@@ -382,8 +396,11 @@ def run_case(case, adapter, device, notify=None):
                 case.get("compare", "float") != "shape_only" and \
                 figures.same_bits(cand, again):
             t_g = time.perf_counter()
-            guard = _guard_check(op, args, kwargs, mutates, device, cand,
-                                 lambda: adapter.candidate(case["name"]))
+            try:
+                guard = _guard_check(op, args, kwargs, mutates, device, cand,
+                                     lambda: adapter.candidate(case["name"]))
+            except _DisableFailed as e:
+                cerr, fatal = "disable: " + str(e), True
             times["guard_ms"] = (time.perf_counter() - t_g) * 1e3
 
     res["fatal"] = fatal or bool((cerr or nerr or oerr) and not device_ok(device))

@@ -315,3 +315,37 @@ def test_guarded_inputs_keep_values_and_alignment():
     assert not inputs.intact(guards)
     assert inputs.poison(torch.int8, "high") == 127 and inputs.poison(torch.bool, "low") is False
     assert inputs.poison(torch.complex64, "low") is None
+
+
+def test_a_failed_disable_in_the_guard_ends_the_runner():
+    """The guard enables the candidate for each of its calls; when leaving
+    that context fails, the override may still be registered, so the case
+    says so and is fatal (the runner is replaced), as on the main path."""
+    from opscreen_runner.execute import run_case
+
+    class Ctx:
+        def __init__(self, fail):
+            self.fail = fail
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            if self.fail:
+                raise RuntimeError("cannot deregister")
+            return False
+
+    class Adapter:  # the first context is the case's, the next the guard's
+        def __init__(self):
+            self.n = 0
+
+        def serves(self, key, name):
+            return True
+
+        def candidate(self, name):
+            self.n += 1
+            return Ctx(self.n > 1)
+
+    case = make_case(13, "neg", "neg", [tensor([4, 6], "float32")], dtype="float32")
+    res = run_case(case, Adapter(), "cpu")
+    assert res["fatal"] and res["cand_error"] == "disable: RuntimeError: cannot deregister", res
