@@ -12,14 +12,13 @@ and run as before; only the benchmark loop is shorter, so the config chosen
 may differ from a full benchmark's, as it already differs from an idle GPU's.
 """
 _orig = None
-_cap = None
 
 
 def cap(rep_ms):
     """Caps every do_bench call at rep_ms of measuring and rep_ms / 4 of
     warm-up (Triton's own ratio). Call before the library's first autotune.
     Returns the cap in ms, or None when Triton is not importable."""
-    global _orig, _cap
+    global _orig
     try:
         import triton.testing as tt
     except Exception:
@@ -32,5 +31,4 @@ def cap(rep_ms):
         return _orig(fn, min(warmup, warm), min(rep, rep_ms), *args, **kwargs)
 
     tt.do_bench = do_bench
-    _cap = rep_ms
     return rep_ms

@@ -88,9 +88,7 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
             # the poison and the output checked with one device read
             wf = inputs.intact_flags(guards)
             rf = figures.same_bits_flags(first, out)
-            flags = wf + (rf or [])
-            got = torch.stack([f.to(flags[0].device) for f in flags]).tolist() \
-                if flags else []
+            got = figures.read_flags(wf + (rf or []))
             writes = not all(got[:len(wf)])
             reads = rf is None or not all(got[len(wf):])
             if reads:

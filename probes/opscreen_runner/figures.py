@@ -63,11 +63,16 @@ def same_bits_flags(a, b):
     return flags
 
 
+def read_flags(flags):
+    """The 0-d bool tensors in flags as Python bools, in one device read."""
+    if not flags:
+        return []
+    return torch.stack([f.to(flags[0].device) for f in flags]).tolist()
+
+
 def all_true(flags):
     """Whether every 0-d bool tensor in flags holds True (one device read)."""
-    if not flags:
-        return True
-    return bool(torch.stack([f.to(flags[0].device) for f in flags]).all().item())
+    return all(read_flags(flags))
 
 
 def _bytes(t):

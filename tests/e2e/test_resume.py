@@ -90,6 +90,23 @@ def _stop_midway(d, run, sig, fraction):
     return row, before
 
 
+def _sigterm_when(d, sql, args, ready, valid=lambda row: True, timeout=120):
+    """Stops daemon d with SIGTERM once the row sql gives on its store is
+    ready(row); until then every row must be valid(row)."""
+    deadline = time.time() + timeout
+    while True:
+        db = sqlite3.connect(d.db)
+        row = db.execute(sql, args).fetchone()
+        db.close()
+        if ready(row):
+            break
+        assert valid(row) and time.time() < deadline, row
+        time.sleep(0.05)
+    d.proc.send_signal(signal.SIGTERM)
+    d.proc.wait(30)
+    d.logf.close()
+
+
 def _metric(text, name, **labels):
     total = None
     for line in text.splitlines():
@@ -249,22 +266,12 @@ def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
                      "FROM cases WHERE run_id=?1 AND key='sum.dim_IntList' AND "
                      "state='pending') FROM results r JOIN cases c ON "
                      "c.id = r.case_id WHERE c.run_id=?1 AND c.key='sum.dim_IntList'")
-        deadline = time.time() + 120
-        while True:
-            db = sqlite3.connect(d.db)
-            spent, pending = db.execute(spent_sql, (run,)).fetchone()
-            db.close()
-            # all the key's cases take ~0.6 s of candidate time on CI's 2
-            # cores; stop well inside that, and over the 0.1 s budget below
-            if spent >= 150 and pending > 1:
-                break
-            # (nothing is pending before the run is expanded)
-            assert (spent == 0 or pending > 1) and time.time() < deadline, \
-                (spent, pending)
-            time.sleep(0.05)
-        d.proc.send_signal(signal.SIGTERM)
-        d.proc.wait(30)
-        d.logf.close()
+        # all the key's cases take ~0.6 s of candidate time on CI's 2 cores;
+        # stop well inside that, and over the 0.1 s budget below (nothing is
+        # pending before the run is expanded)
+        _sigterm_when(d, spent_sql, (run,),
+                      lambda row: row[0] >= 150 and row[1] > 1,
+                      lambda row: row[0] == 0 or row[1] > 1)
         before = _results(d.db, run)
         restarted = time.time()
     finally:
@@ -316,18 +323,7 @@ def test_fail_fast_applies_to_a_resumed_run(tmp_path, daemon_bin):
         st, out = d.post_run(scope)
         assert st == 202, out
         run = out["run"]
-        deadline = time.time() + 120
-        while True:
-            db = sqlite3.connect(d.db)
-            (left,) = db.execute(pending_sql, (run,)).fetchone()
-            db.close()
-            if left >= 3:
-                break
-            assert time.time() < deadline, "no failed class with pending cases"
-            time.sleep(0.05)
-        d.proc.send_signal(signal.SIGTERM)
-        d.proc.wait(30)
-        d.logf.close()
+        _sigterm_when(d, pending_sql, (run,), lambda row: row[0] >= 3)
         restarted = time.time()
     finally:
         d.stop()
