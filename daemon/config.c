@@ -50,7 +50,7 @@ config_defaults(struct config *c)
 	c->fail_fast = 1;
 	c->runner_nice = 10;
 	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
-	c->autotune_rep = 0;
+	c->autotune_rep = 5;
 	c->screen_on_start = 0;
 	c->api_threads = 4;
 	c->api_max_connections = 256;

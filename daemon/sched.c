@@ -3347,12 +3347,18 @@ writer_conn(void)
 	return api_writer;
 }
 
+/*
+ * Checks req's list field with valid (1 valid, 0 unknown, -1 not known
+ * yet). 0 when it is absent or valid; -1 a bad request (err says why); -4
+ * a value that cannot be judged yet (err says why; the API answers 503).
+ */
 static int
 check_list(json_t *req, const char *field, int (*valid)(const char *),
     char *err, size_t errlen)
 {
 	json_t	*a = json_object_get(req, field), *v;
 	size_t	 i;
+	int	 ok;
 
 	if (a == NULL || json_is_null(a))
 		return 0;
@@ -3366,7 +3372,15 @@ check_list(json_t *req, const char *field, int (*valid)(const char *),
 			snprintf(err, errlen, "'%s' must contain strings", field);
 			return -1;
 		}
-		if (valid && !valid(json_string_value(v))) {
+		if (valid && (ok = valid(json_string_value(v))) <= 0) {
+			if (ok < 0) {
+				snprintf(err, errlen, "'%s': '%s' is not in the "
+				    "probe catalog, and no runner has reported "
+				    "the library's registration table yet; "
+				    "retry in a few seconds", field,
+				    json_string_value(v));
+				return -4;
+			}
 			snprintf(err, errlen, "'%s': unknown value '%s'", field,
 			    json_string_value(v));
 			return -1;
@@ -3381,6 +3395,13 @@ valid_class(const char *s)
 	return probe_class_parse(s) > 0;
 }
 
+/*
+ * An op is a catalog key or a name or key of the registration table a
+ * runner reported; before any runner has reported one, a name outside the
+ * catalog cannot be judged (-1): a deployment script that asks for a
+ * schema-only key right after the daemon starts is told to retry, not that
+ * the key does not exist.
+ */
 static int
 valid_op(const char *s)
 {
@@ -3389,12 +3410,16 @@ valid_op(const char *s)
 	if (catalog_has(s))
 		return 1;
 	pthread_mutex_lock(&sched_mtx);
-	ok = json_object_get(cur_names, s) != NULL;
+	ok = json_object_get(cur_names, s) != NULL ? 1 :
+	    json_object_size(cur_names) == 0 ? -1 : 0;
 	pthread_mutex_unlock(&sched_mtx);
 	return ok;
 }
 
-/* 0 queued; -1 bad request (err says why); -2 too many queued; -3 store. */
+/*
+ * 0 queued; -1 bad request (err says why); -2 too many queued; -3 store;
+ * -4 an op that cannot be judged before a runner reports its table.
+ */
 int
 sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 {
@@ -3412,10 +3437,11 @@ sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 			    "classes, dtypes)", k);
 			return -1;
 		}
-	if (check_list(req, "ops", valid_op, err, errlen) == -1 ||
-	    check_list(req, "classes", valid_class, err, errlen) == -1 ||
-	    check_list(req, "dtypes", dtype_valid, err, errlen) == -1)
-		return -1;
+	if ((rc = check_list(req, "classes", valid_class, err, errlen)) < 0 ||
+	    (rc = check_list(req, "dtypes", dtype_valid, err, errlen)) < 0 ||
+	    (rc = check_list(req, "ops", valid_op, err, errlen)) < 0)
+		return rc;
+	rc = -3;
 	if ((v = json_object_get(req, "reason")) && !json_is_string(v)) {
 		snprintf(err, errlen, "'reason' must be a string");
 		return -1;

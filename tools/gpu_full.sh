@@ -19,7 +19,7 @@
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
 #        of its own, one after the other: an A/B of one knob (e.g.
-#        AUTOTUNE_REP_tuneb=5)
+#        AUTOTUNE_REP_tune=0)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
@@ -36,7 +36,7 @@
 # CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
 # FAIL_FAST (runner.fail_fast, yes; FAIL_FAST_<phase>), FIRST_CALL_HOLD
 # (runner.first_call_hold, 10; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
-# (runner.autotune_rep, ms, 0 = the library's own; AUTOTUNE_REP_<phase>),
+# (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
 # REPRO_TIMEOUT (seconds per repro in checks, 300),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
@@ -139,7 +139,7 @@ first_call_budget = ${FIRST_CALL_BUDGET:-0}
 cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
 first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
-autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-0}}")
+autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
@@ -167,10 +167,22 @@ CONF
 		echo "$name: opscreend is not serving:"; tail -20 "$W/opscreend.log"
 		return 1
 	fi
+	# a restricted run (BODY): the daemon answers 503 to a key outside the
+	# probe catalog until a runner has reported the registration table
+	# (TUNE16's keys); a start whose POST queued no run fails, and the
+	# action list stops (the tenth session's tune phase waited 365 s of
+	# device time on a run that was never queued)
 	if [ -n "$4" ]; then
-		curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
-		    -d "$4" localhost:$PORT/runs > "$W/post.json"
+		for i in $(seq 1 120); do
+			curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
+			    -d "$4" localhost:$PORT/runs > "$W/post.json"
+			grep -q '"status": 503' "$W/post.json" || break
+			sleep 1
+		done
 		cat "$W/post.json"; echo
+		if ! grep -q '"run"' "$W/post.json"; then
+			echo "$name: no run queued"; return 1
+		fi
 	fi
 }
 
@@ -182,6 +194,10 @@ wait_run() {
 		state=$(run_state)
 		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
 		case "$state" in complete*|failed*|cancelled*) return 0;; esac
+		# no run at all a minute after the daemon started: nothing to wait for
+		if [ -z "$state" ] && [ $(( $(date +%s) - $(cat "$W/t_start") )) -gt 60 ]; then
+			echo "$name: no run"; return 1
+		fi
 		sleep 10
 	done
 	return 1

@@ -58,6 +58,28 @@ def test_post_runs_rejects_bad_bodies(make_daemon, body, code, needle):
     assert runs["runs"] == []
 
 
+def test_an_op_outside_the_catalog_waits_for_the_table(make_daemon):
+    """Before a runner has reported the registration table, an op the probe
+    catalog does not know cannot be judged: 503 and a reason (retry), not a
+    400 that says a registered key does not exist; a catalog op is taken."""
+    d = make_daemon(env={"OPSCREEN_DEMOLIB_IMPORT_DELAY": "4"}).start()
+    assert d.get_json("/healthz")[1]["devices"][0].get("fingerprint") is None
+    for op in ("clone", "no_such_op"):   # clone: the demo's, not the catalog's
+        st, body = d.post_run({"ops": [op]})
+        assert st == 503 and "registration table" in body["error"], body
+        assert op in body["error"]
+    st, body = d.post_run({"ops": ["abs"], "classes": ["same_shape"]})  # catalog
+    assert st == 202, body
+    d.wait_fingerprint()
+    st, body = d.post_run({"ops": ["clone"], "classes": ["same_shape"]})
+    assert st == 202, body
+    clone_run = body["run"]
+    st, body = d.post_run({"ops": ["no_such_op"]})
+    assert st == 400 and "unknown value 'no_such_op'" in body["error"], body
+    run = d.wait_run(clone_run)
+    assert run["state"] == "complete" and run["total"] > 0, run
+
+
 def test_oversized_body_is_refused(make_daemon):
     d = make_daemon().start()
     st, _, out = d.request("POST", "/runs", b"{" + b" " * (200 * 1024) + b"}",

@@ -19,6 +19,10 @@ from .ops import (
 
 __version__ = "0.1.0"
 
+# OPSCREEN_DEMOLIB_IMPORT_DELAY=3: the import takes that many seconds more,
+# so a test sees the daemon before any runner has reported the table
+time.sleep(float(os.environ.get("OPSCREEN_DEMOLIB_IMPORT_DELAY") or 0))
+
 _DISPATCH_KEY = "CPU"
 
 _FULL_CONFIG = (
