@@ -3376,8 +3376,9 @@ check_list(json_t *req, const char *field, int (*valid)(const char *),
 			if (ok < 0) {
 				snprintf(err, errlen, "'%s': '%s' is not in the "
 				    "probe catalog, and no runner has reported "
-				    "the library's registration table yet; "
-				    "retry in a few seconds", field,
+				    "the library's registration table yet "
+				    "(GET /healthz says whether one could not "
+				    "import it); retry", field,
 				    json_string_value(v));
 				return -4;
 			}
