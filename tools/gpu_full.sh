@@ -20,6 +20,9 @@
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
 #        of its own, one after the other: an A/B of one knob (e.g.
 #        AUTOTUNE_REP_tune=0)
+# coldb  as cold, on a cache and port of its own: runs beside cold on the
+#        other GPU of a two-GPU host (an A/B of one knob on the whole table,
+#        e.g. AUTOTUNE_REP_cold=0 AUTOTUNE_REP_coldb=5)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
@@ -285,10 +288,10 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in v500) echo 8471;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
