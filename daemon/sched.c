@@ -3429,7 +3429,7 @@ sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 	const char	*k;
 	json_t		*v;
 	char		*js;
-	int		 full, rc = -3, queued = 0;
+	int		 full, rc = -3, queued = 0, bad;
 
 	json_object_foreach(req, k, v)
 		if (strcmp(k, "ops") && strcmp(k, "classes") && strcmp(k,
@@ -3438,11 +3438,10 @@ sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 			    "classes, dtypes)", k);
 			return -1;
 		}
-	if ((rc = check_list(req, "classes", valid_class, err, errlen)) < 0 ||
-	    (rc = check_list(req, "dtypes", dtype_valid, err, errlen)) < 0 ||
-	    (rc = check_list(req, "ops", valid_op, err, errlen)) < 0)
-		return rc;
-	rc = -3;
+	if ((bad = check_list(req, "classes", valid_class, err, errlen)) < 0 ||
+	    (bad = check_list(req, "dtypes", dtype_valid, err, errlen)) < 0 ||
+	    (bad = check_list(req, "ops", valid_op, err, errlen)) < 0)
+		return bad;
 	if ((v = json_object_get(req, "reason")) && !json_is_string(v)) {
 		snprintf(err, errlen, "'reason' must be a string");
 		return -1;
