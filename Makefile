@@ -28,6 +28,7 @@ UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 	build/check_store build/check_regress build/check_generic
 
 # kernels/: the host build of the oracles (and the CUDA build where nvcc is)
+.DEFAULT_GOAL := all
 include kernels/kernels.mk
 UNIT_TESTS += $(KERNEL_UNIT_TESTS)
 
