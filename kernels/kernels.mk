@@ -11,7 +11,9 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 	     -gencode arch=compute_90,code=compute_90
 
-KERNEL_HDRS	= kernels/osk.h kernels/osk_core.h kernels/osk_common.h
+KERNEL_HDRS	= kernels/osk.h kernels/osk_core.h kernels/osk_common.h \
+		  kernels/osk_dtype.h kernels/osk_gen.h kernels/osk_math.h \
+		  kernels/osk_reduce.h kernels/osk_compare.h kernels/osk_plan.h
 # No contraction into FMA: generation must round the same on host and device.
 KERNEL_CFLAGS	= $(CFLAGS) -fPIC -ffp-contract=off -Ikernels
 NVCCFLAGS	?= -O2
