@@ -187,3 +187,17 @@ verify-units: build/opscreend build/opscreenctl
 
 clean:
 	rm -rf build
+
+.PHONY: help
+help:
+	@echo "make              build the daemon, opscreenctl, kernels/ (host; CUDA where nvcc is), sweepdump"
+	@echo "make deps         install Debian's packages and the pinned Python packages (.venv)"
+	@echo "make test         every suite that can run here: unit (Check), runner, e2e, browser, GPU (skips without one), units"
+	@echo "make test-unit    the Check suites only"
+	@echo "make test-py      the pytest suites only"
+	@echo "make test-gpu     the GPU suite (needs a GPU and flag_gems)"
+	@echo "make run          screen with conf/opscreen.conf and serve on 127.0.0.1:8470"
+	@echo "make install      install under PREFIX (DESTDIR honoured); never overwrites /etc/opscreen/opscreen.conf"
+	@echo "make verify-units systemd-analyze verify the units"
+	@echo "make bench-api    the API benchmark (docs/bench/api.md)"
+	@echo "make clean        remove build/"
