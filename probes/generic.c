@@ -336,19 +336,6 @@ gen_dtcode(struct gen *g, struct sp *s)
 	return NULL;
 }
 
-static int
-gen_is_floating(const char *dtype)
-{
-	return (dtype_bit(dtype) & (DT_FLOATS | DT_F64 | DT_F8E4M3 |
-	    DT_F8E5M2 | DT_E8M0)) != 0;
-}
-
-static int
-gen_is_complex(const char *dtype)
-{
-	return dtype_bit(dtype) == DT_C64;
-}
-
 /* Domains: a code and its bounds, mapped to protocol fields per dtype. */
 struct dom {
 	char	code;
@@ -381,7 +368,7 @@ static int
 gen_domain(struct gen *g, json_t *t, const char *dtype, const struct dom *d)
 {
 	unsigned	bit = dtype_bit(dtype);
-	int		fl = gen_is_floating(dtype) || gen_is_complex(dtype);
+	int		fl = dtype_is_floating(dtype) || dtype_is_complex(dtype);
 	int		u = bit == DT_U8;
 
 	if (d->code == 'i')
@@ -533,7 +520,7 @@ gen_scalar_dom(const struct gen *g, int c)
 
 	if (c == 'b' || bit == DT_BOOL)
 		return gen_bool(1);
-	if (!gen_is_floating(g->dtype) && !gen_is_complex(g->dtype)) {
+	if (!dtype_is_floating(g->dtype) && !dtype_is_complex(g->dtype)) {
 		switch (c) {
 		case 'p':
 			return gen_int(2);
@@ -580,7 +567,7 @@ gen_scalar_var(const struct gen *g, int c, int i)
 	const double		*v = c == 'z' ? z : c == 'p' ? p :
 				    (c == 's' || c == 't') ? s : n;
 	unsigned		 bit = dtype_bit(g->dtype);
-	int			 fl = gen_is_floating(g->dtype);
+	int			 fl = dtype_is_floating(g->dtype);
 
 	if (bit == DT_BOOL) {
 		/* an in-place bool self cannot hold an integer result */
@@ -719,12 +706,12 @@ gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 		if (dtype == NULL) {
 			if (outn > 0 || (g->ge->flags & GF_RET_LONG) ||
 			    ((g->ge->flags & GF_INT_WIDEN) &&
-			    !gen_is_floating(g->dtype)))
+			    !dtype_is_floating(g->dtype)))
 				dtype = "int64";
 			else if (g->ge->flags & GF_RET_BOOL)
 				dtype = "bool";
 			else if ((g->ge->flags & GF_RET_FLOAT) &&
-			    !gen_is_floating(g->dtype))
+			    !dtype_is_floating(g->dtype))
 				dtype = "float32";
 			else
 				dtype = g->dtype;
@@ -1313,7 +1300,7 @@ gen_other_kind(const struct gen *g)
 		return "int64";
 	if (g->ge->flags & GF_INT_SCALAR)
 		return "bool";
-	if (gen_is_floating(g->dtype))
+	if (dtype_is_floating(g->dtype))
 		return "int64";
 	return g->inplace ? NULL : "float32";
 }
@@ -1553,7 +1540,7 @@ gen_pw_broadcast(struct gen *g, const int *ops, int nops)
 static int
 gen_pointwise(struct gen *g, unsigned classes)
 {
-	int	ops[SCHEMA_MAXARGS], nops, fl = gen_is_floating(g->dtype);
+	int	ops[SCHEMA_MAXARGS], nops, fl = dtype_is_floating(g->dtype);
 	size_t	i;
 
 	gen_reset(g);
@@ -1797,7 +1784,7 @@ gen_dtype_kw(struct gen *g, void (*setup)(struct gen *))
 		return 0;
 	gen_reset(g);
 	setup(g);
-	g->eng[ti] = gen_dtype_arg(gen_is_floating(g->dtype) ? "float32" :
+	g->eng[ti] = gen_dtype_arg(dtype_is_floating(g->dtype) ? "float32" :
 	    "int64");
 	return gen_emit(g);
 }
@@ -1806,7 +1793,7 @@ static int
 gen_reduce(struct gen *g, unsigned classes)
 {
 	int	di = schema_find(g->sc, "dim"), full = gen_red_fullmode(g);
-	int	ki = schema_find(g->sc, "keepdim"), fl = gen_is_floating(g->dtype);
+	int	ki = schema_find(g->sc, "keepdim"), fl = dtype_is_floating(g->dtype);
 	int	half = (dtype_bit(g->dtype) & (DT_F16 | DT_BF16)) != 0;
 	size_t	i;
 
@@ -1977,7 +1964,7 @@ gen_dimwise(struct gen *g, unsigned classes)
 		    DIM_PASS, 1, { 0 }, -1 }, "sliced", 0) == -1)
 			return -1;
 	}
-	if ((classes & PROBE_EDGE_VALUES) && gen_is_floating(g->dtype) &&
+	if ((classes & PROBE_EDGE_VALUES) && dtype_is_floating(g->dtype) &&
 	    !(g->ge->flags & GF_NO_EDGE)) {
 		gen_class(g, PROBE_EDGE_VALUES);
 		if (gen_dw_emit(g, &(struct redcase){ { 2, { 33, 17 } },
@@ -2058,7 +2045,7 @@ gen_points(struct gen *g, unsigned classes)
 	size_t			 i, k;
 
 	half = (dtype_bit(g->dtype) & (DT_F16 | DT_BF16)) != 0;
-	fl = gen_is_floating(g->dtype);
+	fl = dtype_is_floating(g->dtype);
 	for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++) {
 		c = gen_point_class(ge->points[i]);
 		have |= c;
@@ -2247,11 +2234,11 @@ gen_expand(struct gen *g, const char *key, const char *schema,
 		return gen_fail(g, "dtypes must be an array");
 	mask = g->ge->dtypes | g->ge->exotic;
 	for (bit = 1; bit != 0 && bit <= DT_LAST; bit <<= 1) {
-		if (!(mask & bit) || !sweep_wants(dtypes, dtype_name(bit)))
+		if (!(mask & bit) || !dtype_wanted(dtypes, dtype_name(bit)))
 			continue;
 		g->dtype = dtype_name(bit);
 		if (g->inplace && (g->ge->flags & GF_RET_FLOAT) &&
-		    !gen_is_floating(g->dtype))
+		    !dtype_is_floating(g->dtype))
 			continue;
 		cls = (g->ge->dtypes & bit) ? classes & ~PROBE_DTYPE_EXOTIC :
 		    classes & PROBE_DTYPE_EXOTIC;

@@ -120,14 +120,18 @@ size_t		 catalog_count(void);
 const char	*catalog_key(size_t);
 const struct catalog_entry *catalog_find(const char *);
 json_t		*catalog_dtypes(const char *);
-int		 dtype_valid(const char *);
+
+/* dtype.c */
 unsigned	 dtype_bit(const char *);
+int		 dtype_valid(const char *);
 const char	*dtype_name(unsigned);
 int		 dtype_is_float(const char *);
+int		 dtype_is_floating(const char *);
+int		 dtype_is_complex(const char *);
+int		 dtype_wanted(const json_t *, const char *);
 
 /* sweep.c */
 int		 probe_supported(const char *, const char *, const char **);
-int		 sweep_wants(const json_t *, const char *);
 int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
 		    json_t *);
 json_t		*sweep_reseed(const json_t *, int);

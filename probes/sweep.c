@@ -2124,21 +2124,6 @@ sweep_one(struct sweep *s, unsigned classes)
 	}
 }
 
-/* Whether dtype `name` is in the requested list (NULL: every dtype). */
-int
-sweep_wants(const json_t *dtypes, const char *name)
-{
-	size_t	 i;
-	json_t	*v;
-
-	if (dtypes == NULL)
-		return 1;
-	json_array_foreach(dtypes, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The classes beyond the catalog's five that a family sweeps itself (or
  * that make no sense for it): the schema-driven generator does not add
@@ -2205,7 +2190,7 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		if ((s.ce->dtypes & bit) == 0)
 			continue;
 		s.dtype = dtype_name(bit);
-		if (!sweep_wants(dtypes, s.dtype))
+		if (!dtype_wanted(dtypes, s.dtype))
 			continue;
 		sweep_one(&s, classes);
 		if ((classes & PROBE_NONCONTIG) && (s.ce->family == FAM_CAT ||
@@ -2221,7 +2206,7 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		for (k = 0; k < sizeof(sweep_exotic_dtypes) /
 		    sizeof(sweep_exotic_dtypes[0]); k++) {
 			s.dtype = dtype_name(sweep_exotic_dtypes[k]);
-			if (!sweep_wants(dtypes, s.dtype))
+			if (!dtype_wanted(dtypes, s.dtype))
 				continue;
 			sweep_exotic(&s);
 			if (s.err)
