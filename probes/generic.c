@@ -4,7 +4,7 @@
  * gentable.h) says what kind of op it is and what its inputs must look
  * like.  A kind's engine generates the shapes of each probe class, the
  * table's specs fill in the rest, and the schema's defaults fill in what
- * neither names.  Cases are deterministic: seeds come from sweep_seed().
+ * neither names.  Cases are deterministic: seeds come from seed_case().
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -1035,7 +1035,7 @@ gen_emit(struct gen *g)
 		return -1;
 	if (g->ladder > 0 && gen_bind(g, "V", 1, g->ladder) == -1)
 		return -1;
-	seed = sweep_seed(g->key, g->cls, g->dtype, g->idx);
+	seed = seed_case(g->key, g->cls, g->dtype, g->idx);
 	c = json_pack("{s:s,s:s,s:s,s:I,s:[],s:{},s:s}", "key", g->key,
 	    "class", g->cls, "dtype", g->dtype, "seed", (json_int_t)seed,
 	    "args", "kwargs", "compare", strcmp(g->cls, "random") == 0 ?

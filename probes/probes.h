@@ -134,8 +134,10 @@ int		 dtype_wanted(const json_t *, const char *);
 int		 probe_supported(const char *, const char *, const char **);
 int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
 		    json_t *);
-json_t		*sweep_reseed(const json_t *, int);
-unsigned	 sweep_seed(const char *, const char *, const char *, int);
+
+/* seed.c */
+unsigned	 seed_case(const char *, const char *, const char *, int);
+json_t		*seed_reseed(const json_t *, int);
 
 /* shrink.c */
 int		 shrink_sizes(const json_t *, long long *, int);

@@ -2,13 +2,9 @@
  * Sweep generators: expand one catalog key into concrete CASE objects
  * (docs/protocol.md, without "id" and "name") for the probe classes
  * same_shape, broadcast, scalar, reduction and contract.  Every case is
- * deterministic: its seed is a hash of (key, class, dtype, index), so two
- * expansions produce byte-identical JSON and a case can be regenerated
- * from its id alone.
+ * deterministic: its seed comes from seed_case() (seed.c).
  */
-#include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "probes.h"
@@ -25,113 +21,6 @@ struct sweep {
 	int				 n;
 	int				 err;
 };
-
-#define FNV_OFFSET	2166136261u
-#define FNV_PRIME	16777619u
-
-static uint32_t
-sweep_fnv(uint32_t h, const void *p, size_t len)
-{
-	const unsigned char	*b = p;
-	size_t			 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= FNV_PRIME;
-	}
-	return h;
-}
-
-static uint32_t
-sweep_fnv_int(uint32_t h, uint32_t v)
-{
-	unsigned char	b[4];
-
-	/* fixed byte order, so seeds do not depend on the host */
-	b[0] = v & 0xff;
-	b[1] = (v >> 8) & 0xff;
-	b[2] = (v >> 16) & 0xff;
-	b[3] = (v >> 24) & 0xff;
-	return sweep_fnv(h, b, sizeof(b));
-}
-
-static uint32_t
-sweep_fnv_names(const char *key, const char *cls, const char *dtype)
-{
-	uint32_t	h = FNV_OFFSET;
-
-	/* the NULs separate the fields, so ("ab","c") != ("a","bc") */
-	h = sweep_fnv(h, key, strlen(key) + 1);
-	h = sweep_fnv(h, cls, strlen(cls) + 1);
-	h = sweep_fnv(h, dtype, strlen(dtype) + 1);
-	return h;
-}
-
-/* FNV-1a of (key, class, dtype, index), below 2^31 so seed*1000 fits. */
-unsigned
-sweep_seed(const char *key, const char *cls, const char *dtype, int index)
-{
-	uint32_t	h;
-
-	h = sweep_fnv_names(key, cls, dtype);
-	h = sweep_fnv_int(h, (uint32_t)index);
-	return h & 0x7fffffffu;
-}
-
-/*
- * Edge-value tensors get half as many special values on each regeneration:
- * a NaN among the ~100 inputs of every output of a convolution or a norm
- * makes the whole output NaN whatever the seed, and only sparser special
- * values leave finite results to judge.
- */
-static int
-sweep_thin_edges(json_t *args, int attempt)
-{
-	json_t	*a;
-	size_t	 i;
-
-	json_array_foreach(args, i, a) {
-		if (!json_is_object(a) || !json_is_string(json_object_get(a,
-		    "domain")) || strcmp(json_string_value(json_object_get(a,
-		    "domain")), "edge") != 0)
-			continue;
-		if (json_object_set_new(a, "edge_frac",
-		    json_real(ldexp(0.5, -(attempt < 30 ? attempt : 30)))) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-json_t *
-sweep_reseed(const json_t *case_spec, int attempt)
-{
-	json_t		*c;
-	const char	*key, *cls, *dtype;
-	uint32_t	 h, old;
-
-	if (!json_is_object(case_spec))
-		return NULL;
-	key = json_string_value(json_object_get(case_spec, "key"));
-	cls = json_string_value(json_object_get(case_spec, "class"));
-	dtype = json_string_value(json_object_get(case_spec, "dtype"));
-	if (key == NULL || cls == NULL || dtype == NULL)
-		return NULL;
-	old = (uint32_t)json_integer_value(json_object_get(case_spec, "seed"));
-	h = sweep_fnv_names(key, cls, dtype);
-	h = sweep_fnv_int(h, old);
-	h = sweep_fnv_int(h, (uint32_t)attempt);
-	h &= 0x7fffffffu;
-	if (h == old)
-		h = (h + 1) & 0x7fffffffu;
-	if ((c = json_deep_copy(case_spec)) == NULL)
-		return NULL;
-	if (json_object_set_new(c, "seed", json_integer(h)) == -1 ||
-	    sweep_thin_edges(json_object_get(c, "args"), attempt) == -1) {
-		json_decref(c);
-		return NULL;
-	}
-	return c;
-}
 
 /* Argument constructors; each returns a new reference or NULL. */
 
@@ -328,7 +217,7 @@ sweep_begin(struct sweep *s)
 {
 	unsigned	seed;
 
-	seed = sweep_seed(s->ce->key, s->cls, s->dtype, s->idx);
+	seed = seed_case(s->ce->key, s->cls, s->dtype, s->idx);
 	s->cur = json_pack("{s:s,s:s,s:s,s:I,s:[],s:{},s:s,s:b}",
 	    "key", s->ce->key, "class", s->cls, "dtype", s->dtype,
 	    "seed", (json_int_t)seed, "args", "kwargs",

@@ -333,12 +333,12 @@ START_TEST(deterministic)
 	ck_assert(json_equal(json_array_get(a, 0), json_array_get(b, i)));
 	json_decref(a);
 	json_decref(b);
-	ck_assert_uint_eq(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "float16", 0));
-	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "float16", 1));
-	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "bfloat16", 0));
+	ck_assert_uint_eq(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "float16", 0));
+	ck_assert_uint_ne(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "float16", 1));
+	ck_assert_uint_ne(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "bfloat16", 0));
 }
 END_TEST
 
@@ -679,9 +679,9 @@ START_TEST(reseed)
 
 	out = expand("cumsum", PROBE_REDUCTION, "bfloat16");
 	c = json_array_get(out, 0);
-	r1 = sweep_reseed(c, 1);
-	r1b = sweep_reseed(c, 1);
-	r2 = sweep_reseed(c, 2);
+	r1 = seed_reseed(c, 1);
+	r1b = seed_reseed(c, 1);
+	r2 = seed_reseed(c, 2);
 	ck_assert(json_equal(r1, r1b));
 	ck_assert(!json_equal(r1, c));
 	ck_assert(!json_equal(r1, r2));
@@ -689,7 +689,7 @@ START_TEST(reseed)
 	    2147483648LL);
 	json_object_set(r1, "seed", json_object_get(c, "seed"));
 	ck_assert(json_equal(r1, c));
-	ck_assert_ptr_null(sweep_reseed(NULL, 1));
+	ck_assert_ptr_null(seed_reseed(NULL, 1));
 	json_decref(r1);
 	json_decref(r1b);
 	json_decref(r2);
@@ -702,8 +702,8 @@ START_TEST(reseed)
 	c = json_array_get(out, 0);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(c, "args"), 0), "domain")), "edge");
-	r1 = sweep_reseed(c, 1);
-	r2 = sweep_reseed(c, 3);
+	r1 = seed_reseed(c, 1);
+	r2 = seed_reseed(c, 3);
 	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
 	    json_object_get(r1, "args"), 0), "edge_frac")), 0.25);
 	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
