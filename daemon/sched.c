@@ -649,7 +649,7 @@ run_expand(int slot, struct worker *w)
 			json_decref(cases);
 			goto fail;
 		}
-		if (probe_supported(key, schema, NULL) && sweep_expand(key,
+		if (probe_supported(key, schema, NULL) && probe_expand(key,
 		    schema, cur.classes, cur.dtypes, cases) < 0) {
 			json_decref(cases);
 			continue;

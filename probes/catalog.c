@@ -144,36 +144,6 @@ static const struct catalog_entry catalog_table[] = {
 
 #define CATALOG_N	(sizeof(catalog_table) / sizeof(catalog_table[0]))
 
-static const char *const catalog_class_names[] = {
-	"same_shape", "broadcast", "scalar", "reduction", "contract",
-	"noncontig", "accumulation", "dtype_exotic", "edge_values", "compile",
-	"bootstrap", "random"
-};
-
-const char *
-probe_class_name(enum probe_class c)
-{
-	size_t	i;
-
-	for (i = 0; i < PROBE_NCLASSES; i++)
-		if ((unsigned)c == (1u << i))
-			return catalog_class_names[i];
-	return "unknown";
-}
-
-int
-probe_class_parse(const char *name)
-{
-	size_t	i;
-
-	if (name == NULL)
-		return -1;
-	for (i = 0; i < PROBE_NCLASSES; i++)
-		if (strcmp(name, catalog_class_names[i]) == 0)
-			return 1 << i;
-	return -1;
-}
-
 const struct catalog_entry *
 catalog_find(const char *key)
 {

@@ -112,9 +112,16 @@ struct catalog_entry {
 	unsigned		 flags;
 };
 
-/* catalog.c */
+/* probe.c */
+int		 probe_supported(const char *, const char *, const char **);
+int		 probe_expand(const char *, const char *, unsigned, const json_t *,
+		    json_t *);
+
+/* probe_class.c */
 const char	*probe_class_name(enum probe_class);
 int		 probe_class_parse(const char *);
+
+/* catalog.c */
 int		 catalog_has(const char *);
 size_t		 catalog_count(void);
 const char	*catalog_key(size_t);
@@ -131,9 +138,8 @@ int		 dtype_is_complex(const char *);
 int		 dtype_wanted(const json_t *, const char *);
 
 /* sweep.c */
-int		 probe_supported(const char *, const char *, const char **);
-int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
-		    json_t *);
+unsigned	 sweep_classes(const char *);
+int		 sweep_expand(const char *, unsigned, const json_t *, json_t *);
 
 /* seed.c */
 unsigned	 seed_case(const char *, const char *, const char *, int);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "probes.h"
-#include "generic.h"
 
 /* The state of one (key, class, dtype) expansion. */
 struct sweep {
@@ -2015,8 +2014,8 @@ sweep_one(struct sweep *s, unsigned classes)
 
 /*
  * The classes beyond the catalog's five that a family sweeps itself (or
- * that make no sense for it): the schema-driven generator does not add
- * them.  Its pointwise reading of the matmul, bincount and where schemas
+ * that make no sense for it): probe_expand() does not ask the schema-driven
+ * generator for them.  Its pointwise reading of the matmul, bincount and where schemas
  * builds arguments aten rejects.
  */
 static unsigned
@@ -2044,32 +2043,28 @@ sweep_own_classes(enum catalog_family f)
 	}
 }
 
-/* Whether key gets cases: from the catalog, else from its schema. */
-int
-probe_supported(const char *key, const char *schema, const char **why)
+/* The classes the catalog sweeps key in, itself or by declining them. */
+unsigned
+sweep_classes(const char *key)
 {
-	if (catalog_has(key)) {
-		if (why != NULL)
-			*why = NULL;
-		return 1;
-	}
-	return generic_supports(key, schema ? schema : "", why);
+	const struct catalog_entry	*ce;
+
+	if ((ce = catalog_find(key)) == NULL)
+		return 0;
+	return PROBE_CATALOG | sweep_own_classes(ce->family);
 }
 
 int
-sweep_expand(const char *key, const char *schema, unsigned classes,
-    const json_t *dtypes, json_t *out)
+sweep_expand(const char *key, unsigned classes, const json_t *dtypes,
+    json_t *out)
 {
 	struct sweep	s;
-	unsigned	bit, rest;
+	unsigned	bit;
 	size_t		before;
 
 	memset(&s, 0, sizeof(s));
-	if (!json_is_array(out))
+	if (!json_is_array(out) || (s.ce = catalog_find(key)) == NULL)
 		return -1;
-	if ((s.ce = catalog_find(key)) == NULL)
-		return generic_expand(key, schema ? schema : "", classes, dtypes,
-		    out);
 	if (dtypes != NULL && !json_is_array(dtypes))
 		return -1;
 	s.out = out;
@@ -2101,18 +2096,6 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 			if (s.err)
 				goto err;
 		}
-	}
-	/*
-	 * The classes the hand-written families do not sweep come from the
-	 * schema-driven generator, when it knows the key.
-	 */
-	rest = classes & ~PROBE_CATALOG & ~sweep_own_classes(s.ce->family);
-	if (rest && schema != NULL && generic_supports(key, schema, NULL)) {
-		int	 g = generic_expand(key, schema, rest, dtypes, out);
-
-		if (g < 0)
-			goto err;
-		s.n += g;
 	}
 	return s.n;
  err:
