@@ -59,17 +59,19 @@ enum catalog_family {
 };
 
 /*
- * Value domains by meaning; sweep.c maps them to the protocol's domain
- * fields for the tensor's dtype (an integer tensor never gets "normal").
+ * Value domains by meaning; case_domain() (case.c) maps them to the
+ * protocol's domain fields for the tensor's dtype (an integer tensor never
+ * gets "normal").  The values are the letters of the schema table's domain
+ * codes (gentable.h), so one mapping serves both generators.
  */
 enum catalog_domain {
-	DOM_NORMAL,
-	DOM_UNIFORM,		/* [-4, 4): exp and friends stay finite in fp16 */
-	DOM_WIDE,		/* [-10, 10): remainder dividends */
-	DOM_POSITIVE,		/* sqrt, rsqrt, pow bases */
-	DOM_NONZERO,		/* divisors */
-	DOM_SMALLINT,		/* integers in [-3, 3): ties and equalities */
-	DOM_TRI			/* -1, 0, 1: zeros for nonzero() */
+	DOM_NORMAL = 'n',
+	DOM_UNIFORM = 'u',	/* [-4, 4): exp and friends stay finite in fp16 */
+	DOM_WIDE = 'w',		/* [-10, 10): remainder dividends */
+	DOM_POSITIVE = 'p',	/* sqrt, rsqrt, pow bases */
+	DOM_NONZERO = 'z',	/* divisors */
+	DOM_SMALLINT = 's',	/* integers in [-3, 3): ties and equalities */
+	DOM_TRI = 't'		/* -1, 0, 1: zeros for nonzero() */
 };
 
 /* dtype bits, in the order catalog_dtypes() reports them */
