@@ -6,6 +6,14 @@
 
 #include "probes.h"
 
+
+
+
+
+
+
+
+
 /* in DT_ bit order */
 static const char *const dtype_names[] = {
 	"float32", "float16", "bfloat16", "float64", "int64", "int32",
@@ -78,4 +86,43 @@ dtype_wanted(const json_t *dtypes, const char *name)
 		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * For type-promotion probes: a dtype of the same kind as d but different
+ * (a 0-d operand of it must not widen the result).  bool has no other dtype
+ * of its kind; it gets int32, and dtype_other_kind() float32, so that a
+ * bool self meets both category changes, to the integers and to floats.
+ */
+const char *
+dtype_same_kind(const char *d)
+{
+	switch (dtype_bit(d)) {
+	case DT_F32:
+		return "float16";
+	case DT_F16:
+		return "bfloat16";
+	case DT_BF16:
+		return "float16";
+	case DT_I64:
+		return "int32";
+	case DT_BOOL:
+		return "int32";
+	default:
+		return "int64";
+	}
+}
+
+/*
+ * A dtype of another kind than d (a 0-d operand of it wins the category
+ * change); int_only: for ops that take integers and bool only.
+ */
+const char *
+dtype_other_kind(const char *d, int int_only)
+{
+	if (dtype_bit(d) == DT_BOOL)
+		return int_only ? "int64" : "float32";
+	if (int_only)
+		return "bool";
+	return dtype_is_floating(d) ? "int64" : "float32";
 }

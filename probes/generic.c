@@ -1114,35 +1114,16 @@ gen_pw_all(struct gen *g, const int *ops, int nops, const struct shape *sh)
 	return gen_pw_case(g, ops, nops, od);
 }
 
-static const char *
-gen_same_kind(const char *d)
-{
-	switch (dtype_bit(d)) {
-	case DT_F32:
-		return "float16";
-	case DT_F16:
-		return "bfloat16";
-	case DT_BF16:
-		return "float16";
-	case DT_I64:
-		return "int32";
-	case DT_BOOL:
-		return "uint8";
-	default:
-		return "int64";
-	}
-}
-
+/* An in-place integer self cannot hold the float a 0-d float operand makes. */
 static const char *
 gen_other_kind(const struct gen *g)
 {
-	if (dtype_bit(g->dtype) == DT_BOOL)
-		return "int64";
-	if (g->ge->flags & GF_INT_SCALAR)
-		return "bool";
-	if (dtype_is_floating(g->dtype))
-		return "int64";
-	return g->inplace ? NULL : "float32";
+	int	int_only = (g->ge->flags & GF_INT_SCALAR) != 0;
+
+	if (g->inplace && !int_only && !dtype_is_floating(g->dtype) &&
+	    dtype_bit(g->dtype) != DT_BOOL)
+		return NULL;
+	return dtype_other_kind(g->dtype, int_only);
 }
 
 /* The first Scalar argument without a default, -1 when none. */
@@ -1240,7 +1221,7 @@ gen_pw_scalar(struct gen *g, const int *ops, int nops)
 	}
 	gen_reset(g);
 	od[pk].sh = &gen_full;
-	od[pk].dtype = gen_same_kind(g->dtype);
+	od[pk].dtype = dtype_same_kind(g->dtype);
 	return gen_pw_case(g, ops, nops, od);
 }
 

@@ -138,6 +138,8 @@ int		 dtype_is_float(const char *);
 int		 dtype_is_floating(const char *);
 int		 dtype_is_complex(const char *);
 int		 dtype_wanted(const json_t *, const char *);
+const char	*dtype_same_kind(const char *);
+const char	*dtype_other_kind(const char *, int);
 
 /* sweep.c */
 unsigned	 sweep_classes(const char *);

@@ -157,36 +157,6 @@ static const struct shape sweep_bcast3[][3] = {
 };
 #define NBCAST3	(sizeof(sweep_bcast3) / sizeof(sweep_bcast3[0]))
 
-/*
- * A dtype of the same kind as d but different, and one of the other kind,
- * for type-promotion probes.
- */
-static const char *
-sweep_other_same_kind(const char *d)
-{
-	unsigned	b = dtype_bit(d);
-
-	if (b == DT_F32)
-		return "float16";
-	if (b == DT_F16)
-		return "bfloat16";
-	if (b == DT_BF16)
-		return "float16";
-	if (b == DT_I64)
-		return "int32";
-	if (b == DT_BOOL)
-		return "int32";
-	return "int64";
-}
-
-static const char *
-sweep_other_kind(const struct sweep *s)
-{
-	if (s->ce->flags & CAT_BITWISE)
-		return dtype_bit(s->dtype) == DT_BOOL ? "int64" : "bool";
-	return dtype_is_float(s->dtype) ? "int64" : "float32";
-}
-
 /* same_shape for ops whose tensor operands all have one shape */
 static void
 sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
@@ -289,8 +259,8 @@ sweep_binary(struct sweep *s, unsigned classes)
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
-		same = sweep_other_same_kind(s->dtype);
-		other = sweep_other_kind(s);
+		same = dtype_same_kind(s->dtype);
+		other = dtype_other_kind(s->dtype, s->ce->flags & CAT_BITWISE);
 		/* 0-d tensor on either side, then both */
 		sweep_binary_pair(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
 		    sweep_op(s, case_dimsv(0), 1));
@@ -553,8 +523,8 @@ sweep_where(struct sweep *s, unsigned classes)
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
-		same = sweep_other_same_kind(s->dtype);
-		other = dtype_is_float(s->dtype) ? "int64" : "float32";
+		same = dtype_same_kind(s->dtype);
+		other = dtype_other_kind(s->dtype, 0);
 		sweep_where_case(s, sweep_bool_t(case_dimsv(0)),
 		    sweep_op(s, case_dimsv(2, 4, 5), 1),
 		    sweep_op(s, case_dimsv(2, 4, 5), 2));
@@ -1466,7 +1436,7 @@ sweep_cat(struct sweep *s, unsigned classes)
 		l = json_array();
 		json_array_append_new(l, sweep_op(s, case_dimsv(2, 3, 5), 0));
 		json_array_append_new(l, sweep_t(s, case_dimsv(2, 2, 5),
-		    sweep_other_same_kind(s->dtype), DOM_NORMAL));
+		    dtype_same_kind(s->dtype), DOM_NORMAL));
 		sweep_arg(s, case_tensors(l));
 		sweep_arg(s, case_int(0));
 		sweep_end(s);
