@@ -18,7 +18,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
-	probes/case.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
+	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
@@ -70,7 +70,8 @@ build/opscreenctl: build/daemon/opscreenctl.o
 
 # probes/ without shrink.c: both case generators; sweepdump prints what they generate
 GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtype.o \
-	build/probes/seed.o build/probes/case.o build/probes/catalog.o build/probes/sweep.o \
+	build/probes/seed.o build/probes/case.o build/probes/shape.o \
+	build/probes/catalog.o build/probes/sweep.o \
 	build/probes/generic.o build/probes/schema.o build/probes/table.o
 
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o

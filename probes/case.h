@@ -7,6 +7,7 @@
 #ifndef OPSCREEN_CASE_H
 #define OPSCREEN_CASE_H
 
+#include <stddef.h>
 #include <jansson.h>
 
 /* A tensor shape of rank 0 to 4, as data. */
@@ -41,5 +42,25 @@ json_t	*case_dimsv(int, ...);
 json_t	*case_shape(const struct shape *);
 json_t	*case_tensor(json_t *, const char *);
 int	 case_domain(json_t *, const char *, const struct domain *, int, int);
+
+/* shape.c: the shape table, by generator and class */
+extern const struct shape	shape_cat_same[];
+extern const size_t		shape_cat_same_n;
+extern const struct shape	shape_cat_bcast2[][2];
+extern const size_t		shape_cat_bcast2_n;
+extern const struct shape	shape_cat_bcast3[][3];
+extern const size_t		shape_cat_bcast3_n;
+extern const struct shape	shape_cat_full_red[];
+extern const size_t		shape_cat_full_red_n;
+extern const struct shape	shape_gen_same[];
+extern const size_t		shape_gen_same_n;
+extern const struct shape	shape_gen_bcast2[][2];
+extern const size_t		shape_gen_bcast2_n;
+extern const struct shape	shape_gen_bcast3[][3];
+extern const size_t		shape_gen_bcast3_n;
+extern const struct shape	shape_gen_full_red[];
+extern const size_t		shape_gen_full_red_n;
+int	 shape_broadcast(const struct shape *const *, int, int *);
+int	 shape_dim_size(const struct shape *, int);
 
 #endif

@@ -962,63 +962,6 @@ gen_set_out(struct gen *g, int nd, const int *d)
 	memcpy(g->outd, d, (size_t)nd * sizeof(int));
 }
 
-/* odd sizes, 0-d, empty, rank 1 to 4 */
-static const struct shape gen_same[] = {
-	{ 0, { 0 } }, { 1, { 1 } }, { 1, { 6 } }, { 1, { 1031 } },
-	{ 1, { 0 } }, { 2, { 4, 9 } }, { 3, { 3, 17, 5 } },
-	{ 4, { 2, 3, 4, 5 } },
-};
-#define NGSAME	(sizeof(gen_same) / sizeof(gen_same[0]))
-
-static const struct shape gen_b2[][2] = {
-	{ { 2, { 1, 6 } }, { 2, { 5, 6 } } },
-	{ { 2, { 5, 6 } }, { 2, { 1, 6 } } },
-	{ { 2, { 5, 1 } }, { 2, { 1, 6 } } },
-	{ { 3, { 3, 5, 6 } }, { 1, { 6 } } },
-	{ { 3, { 3, 1, 6 } }, { 3, { 1, 5, 1 } } },
-	{ { 3, { 4, 1, 3 } }, { 4, { 2, 1, 5, 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 1, { 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 4, { 2, 1, 4, 1 } } },
-	{ { 2, { 7, 1 } }, { 2, { 7, 0 } } },
-};
-#define NGB2	(sizeof(gen_b2) / sizeof(gen_b2[0]))
-
-static const struct shape gen_b3[][3] = {
-	{ { 2, { 5, 6 } }, { 2, { 1, 6 } }, { 2, { 5, 1 } } },
-	{ { 2, { 1, 6 } }, { 2, { 5, 6 } }, { 2, { 5, 6 } } },
-	{ { 2, { 5, 6 } }, { 2, { 5, 6 } }, { 1, { 6 } } },
-	{ { 2, { 5, 1 } }, { 1, { 6 } }, { 3, { 2, 1, 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 3, { 3, 1, 5 } }, { 4, { 2, 1, 4, 1 } } },
-	{ { 3, { 3, 1, 6 } }, { 3, { 1, 5, 1 } }, { 1, { 1 } } },
-};
-#define NGB3	(sizeof(gen_b3) / sizeof(gen_b3[0]))
-
-/* The broadcast shape of n shapes into d; its rank, -1 if incompatible. */
-static int
-gen_broadcast(const struct shape *const *s, int n, int *d)
-{
-	int	nd = 0, i, k, x, y;
-
-	for (i = 0; i < n; i++)
-		if (s[i]->nd > nd)
-			nd = s[i]->nd;
-	for (k = 0; k < nd; k++) {
-		d[k] = 1;
-		for (i = 0; i < n; i++) {
-			y = k - (nd - s[i]->nd);
-			if (y < 0)
-				continue;
-			x = s[i]->d[y];
-			if (x == d[k] || x == 1)
-				continue;
-			if (d[k] != 1)
-				return -1;
-			d[k] = x;
-		}
-	}
-	return nd;
-}
-
 /* Tensor operands: required tensors, and optional ones the table names. */
 static int
 gen_operands(struct gen *g, int *ops)
@@ -1096,7 +1039,7 @@ gen_pw_case(struct gen *g, const int *ops, int nops, const struct opd *od)
 		}
 		sh[i] = od[i].sh;
 	}
-	if ((nd = gen_broadcast(sh, nops, d)) >= 0)
+	if ((nd = shape_broadcast(sh, nops, d)) >= 0)
 		gen_set_out(g, nd, d);
 	return gen_emit(g);
 }
@@ -1334,14 +1277,15 @@ gen_pw_broadcast(struct gen *g, const int *ops, int nops)
 {
 	struct opd		 od[SCHEMA_MAXARGS];
 	const struct shape	*sh[3];
-	size_t			 i, n = nops == 2 ? NGB2 : NGB3;
+	size_t			 i, n = nops == 2 ? shape_gen_bcast2_n : shape_gen_bcast3_n;
 	int			 k, d[GEN_MAXDIMS], nd;
 
 	memset(od, 0, sizeof(od));
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < 3; k++)
-			sh[k] = nops == 2 ? &gen_b2[i][k < 2 ? k : 1] : &gen_b3[i][k];
-		if ((nd = gen_broadcast(sh, nops < 3 ? nops : 3, d)) < 0)
+			sh[k] = nops == 2 ? &shape_gen_bcast2[i][k < 2 ? k : 1] :
+			    &shape_gen_bcast3[i][k];
+		if ((nd = shape_broadcast(sh, nops < 3 ? nops : 3, d)) < 0)
 			continue;
 		/* an in-place self must already have the result's shape */
 		if (g->inplace && (sh[0]->nd != nd ||
@@ -1370,11 +1314,11 @@ gen_pointwise(struct gen *g, unsigned classes)
 		return gen_fail(g, "pointwise op without tensor operands");
 	if (classes & PROBE_SAME_SHAPE) {
 		gen_class(g, PROBE_SAME_SHAPE);
-		for (i = 0; i < NGSAME; i++) {
-			if (gen_skip_shape(g, &gen_same[i]))
+		for (i = 0; i < shape_gen_same_n; i++) {
+			if (gen_skip_shape(g, &shape_gen_same[i]))
 				continue;
 			gen_reset(g);
-			if (gen_pw_all(g, ops, nops, &gen_same[i]) == -1)
+			if (gen_pw_all(g, ops, nops, &shape_gen_same[i]) == -1)
 				return -1;
 		}
 	}
@@ -1480,13 +1424,6 @@ gen_red_emit(struct gen *g, int self, const struct redcase *rc,
 	gen_set_out(g, no, o);
 	return gen_emit(g);
 }
-
-/* full reductions: dim omitted (or None where it has no default) */
-static const struct shape gen_red_full[] = {
-	{ 1, { 7 } }, { 2, { 33, 65 } }, { 3, { 3, 5, 7 } }, { 1, { 4097 } },
-	{ 4, { 2, 3, 4, 5 } }, { 0, { 0 } }, { 1, { 0 } },
-};
-#define NREDFULL	(sizeof(gen_red_full) / sizeof(gen_red_full[0]))
 
 static const struct redcase gen_red_dims[] = {
 	{ { 3, { 3, 5, 7 } }, DIM_PASS, 1, { 0 }, 0 },
@@ -1622,10 +1559,10 @@ gen_reduce(struct gen *g, unsigned classes)
 		return gen_fail(g, "reduction without a tensor");
 	if (classes & PROBE_REDUCTION) {
 		gen_class(g, PROBE_REDUCTION);
-		for (i = 0; full >= 0 && i < NREDFULL; i++) {
-			if (gen_skip_shape(g, &gen_red_full[i]))
+		for (i = 0; full >= 0 && i < shape_gen_full_red_n; i++) {
+			if (gen_skip_shape(g, &shape_gen_full_red[i]))
 				continue;
-			if (gen_red_one(g, &gen_red_full[i], full, 0, NULL,
+			if (gen_red_one(g, &shape_gen_full_red[i], full, 0, NULL,
 			    ki >= 0 ? (int)(i % 2) : -1, NULL, NULL) == -1)
 				return -1;
 		}

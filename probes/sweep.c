@@ -122,41 +122,6 @@ sweep_class(struct sweep *s, enum probe_class c)
 	s->idx = 0;
 }
 
-/* odd sizes, 0-d, empty, 2-D and 3-D */
-static const struct shape sweep_same[] = {
-	{ 0, { 0 } }, { 1, { 1 } }, { 1, { 7 } }, { 1, { 33 } },
-	{ 1, { 1023 } }, { 1, { 4097 } }, { 1, { 0 } }, { 2, { 5, 7 } },
-	{ 3, { 3, 17, 9 } },
-};
-#define NSAME	(sizeof(sweep_same) / sizeof(sweep_same[0]))
-
-/* each side broadcasts in turn, the first one included, up to rank 4 */
-static const struct shape sweep_bcast2[][2] = {
-	{ { 2, { 1, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 1, 5 } } },
-	{ { 2, { 4, 1 } }, { 2, { 1, 5 } } },
-	{ { 1, { 5 } }, { 2, { 4, 5 } } },
-	{ { 3, { 3, 1, 5 } }, { 3, { 1, 4, 1 } } },
-	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } } },
-	{ { 1, { 1 } }, { 4, { 2, 3, 4, 5 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 4, { 1, 3, 1, 5 } } },
-	{ { 2, { 1, 33 } }, { 2, { 7, 1 } } },
-	{ { 2, { 3, 1 } }, { 2, { 3, 0 } } },
-};
-#define NBCAST2	(sizeof(sweep_bcast2) / sizeof(sweep_bcast2[0]))
-
-static const struct shape sweep_bcast3[][3] = {
-	{ { 2, { 1, 5 } }, { 2, { 4, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 1, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 4, 5 } }, { 2, { 1, 5 } } },
-	{ { 2, { 4, 1 } }, { 2, { 1, 5 } }, { 1, { 5 } } },
-	{ { 1, { 5 } }, { 2, { 4, 1 } }, { 1, { 1 } } },
-	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } }, { 3, { 1, 1, 1 } } },
-	{ { 4, { 1, 3, 1, 5 } }, { 4, { 2, 1, 4, 1 } }, { 2, { 4, 5 } } },
-	{ { 2, { 1, 1 } }, { 2, { 1, 1 } }, { 2, { 7, 33 } } },
-};
-#define NBCAST3	(sizeof(sweep_bcast3) / sizeof(sweep_bcast3[0]))
-
 /* same_shape for ops whose tensor operands all have one shape */
 static void
 sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
@@ -164,10 +129,10 @@ sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
 	size_t	i;
 	int	j;
 
-	for (i = 0; i < NSAME; i++) {
+	for (i = 0; i < shape_cat_same_n; i++) {
 		sweep_begin(s);
 		for (j = 0; j < nops; j++)
-			sweep_arg(s, sweep_op(s, case_shape(&sweep_same[i]), j));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_same[i]), j));
 		if (extra != NULL)
 			sweep_arg(s, extra(s));
 		sweep_end(s);
@@ -252,10 +217,10 @@ sweep_binary(struct sweep *s, unsigned classes)
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST2; i++)
+		for (i = 0; i < shape_cat_bcast2_n; i++)
 			sweep_binary_pair(s,
-			    sweep_op(s, case_shape(&sweep_bcast2[i][0]), 0),
-			    sweep_op(s, case_shape(&sweep_bcast2[i][1]), 1));
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][0]), 0),
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][1]), 1));
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
@@ -424,9 +389,9 @@ sweep_clamp(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++) {
+		for (i = 0; i < shape_cat_same_n; i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, case_shape(&sweep_same[i]), 0));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_same[i]), 0));
 			sweep_arg(s, sweep_clamp_lo(s));
 			sweep_arg(s, sweep_clamp_hi(s));
 			sweep_end(s);
@@ -507,19 +472,19 @@ sweep_where(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++)
+		for (i = 0; i < shape_cat_same_n; i++)
 			sweep_where_case(s,
-			    sweep_bool_t(case_shape(&sweep_same[i])),
-			    sweep_op(s, case_shape(&sweep_same[i]), 1),
-			    sweep_op(s, case_shape(&sweep_same[i]), 2));
+			    sweep_bool_t(case_shape(&shape_cat_same[i])),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 1),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 2));
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST3; i++)
+		for (i = 0; i < shape_cat_bcast3_n; i++)
 			sweep_where_case(s,
-			    sweep_bool_t(case_shape(&sweep_bcast3[i][0])),
-			    sweep_op(s, case_shape(&sweep_bcast3[i][1]), 1),
-			    sweep_op(s, case_shape(&sweep_bcast3[i][2]), 2));
+			    sweep_bool_t(case_shape(&shape_cat_bcast3[i][0])),
+			    sweep_op(s, case_shape(&shape_cat_bcast3[i][1]), 1),
+			    sweep_op(s, case_shape(&shape_cat_bcast3[i][2]), 2));
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
@@ -574,19 +539,19 @@ sweep_masked_fill(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++)
+		for (i = 0; i < shape_cat_same_n; i++)
 			sweep_masked_fill_case(s,
-			    sweep_op(s, case_shape(&sweep_same[i]), 0),
-			    sweep_bool_t(case_shape(&sweep_same[i])),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 0),
+			    sweep_bool_t(case_shape(&shape_cat_same[i])),
 			    sweep_fill_value(s));
 	}
 	if (classes & PROBE_BROADCAST) {
 		/* out-of-place masked_fill broadcasts self against mask too */
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST2; i++)
+		for (i = 0; i < shape_cat_bcast2_n; i++)
 			sweep_masked_fill_case(s,
-			    sweep_op(s, case_shape(&sweep_bcast2[i][0]), 0),
-			    sweep_bool_t(case_shape(&sweep_bcast2[i][1])),
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][0]), 0),
+			    sweep_bool_t(case_shape(&shape_cat_bcast2[i][1])),
 			    sweep_fill_value(s));
 		sweep_masked_fill_case(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
 		    sweep_bool_t(case_dimsv(1, 5)), sweep_fill_value(s));
@@ -621,13 +586,6 @@ sweep_acc_dtype(const struct sweep *s)
 	return dtype_is_float(s->dtype) ? "float32" : "int32";
 }
 
-static const struct shape sweep_full_red[] = {
-	{ 1, { 7 } }, { 2, { 33, 65 } }, { 1, { 4097 } }, { 3, { 3, 5, 7 } },
-	{ 2, { 8, 4096 } }, { 2, { 4096, 3 } }, { 4, { 2, 3, 4, 5 } },
-	{ 0, { 0 } }, { 1, { 1 } },
-};
-#define NFULLRED	(sizeof(sweep_full_red) / sizeof(sweep_full_red[0]))
-
 static void
 sweep_reduce(struct sweep *s, unsigned classes)
 {
@@ -639,9 +597,9 @@ sweep_reduce(struct sweep *s, unsigned classes)
 	 */
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
-		for (i = 0; i < NFULLRED; i++) {
+		for (i = 0; i < shape_cat_full_red_n; i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, case_shape(&sweep_full_red[i]), 0));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_full_red[i]), 0));
 			sweep_end(s);
 		}
 	}
@@ -1284,17 +1242,6 @@ static const struct sweep_gathercase sweep_gathers[] = {
 };
 #define NGATHERS	(sizeof(sweep_gathers) / sizeof(sweep_gathers[0]))
 
-/* The size of dim in sh; a 0-d tensor indexes like a 1-element one. */
-static int
-sweep_dim_size(const struct shape *sh, int dim)
-{
-	if (sh->nd == 0)
-		return 1;
-	if (dim < 0)
-		dim += sh->nd;
-	return sh->d[dim];
-}
-
 static void
 sweep_gather(struct sweep *s, unsigned classes)
 {
@@ -1309,7 +1256,7 @@ sweep_gather(struct sweep *s, unsigned classes)
 			sweep_arg(s, sweep_op(s, case_shape(&g->self), 0));
 			sweep_arg(s, case_int(g->dim));
 			sweep_arg(s, sweep_index(case_shape(&g->index), NULL,
-			    sweep_dim_size(&g->self, g->dim)));
+			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
 	}
@@ -1357,7 +1304,7 @@ sweep_index_select(struct sweep *s, unsigned classes)
 			sweep_arg(s, sweep_op(s, case_shape(&g->self), 0));
 			sweep_arg(s, case_int(g->dim));
 			sweep_arg(s, sweep_index(case_shape(&g->index), NULL,
-			    sweep_dim_size(&g->self, g->dim)));
+			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
 	}
@@ -1810,8 +1757,8 @@ sweep_one(struct sweep *s, unsigned classes)
 /*
  * The classes beyond the catalog's five that a family sweeps itself (or
  * that make no sense for it): probe_expand() does not ask the schema-driven
- * generator for them.  Its pointwise reading of the matmul, bincount and where schemas
- * builds arguments aten rejects.
+ * generator for them.  Its pointwise reading of the matmul, bincount and
+ * where schemas builds arguments aten rejects.
  */
 static unsigned
 sweep_own_classes(enum catalog_family f)
