@@ -1,6 +1,7 @@
 /*
- * Probe classes, the catalog of screened aten keys and the sweep that turns a
- * (key, class, dtype) into concrete CASE objects (docs/protocol.md).
+ * probes/: probe classes, the catalog of screened aten keys, dtypes, and the
+ * generators that turn a (key, class, dtype) into concrete CASE objects
+ * (docs/protocol.md); the daemon calls probe_expand() and seed_reseed().
  * Everything here is pure data generation: no I/O, no global state.
  */
 #ifndef OPSCREEN_PROBES_H
