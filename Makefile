@@ -16,13 +16,15 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
-	daemon/supervise.c daemon/verdict.c probes/catalog.c probes/sweep.c \
-	probes/generic.c probes/schema.c probes/table.c probes/shrink.c \
+	daemon/supervise.c daemon/verdict.c \
+	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
+	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
+	probes/table.c probes/shrink.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/generic.h \
-	probes/schema.h probes/gentable.h
+HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/case.h \
+	probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 	build/check_store build/check_regress build/check_generic
@@ -66,17 +68,17 @@ build/opscreend: $(DAEMON_OBJS)
 build/opscreenctl: build/daemon/opscreenctl.o
 	$(CC) $(CFLAGS) -o $@ $< $(shell pkg-config --libs jansson 2>/dev/null)
 
+# probes/ without shrink.c: both case generators; sweepdump prints what they generate
+GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtype.o \
+	build/probes/seed.o build/probes/case.o build/probes/shape.o \
+	build/probes/catalog.o build/probes/sweep.o \
+	build/probes/generic.o build/probes/schema.o build/probes/table.o
+
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-build/check_sweep: tests/unit/check_sweep.c build/probes/catalog.o build/probes/sweep.o \
-		build/probes/generic.o build/probes/schema.o build/probes/table.o \
-		build/probes/shrink.o
+build/check_sweep: tests/unit/check_sweep.c $(GENERIC_OBJS) build/probes/shrink.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
-
-# the schema-driven generator; sweepdump prints what it generates
-GENERIC_OBJS = build/probes/catalog.o build/probes/sweep.o build/probes/generic.o \
-	build/probes/schema.o build/probes/table.o
 
 build/check_generic: tests/unit/check_generic.c $(GENERIC_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

@@ -649,7 +649,7 @@ run_expand(int slot, struct worker *w)
 			json_decref(cases);
 			goto fail;
 		}
-		if (probe_supported(key, schema, NULL) && sweep_expand(key,
+		if (probe_supported(key, schema, NULL) && probe_expand(key,
 		    schema, cur.classes, cur.dtypes, cases) < 0) {
 			json_decref(cases);
 			continue;
@@ -2862,7 +2862,7 @@ on_result(struct worker *w, json_t *msg)
 		/* A degenerate oracle is never a pass: regenerate the inputs. */
 		char	*s;
 
-		ns = sweep_reseed(spec, attempt + 1);
+		ns = seed_reseed(spec, attempt + 1);
 		if (ns && (s = json_dumps(ns, JSON_COMPACT | JSON_SORT_KEYS))) {
 			if (sqlite3_prepare_v2(store_db(env->store), "UPDATE cases "
 			    "SET spec=?, attempt=attempt+1 WHERE id=?", -1, &st,

@@ -144,44 +144,6 @@ static const struct catalog_entry catalog_table[] = {
 
 #define CATALOG_N	(sizeof(catalog_table) / sizeof(catalog_table[0]))
 
-static const char *const catalog_dtype_names[] = {
-	"float32", "float16", "bfloat16", "float64", "int64", "int32",
-	"int16", "int8", "uint8", "bool", "float8_e4m3fn", "float8_e5m2",
-	"float8_e8m0fnu", "complex64"
-};
-#define CATALOG_NDTYPES	\
-	(sizeof(catalog_dtype_names) / sizeof(catalog_dtype_names[0]))
-
-static const char *const catalog_class_names[] = {
-	"same_shape", "broadcast", "scalar", "reduction", "contract",
-	"noncontig", "accumulation", "dtype_exotic", "edge_values", "compile",
-	"bootstrap", "random"
-};
-
-const char *
-probe_class_name(enum probe_class c)
-{
-	size_t	i;
-
-	for (i = 0; i < PROBE_NCLASSES; i++)
-		if ((unsigned)c == (1u << i))
-			return catalog_class_names[i];
-	return "unknown";
-}
-
-int
-probe_class_parse(const char *name)
-{
-	size_t	i;
-
-	if (name == NULL)
-		return -1;
-	for (i = 0; i < PROBE_NCLASSES; i++)
-		if (strcmp(name, catalog_class_names[i]) == 0)
-			return 1 << i;
-	return -1;
-}
-
 const struct catalog_entry *
 catalog_find(const char *key)
 {
@@ -220,58 +182,20 @@ catalog_dtypes(const char *key)
 {
 	const struct catalog_entry	*ce;
 	json_t				*a;
-	size_t				 i;
+	unsigned			 bit;
 
 	if ((ce = catalog_find(key)) == NULL)
 		return NULL;
 	if ((a = json_array()) == NULL)
 		return NULL;
-	for (i = 0; i < CATALOG_NDTYPES; i++) {
-		if ((ce->dtypes & (1u << i)) == 0)
+	for (bit = 1; bit != 0 && bit <= DT_LAST; bit <<= 1) {
+		if ((ce->dtypes & bit) == 0)
 			continue;
-		if (json_array_append_new(a,
-		    json_string(catalog_dtype_names[i])) == -1)
+		if (json_array_append_new(a, json_string(dtype_name(bit))) == -1)
 			goto err;
 	}
 	return a;
  err:
 	json_decref(a);
 	return NULL;
-}
-
-unsigned
-dtype_bit(const char *name)
-{
-	size_t	i;
-
-	if (name == NULL)
-		return 0;
-	for (i = 0; i < CATALOG_NDTYPES; i++)
-		if (strcmp(name, catalog_dtype_names[i]) == 0)
-			return 1u << i;
-	return 0;
-}
-
-int
-dtype_valid(const char *name)
-{
-	return dtype_bit(name) != 0;
-}
-
-/* The name of a single DT_ bit, NULL when bit is not exactly one dtype. */
-const char *
-dtype_name(unsigned bit)
-{
-	size_t	i;
-
-	for (i = 0; i < CATALOG_NDTYPES; i++)
-		if (bit == (1u << i))
-			return catalog_dtype_names[i];
-	return NULL;
-}
-
-int
-dtype_is_float(const char *name)
-{
-	return (dtype_bit(name) & (DT_FLOATS | DT_F64)) != 0;
 }

@@ -4,7 +4,7 @@
  * gentable.h) says what kind of op it is and what its inputs must look
  * like.  A kind's engine generates the shapes of each probe class, the
  * table's specs fill in the rest, and the schema's defaults fill in what
- * neither names.  Cases are deterministic: seeds come from sweep_seed().
+ * neither names.  Cases are deterministic: seeds come from seed_case().
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "probes.h"
+#include "case.h"
 #include "generic.h"
 #include "gentable.h"
 #include "schema.h"
@@ -337,106 +338,7 @@ gen_dtcode(struct gen *g, struct sp *s)
 }
 
 static int
-gen_is_floating(const char *dtype)
-{
-	return (dtype_bit(dtype) & (DT_FLOATS | DT_F64 | DT_F8E4M3 |
-	    DT_F8E5M2 | DT_E8M0)) != 0;
-}
-
-static int
-gen_is_complex(const char *dtype)
-{
-	return dtype_bit(dtype) == DT_C64;
-}
-
-/* Domains: a code and its bounds, mapped to protocol fields per dtype. */
-struct dom {
-	char	code;
-	long	lo, hi;
-};
-
-static int
-gen_range(json_t *t, const char *name, double lo, double hi, int integral)
-{
-	int	r = 0;
-
-	r |= json_object_set_new(t, "domain", json_string(name));
-	if (integral) {
-		r |= json_object_set_new(t, "low", json_integer((json_int_t)lo));
-		r |= json_object_set_new(t, "high", json_integer((json_int_t)hi));
-	} else {
-		r |= json_object_set_new(t, "low", json_real(lo));
-		r |= json_object_set_new(t, "high", json_real(hi));
-	}
-	return r;
-}
-
-static int
-gen_plain(json_t *t, const char *name)
-{
-	return json_object_set_new(t, "domain", json_string(name));
-}
-
-static int
-gen_domain(struct gen *g, json_t *t, const char *dtype, const struct dom *d)
-{
-	unsigned	bit = dtype_bit(dtype);
-	int		fl = gen_is_floating(dtype) || gen_is_complex(dtype);
-	int		u = bit == DT_U8;
-
-	if (d->code == 'i')
-		return json_object_set_new(t, "domain", json_string("index")) |
-		    json_object_set_new(t, "high",
-		    json_integer(d->hi > 0 ? d->hi : 1));
-	if (d->code == 'k')
-		return gen_range(t, "int", d->lo, d->hi, 1);
-	if (d->code == 'r')
-		return gen_plain(t, "arange");
-	if (d->code == 'b' || bit == DT_BOOL)
-		return gen_plain(t, "bool");
-	if (bit == DT_E8M0)
-		return gen_plain(t, "positive");
-	if (g->edge && fl)
-		return gen_plain(t, "edge");
-	switch (d->code) {
-	case 'u':
-		return fl ? gen_range(t, "uniform", -4, 4, 0) :
-		    gen_range(t, "int", u ? 0 : -4, 4, 1);
-	case 'w':
-		return fl ? gen_range(t, "uniform", -10, 10, 0) :
-		    gen_range(t, "int", u ? 0 : -100, 100, 1);
-	case 'p':
-		return fl ? gen_plain(t, "positive") :
-		    gen_range(t, "int", 1, 10, 1);
-	case 'z':
-		if (fl)
-			return gen_plain(t, "nonzero");
-		if (u || g->idx % 2 == 0)
-			return gen_range(t, "int", 1, 50, 1);
-		return gen_range(t, "int", -50, 0, 1);
-	case 's':
-		return gen_range(t, "int", u ? 0 : -3, 3, 1);
-	case 't':
-		return gen_range(t, "int", u ? 0 : -1, 2, 1);
-	case 'a':
-		return fl ? gen_range(t, "uniform", -0.95, 0.95, 0) :
-		    gen_range(t, "int", 0, 1, 1);
-	case 'q':
-		return fl ? gen_range(t, "uniform", 0.05, 0.95, 0) :
-		    gen_range(t, "int", 0, 2, 1);
-	case 'e':
-		return fl ? gen_plain(t, "edge") : gen_range(t, "int", -3, 3, 1);
-	case 'o':
-		return fl ? gen_range(t, "uniform", 0.9, 1.1, 0) :
-		    gen_range(t, "int", u ? 0 : -1, 2, 1);
-	default:
-		return fl ? gen_plain(t, "normal") :
-		    gen_range(t, "int", u ? 0 : -100, u ? 200 : 100, 1);
-	}
-}
-
-static int
-gen_dom_parse(struct gen *g, struct sp *s, struct dom *d)
+gen_dom_parse(struct gen *g, struct sp *s, struct domain *d)
 {
 	int	c = sp_peek(s);
 
@@ -457,72 +359,10 @@ gen_dom_parse(struct gen *g, struct sp *s, struct dom *d)
 	return 0;
 }
 
-/* ARG constructors */
-
-/* A JSON array of the n integers d (NULL when out of memory). */
-static json_t *
-gen_ints_arr(const int *d, int n)
-{
-	json_t	*a = json_array();
-	int	 i;
-
-	for (i = 0; a != NULL && i < n; i++)
-		if (json_array_append_new(a, json_integer(d[i])) != 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	return a;
-}
-
-/* {"t": t} with "v": v (stolen) when v is not NULL */
-static json_t *
-gen_arg(const char *t, json_t *v)
-{
-	json_t	*a;
-
-	if ((a = json_object()) == NULL ||
-	    json_object_set_new(a, "t", json_string(t)) != 0 ||
-	    (v != NULL && json_object_set_new(a, "v", v) != 0)) {
-		json_decref(a);
-		return NULL;
-	}
-	return a;
-}
-
-static json_t *
-gen_int(long long v)
-{
-	return gen_arg("int", json_integer((json_int_t)v));
-}
-
-static json_t *
-gen_float(double v)
-{
-	return gen_arg("float", json_real(v));
-}
-
-static json_t *
-gen_bool(int v)
-{
-	return gen_arg("bool", json_boolean(v));
-}
-
-static json_t *
-gen_tag(const char *t)
-{
-	return gen_arg(t, NULL);
-}
-
-static json_t *
-gen_dtype_arg(const char *name)
-{
-	return json_pack("{s:s,s:s}", "t", "dtype", "v", name);
-}
-
 static json_t *
 gen_dimlist(const int *d, int n)
 {
-	return json_pack("{s:s,s:o}", "t", "ints", "v", gen_ints_arr(d, n));
+	return case_ints(case_dims(d, n));
 }
 
 /* The Python scalar standing for domain code c with the case dtype. */
@@ -532,40 +372,40 @@ gen_scalar_dom(const struct gen *g, int c)
 	unsigned	bit = dtype_bit(g->dtype);
 
 	if (c == 'b' || bit == DT_BOOL)
-		return gen_bool(1);
-	if (!gen_is_floating(g->dtype) && !gen_is_complex(g->dtype)) {
+		return case_bool(1);
+	if (!dtype_is_floating(g->dtype) && !dtype_is_complex(g->dtype)) {
 		switch (c) {
 		case 'p':
-			return gen_int(2);
+			return case_int(2);
 		case 's':
 		case 't':
 		case 'a':
 		case 'q':
-			return gen_int(1);
+			return case_int(1);
 		default:
-			return gen_int(3);
+			return case_int(3);
 		}
 	}
 	switch (c) {
 	case 'u':
-		return gen_float(0.5);
+		return case_float(0.5);
 	case 'w':
 	case 'z':
-		return gen_float(-2.5);
+		return case_float(-2.5);
 	case 'p':
-		return gen_float(1.5);
+		return case_float(1.5);
 	case 's':
 	case 't':
 	case 'i':
 	case 'k':
 	case 'r':
-		return gen_int(1);
+		return case_int(1);
 	case 'a':
-		return gen_float(0.25);
+		return case_float(0.25);
 	case 'q':
-		return gen_float(0.3);
+		return case_float(0.3);
 	default:
-		return gen_float(0.75);
+		return case_float(0.75);
 	}
 }
 
@@ -580,30 +420,30 @@ gen_scalar_var(const struct gen *g, int c, int i)
 	const double		*v = c == 'z' ? z : c == 'p' ? p :
 				    (c == 's' || c == 't') ? s : n;
 	unsigned		 bit = dtype_bit(g->dtype);
-	int			 fl = gen_is_floating(g->dtype);
+	int			 fl = dtype_is_floating(g->dtype);
 
 	if (bit == DT_BOOL) {
 		/* an in-place bool self cannot hold an integer result */
 		if (i >= (g->inplace ? 2 : 3))
 			return NULL;
-		return i == 2 ? gen_int(1) : gen_bool(i == 0);
+		return i == 2 ? case_int(1) : case_bool(i == 0);
 	}
 	if (g->ge->flags & GF_INT_SCALAR) {
 		if (i >= 3)
 			return NULL;
 		if (i == 2)
-			return gen_bool(1);
-		return gen_int(bit == DT_U8 ? 5 + i : (long long)v[i] * 3);
+			return case_bool(1);
+		return case_int(bit == DT_U8 ? 5 + i : (long long)v[i] * 3);
 	}
 	if (i >= 5 || (i == 4 && c != 's' && c != 'n'))
 		return NULL;
 	if (i == 4)
-		return gen_bool(1);
+		return case_bool(1);
 	if (i >= 2 && !fl && g->inplace)
 		return NULL;	/* an integer self cannot hold a float result */
 	if (bit == DT_U8 && v[i] < 0)
-		return gen_int(1);
-	return i < 2 ? gen_int((long long)v[i]) : gen_float(v[i]);
+		return case_int(1);
+	return i < 2 ? case_int((long long)v[i]) : case_float(v[i]);
 }
 
 /* Tensors */
@@ -649,7 +489,7 @@ static json_t *
 gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 {
 	const struct tov	*tv = ai >= 0 ? &g->tov[ai] : NULL;
-	struct dom		 dom = { 'n', 0, 0 };
+	struct domain		 dom = { 'n', 0, 0 };
 	const char		*dtype = NULL, *layout = NULL;
 	int			 d[GEN_MAXDIMS], nd = -1, base[GEN_MAXDIMS];
 	int			 bnd = -1, i;
@@ -719,18 +559,18 @@ gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 		if (dtype == NULL) {
 			if (outn > 0 || (g->ge->flags & GF_RET_LONG) ||
 			    ((g->ge->flags & GF_INT_WIDEN) &&
-			    !gen_is_floating(g->dtype)))
+			    !dtype_is_floating(g->dtype)))
 				dtype = "int64";
 			else if (g->ge->flags & GF_RET_BOOL)
 				dtype = "bool";
 			else if ((g->ge->flags & GF_RET_FLOAT) &&
-			    !gen_is_floating(g->dtype))
+			    !dtype_is_floating(g->dtype))
 				dtype = "float32";
 			else
 				dtype = g->dtype;
 		}
 		return json_pack("{s:s,s:o,s:s}", "t", "out", "shape",
-		    gen_ints_arr(d, nd), "dtype", dtype);
+		    case_dims(d, nd), "dtype", dtype);
 	}
 	if (dtype == NULL)
 		dtype = dom.code == 'i' ? "int64" : dom.code == 'b' ? "bool" :
@@ -740,16 +580,15 @@ gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 		if (g->force_first)
 			g->force_layout = NULL;
 	}
-	t = json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape",
-	    gen_ints_arr(d, nd), "dtype", dtype);
-	if (t == NULL || gen_domain(g, t, dtype, &dom) != 0)
+	t = case_tensor(case_dims(d, nd), dtype);
+	if (t == NULL || case_domain(t, dtype, &dom, g->idx, g->edge) != 0)
 		goto err;
 	if (layout != NULL && json_object_set_new(t, "layout",
 	    json_string(layout)) != 0)
 		goto err;
 	if (bnd >= 0 && layout != NULL && strcmp(layout, "expanded") == 0 &&
 	    json_object_set_new(t, "base",
-	    gen_ints_arr(base, bnd)) != 0)
+	    case_dims(base, bnd)) != 0)
 		goto err;
 	return t;
  err:
@@ -785,14 +624,14 @@ gen_tensor_list(struct gen *g, struct sp s)
 		}
 		el.e = s.p;
 		sp_accept(&s, ',');
-		t = sp_is(&el, "~") ? gen_tag("none") :
+		t = sp_is(&el, "~") ? case_tag("none") :
 		    gen_tensor(g, -1, el, 0, 0);
 		if (t == NULL || json_array_append_new(v, t) != 0) {
 			json_decref(v);
 			return NULL;
 		}
 	}
-	return json_pack("{s:s,s:o}", "t", "tensors", "v", v);
+	return case_tensors(v);
 }
 
 static json_t *
@@ -804,9 +643,9 @@ gen_number(struct gen *g, struct sp s, int scalar)
 	long	iv;
 
 	if (scalar && sp_is(&s, "T"))
-		return gen_bool(1);
+		return case_bool(1);
 	if (scalar && sp_is(&s, "F"))
-		return gen_bool(0);
+		return case_bool(0);
 	if (scalar && sp_peek(&s) == ':' && s.e - s.p >= 2)
 		return gen_scalar_dom(g, s.p[1]);
 	if (n == 0 || n >= sizeof(buf)) {
@@ -821,13 +660,13 @@ gen_number(struct gen *g, struct sp s, int scalar)
 			gen_fail(g, "bad number");
 			return NULL;
 		}
-		return gen_float(v);
+		return case_float(v);
 	}
 	if (gen_expr(g, &s, &iv) == -1 || s.p != s.e) {
 		gen_fail(g, "bad integer");
 		return NULL;
 	}
-	return gen_int(iv);
+	return case_int(iv);
 }
 
 static json_t *
@@ -838,7 +677,7 @@ gen_from_spec(struct gen *g, int ai, struct sp s)
 	long			 v;
 
 	if (sp_is(&s, "~"))
-		return gen_tag("none");
+		return case_tag("none");
 	switch (a->type) {
 	case SCH_TENSOR:
 		if (a->list)
@@ -858,7 +697,7 @@ gen_from_spec(struct gen *g, int ai, struct sp s)
 		}
 		if (gen_expr(g, &s, &v) == -1)
 			return NULL;
-		return gen_int(v);
+		return case_int(v);
 	case SCH_BOOL:
 		if (a->list) {
 			if ((n = gen_dims(g, &s, d, GEN_MAXDIMS)) == -1)
@@ -866,20 +705,20 @@ gen_from_spec(struct gen *g, int ai, struct sp s)
 			/* aten takes 0/1 for bool[N] */
 			return gen_dimlist(d, n);
 		}
-		return gen_bool(sp_is(&s, "1"));
+		return case_bool(sp_is(&s, "1"));
 	case SCH_STR:
 		if (s.e - s.p < 2 || *s.p != '\'' || s.e[-1] != '\'')
 			break;
 		return json_pack("{s:s,s:s%}", "t", "str", "v", s.p + 1,
 		    (size_t)(s.e - s.p - 2));
 	case SCH_SCALARTYPE:
-		return gen_dtype_arg(gen_dtcode(g, &s));
+		return case_dtype(gen_dtcode(g, &s));
 	case SCH_MEMFMT:
 		return json_pack("{s:s,s:s}", "t", "memory_format", "v",
 		    sp_is(&s, "cl") ? "channels_last" : sp_is(&s, "pf") ?
 		    "preserve_format" : "contiguous_format");
 	case SCH_DEVICE:
-		return gen_tag("device");
+		return case_tag("device");
 	default:
 		break;
 	}
@@ -920,11 +759,11 @@ gen_default(struct gen *g, int ai, json_t **arg)
 	}
 	switch (a->type) {
 	case SCH_DEVICE:
-		*arg = gen_tag("device");
+		*arg = case_tag("device");
 		return 1;
 	case SCH_SCALARTYPE:
 		if (!a->optional || gen_has_device(g->sc)) {
-			*arg = gen_dtype_arg(g->dtype);
+			*arg = case_dtype(g->dtype);
 			return 1;
 		}
 		break;
@@ -934,7 +773,7 @@ gen_default(struct gen *g, int ai, json_t **arg)
 	if (a->has_default)
 		return 0;
 	if (a->optional) {
-		*arg = gen_tag("none");
+		*arg = case_tag("none");
 		return 1;
 	}
 	switch (a->type) {
@@ -944,15 +783,15 @@ gen_default(struct gen *g, int ai, json_t **arg)
 	case SCH_INT:
 		if (a->list)
 			break;
-		*arg = gen_int(1);
+		*arg = case_int(1);
 		return 1;
 	case SCH_FLOAT:
-		*arg = gen_float(0.5);
+		*arg = case_float(0.5);
 		return 1;
 	case SCH_BOOL:
 		if (a->list)
 			break;
-		*arg = gen_bool(0);
+		*arg = case_bool(0);
 		return 1;
 	default:
 		break;
@@ -1038,7 +877,6 @@ gen_emit(struct gen *g)
 	const struct schema_arg	*a;
 	json_t			*c, *args, *kwargs, *arg;
 	struct sp		 s;
-	unsigned		 seed;
 	int			 i, bykw = 0, r, mut_out = 0;
 
 	g->nvars = 0;
@@ -1048,11 +886,8 @@ gen_emit(struct gen *g)
 		return -1;
 	if (g->ladder > 0 && gen_bind(g, "V", 1, g->ladder) == -1)
 		return -1;
-	seed = sweep_seed(g->key, g->cls, g->dtype, g->idx);
-	c = json_pack("{s:s,s:s,s:s,s:I,s:[],s:{},s:s}", "key", g->key,
-	    "class", g->cls, "dtype", g->dtype, "seed", (json_int_t)seed,
-	    "args", "kwargs", "compare", strcmp(g->cls, "random") == 0 ?
-	    "stat" : g->ge->compare);
+	c = case_new(g->key, g->cls, g->dtype, g->idx, strcmp(g->cls,
+	    "random") == 0 ? "stat" : g->ge->compare, g->inplace);
 	if (c == NULL)
 		return gen_fail(g, "out of memory");
 	args = json_object_get(c, "args");
@@ -1086,8 +921,6 @@ gen_emit(struct gen *g)
 		} else if (json_array_append_new(args, arg) != 0)
 			goto err;
 	}
-	if (json_object_set_new(c, "inplace", json_boolean(g->inplace)) != 0)
-		goto err;
 	if ((g->inplace || mut_out) && json_object_set_new(c, "mutates",
 	    json_string(g->inplace ? "self" : "out")) != 0)
 		goto err;
@@ -1127,69 +960,6 @@ gen_set_out(struct gen *g, int nd, const int *d)
 	g->outset = 1;
 	g->outnd = nd;
 	memcpy(g->outd, d, (size_t)nd * sizeof(int));
-}
-
-/* Shapes as data */
-struct shp {
-	int	nd;
-	int	d[4];
-};
-
-/* odd sizes, 0-d, empty, rank 1 to 4 */
-static const struct shp gen_same[] = {
-	{ 0, { 0 } }, { 1, { 1 } }, { 1, { 6 } }, { 1, { 1031 } },
-	{ 1, { 0 } }, { 2, { 4, 9 } }, { 3, { 3, 17, 5 } },
-	{ 4, { 2, 3, 4, 5 } },
-};
-#define NGSAME	(sizeof(gen_same) / sizeof(gen_same[0]))
-
-static const struct shp gen_b2[][2] = {
-	{ { 2, { 1, 6 } }, { 2, { 5, 6 } } },
-	{ { 2, { 5, 6 } }, { 2, { 1, 6 } } },
-	{ { 2, { 5, 1 } }, { 2, { 1, 6 } } },
-	{ { 3, { 3, 5, 6 } }, { 1, { 6 } } },
-	{ { 3, { 3, 1, 6 } }, { 3, { 1, 5, 1 } } },
-	{ { 3, { 4, 1, 3 } }, { 4, { 2, 1, 5, 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 1, { 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 4, { 2, 1, 4, 1 } } },
-	{ { 2, { 7, 1 } }, { 2, { 7, 0 } } },
-};
-#define NGB2	(sizeof(gen_b2) / sizeof(gen_b2[0]))
-
-static const struct shp gen_b3[][3] = {
-	{ { 2, { 5, 6 } }, { 2, { 1, 6 } }, { 2, { 5, 1 } } },
-	{ { 2, { 1, 6 } }, { 2, { 5, 6 } }, { 2, { 5, 6 } } },
-	{ { 2, { 5, 6 } }, { 2, { 5, 6 } }, { 1, { 6 } } },
-	{ { 2, { 5, 1 } }, { 1, { 6 } }, { 3, { 2, 1, 1 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 3, { 3, 1, 5 } }, { 4, { 2, 1, 4, 1 } } },
-	{ { 3, { 3, 1, 6 } }, { 3, { 1, 5, 1 } }, { 1, { 1 } } },
-};
-#define NGB3	(sizeof(gen_b3) / sizeof(gen_b3[0]))
-
-/* The broadcast shape of n shapes into d; its rank, -1 if incompatible. */
-static int
-gen_broadcast(const struct shp *const *s, int n, int *d)
-{
-	int	nd = 0, i, k, x, y;
-
-	for (i = 0; i < n; i++)
-		if (s[i]->nd > nd)
-			nd = s[i]->nd;
-	for (k = 0; k < nd; k++) {
-		d[k] = 1;
-		for (i = 0; i < n; i++) {
-			y = k - (nd - s[i]->nd);
-			if (y < 0)
-				continue;
-			x = s[i]->d[y];
-			if (x == d[k] || x == 1)
-				continue;
-			if (d[k] != 1)
-				return -1;
-			d[k] = x;
-		}
-	}
-	return nd;
 }
 
 /* Tensor operands: required tensors, and optional ones the table names. */
@@ -1245,16 +1015,16 @@ gen_find_out(const struct schema *sc)
 
 /* How one operand of a pointwise case is built. */
 struct opd {
-	const struct shp	*sh;
+	const struct shape	*sh;
 	const char		*layout;
-	const struct shp	*base;	/* of an expanded layout */
+	const struct shape	*base;	/* of an expanded layout */
 	const char		*dtype;	/* NULL: the spec's or the case's */
 };
 
 static int
 gen_pw_case(struct gen *g, const int *ops, int nops, const struct opd *od)
 {
-	const struct shp	*sh[SCHEMA_MAXARGS];
+	const struct shape	*sh[SCHEMA_MAXARGS];
 	struct tov		*t;
 	int			 i, d[GEN_MAXDIMS], nd;
 
@@ -1269,14 +1039,14 @@ gen_pw_case(struct gen *g, const int *ops, int nops, const struct opd *od)
 		}
 		sh[i] = od[i].sh;
 	}
-	if ((nd = gen_broadcast(sh, nops, d)) >= 0)
+	if ((nd = shape_broadcast(sh, nops, d)) >= 0)
 		gen_set_out(g, nd, d);
 	return gen_emit(g);
 }
 
 /* Every operand of shape sh. */
 static int
-gen_pw_all(struct gen *g, const int *ops, int nops, const struct shp *sh)
+gen_pw_all(struct gen *g, const int *ops, int nops, const struct shape *sh)
 {
 	struct opd	od[SCHEMA_MAXARGS];
 	int		i;
@@ -1287,35 +1057,16 @@ gen_pw_all(struct gen *g, const int *ops, int nops, const struct shp *sh)
 	return gen_pw_case(g, ops, nops, od);
 }
 
-static const char *
-gen_same_kind(const char *d)
-{
-	switch (dtype_bit(d)) {
-	case DT_F32:
-		return "float16";
-	case DT_F16:
-		return "bfloat16";
-	case DT_BF16:
-		return "float16";
-	case DT_I64:
-		return "int32";
-	case DT_BOOL:
-		return "uint8";
-	default:
-		return "int64";
-	}
-}
-
+/* An in-place integer self cannot hold the float a 0-d float operand makes. */
 static const char *
 gen_other_kind(const struct gen *g)
 {
-	if (dtype_bit(g->dtype) == DT_BOOL)
-		return "int64";
-	if (g->ge->flags & GF_INT_SCALAR)
-		return "bool";
-	if (gen_is_floating(g->dtype))
-		return "int64";
-	return g->inplace ? NULL : "float32";
+	int	int_only = (g->ge->flags & GF_INT_SCALAR) != 0;
+
+	if (g->inplace && !int_only && !dtype_is_floating(g->dtype) &&
+	    dtype_bit(g->dtype) != DT_BOOL)
+		return NULL;
+	return dtype_other_kind(g->dtype, int_only);
 }
 
 /* The first Scalar argument without a default, -1 when none. */
@@ -1342,7 +1093,7 @@ gen_scalar_code(struct gen *g, int ai)
 	return 'n';
 }
 
-static const struct shp gen_full = { 2, { 4, 5 } }, gen_zero = { 0, { 0 } };
+static const struct shape gen_full = { 2, { 4, 5 } }, gen_zero = { 0, { 0 } };
 
 /* Python scalars of every kind for the Scalar operand, 0-d self. */
 static int
@@ -1413,11 +1164,11 @@ gen_pw_scalar(struct gen *g, const int *ops, int nops)
 	}
 	gen_reset(g);
 	od[pk].sh = &gen_full;
-	od[pk].dtype = gen_same_kind(g->dtype);
+	od[pk].dtype = dtype_same_kind(g->dtype);
 	return gen_pw_case(g, ops, nops, od);
 }
 
-static const struct shp gen_nc = { 2, { 17, 33 } }, gen_nc_row = { 2, { 1, 33 } },
+static const struct shape gen_nc = { 2, { 17, 33 } }, gen_nc_row = { 2, { 1, 33 } },
     gen_nc_col = { 2, { 17, 1 } }, gen_edge1 = { 1, { 1031 } },
     gen_edge2 = { 2, { 33, 17 } }, gen_ex = { 2, { 5, 4 } };
 
@@ -1509,7 +1260,7 @@ gen_pw_setup(struct gen *g)
 }
 
 static int
-gen_skip_shape(const struct gen *g, const struct shp *sh)
+gen_skip_shape(const struct gen *g, const struct shape *sh)
 {
 	int	i;
 
@@ -1525,15 +1276,16 @@ static int
 gen_pw_broadcast(struct gen *g, const int *ops, int nops)
 {
 	struct opd		 od[SCHEMA_MAXARGS];
-	const struct shp	*sh[3];
-	size_t			 i, n = nops == 2 ? NGB2 : NGB3;
+	const struct shape	*sh[3];
+	size_t			 i, n = nops == 2 ? shape_gen_bcast2_n : shape_gen_bcast3_n;
 	int			 k, d[GEN_MAXDIMS], nd;
 
 	memset(od, 0, sizeof(od));
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < 3; k++)
-			sh[k] = nops == 2 ? &gen_b2[i][k < 2 ? k : 1] : &gen_b3[i][k];
-		if ((nd = gen_broadcast(sh, nops < 3 ? nops : 3, d)) < 0)
+			sh[k] = nops == 2 ? &shape_gen_bcast2[i][k < 2 ? k : 1] :
+			    &shape_gen_bcast3[i][k];
+		if ((nd = shape_broadcast(sh, nops < 3 ? nops : 3, d)) < 0)
 			continue;
 		/* an in-place self must already have the result's shape */
 		if (g->inplace && (sh[0]->nd != nd ||
@@ -1553,7 +1305,7 @@ gen_pw_broadcast(struct gen *g, const int *ops, int nops)
 static int
 gen_pointwise(struct gen *g, unsigned classes)
 {
-	int	ops[SCHEMA_MAXARGS], nops, fl = gen_is_floating(g->dtype);
+	int	ops[SCHEMA_MAXARGS], nops, fl = dtype_is_floating(g->dtype);
 	size_t	i;
 
 	gen_reset(g);
@@ -1562,11 +1314,11 @@ gen_pointwise(struct gen *g, unsigned classes)
 		return gen_fail(g, "pointwise op without tensor operands");
 	if (classes & PROBE_SAME_SHAPE) {
 		gen_class(g, PROBE_SAME_SHAPE);
-		for (i = 0; i < NGSAME; i++) {
-			if (gen_skip_shape(g, &gen_same[i]))
+		for (i = 0; i < shape_gen_same_n; i++) {
+			if (gen_skip_shape(g, &shape_gen_same[i]))
 				continue;
 			gen_reset(g);
-			if (gen_pw_all(g, ops, nops, &gen_same[i]) == -1)
+			if (gen_pw_all(g, ops, nops, &shape_gen_same[i]) == -1)
 				return -1;
 		}
 	}
@@ -1621,7 +1373,7 @@ gen_pointwise(struct gen *g, unsigned classes)
 enum { DIM_PASS, DIM_NONE, DIM_OMIT };
 
 struct redcase {
-	struct shp	sh;
+	struct shape	sh;
 	int		mode;		/* DIM_ */
 	int		nd, d[3];	/* dims when DIM_PASS */
 	int		keep;		/* -1: not passed */
@@ -1629,7 +1381,7 @@ struct redcase {
 
 static int
 gen_red_emit(struct gen *g, int self, const struct redcase *rc,
-    const char *layout, const struct shp *base)
+    const char *layout, const struct shape *base)
 {
 	const struct schema_arg	*da;
 	int			 di = schema_find(g->sc, "dim");
@@ -1647,16 +1399,16 @@ gen_red_emit(struct gen *g, int self, const struct redcase *rc,
 	if (di >= 0) {
 		da = &g->sc->args[di];
 		if (rc->mode == DIM_NONE)
-			g->eng[di] = gen_tag("none");
+			g->eng[di] = case_tag("none");
 		else if (rc->mode == DIM_OMIT)
 			g->omit[di] = 1;
 		else if (da->list)
 			g->eng[di] = gen_dimlist(rc->d, rc->nd);
 		else
-			g->eng[di] = gen_int(rc->d[0]);
+			g->eng[di] = case_int(rc->d[0]);
 	}
 	if (ki >= 0 && rc->keep >= 0)
-		g->eng[ki] = gen_bool(rc->keep);
+		g->eng[ki] = case_bool(rc->keep);
 	for (i = 0; !all && i < rc->nd; i++) {
 		x = rc->d[i] < 0 ? rc->d[i] + rc->sh.nd : rc->d[i];
 		if (x >= 0 && x < GEN_MAXDIMS)
@@ -1672,13 +1424,6 @@ gen_red_emit(struct gen *g, int self, const struct redcase *rc,
 	gen_set_out(g, no, o);
 	return gen_emit(g);
 }
-
-/* full reductions: dim omitted (or None where it has no default) */
-static const struct shp gen_red_full[] = {
-	{ 1, { 7 } }, { 2, { 33, 65 } }, { 3, { 3, 5, 7 } }, { 1, { 4097 } },
-	{ 4, { 2, 3, 4, 5 } }, { 0, { 0 } }, { 1, { 0 } },
-};
-#define NREDFULL	(sizeof(gen_red_full) / sizeof(gen_red_full[0]))
 
 static const struct redcase gen_red_dims[] = {
 	{ { 3, { 3, 5, 7 } }, DIM_PASS, 1, { 0 }, 0 },
@@ -1734,8 +1479,8 @@ gen_red_self(const struct gen *g)
 }
 
 static int
-gen_red_one(struct gen *g, const struct shp *sh, int mode, int nd,
-    const int *d, int keep, const char *layout, const struct shp *base)
+gen_red_one(struct gen *g, const struct shape *sh, int mode, int nd,
+    const int *d, int keep, const char *layout, const struct shape *base)
 {
 	struct redcase	rc;
 	int		self = gen_red_self(g);
@@ -1759,7 +1504,7 @@ gen_red_setup(struct gen *g)
 	if (di >= 0 && g->sc->args[di].list)
 		g->eng[di] = gen_dimlist((const int []){ 1 }, 1);
 	else if (di >= 0)
-		g->eng[di] = gen_int(1);
+		g->eng[di] = case_int(1);
 	if (di >= 0)
 		gen_set_out(g, 2, (const int []){ 3, 7 });
 	else
@@ -1797,7 +1542,7 @@ gen_dtype_kw(struct gen *g, void (*setup)(struct gen *))
 		return 0;
 	gen_reset(g);
 	setup(g);
-	g->eng[ti] = gen_dtype_arg(gen_is_floating(g->dtype) ? "float32" :
+	g->eng[ti] = case_dtype(dtype_is_floating(g->dtype) ? "float32" :
 	    "int64");
 	return gen_emit(g);
 }
@@ -1806,7 +1551,7 @@ static int
 gen_reduce(struct gen *g, unsigned classes)
 {
 	int	di = schema_find(g->sc, "dim"), full = gen_red_fullmode(g);
-	int	ki = schema_find(g->sc, "keepdim"), fl = gen_is_floating(g->dtype);
+	int	ki = schema_find(g->sc, "keepdim"), fl = dtype_is_floating(g->dtype);
 	int	half = (dtype_bit(g->dtype) & (DT_F16 | DT_BF16)) != 0;
 	size_t	i;
 
@@ -1814,10 +1559,10 @@ gen_reduce(struct gen *g, unsigned classes)
 		return gen_fail(g, "reduction without a tensor");
 	if (classes & PROBE_REDUCTION) {
 		gen_class(g, PROBE_REDUCTION);
-		for (i = 0; full >= 0 && i < NREDFULL; i++) {
-			if (gen_skip_shape(g, &gen_red_full[i]))
+		for (i = 0; full >= 0 && i < shape_gen_full_red_n; i++) {
+			if (gen_skip_shape(g, &shape_gen_full_red[i]))
 				continue;
-			if (gen_red_one(g, &gen_red_full[i], full, 0, NULL,
+			if (gen_red_one(g, &shape_gen_full_red[i], full, 0, NULL,
 			    ki >= 0 ? (int)(i % 2) : -1, NULL, NULL) == -1)
 				return -1;
 		}
@@ -1828,26 +1573,26 @@ gen_reduce(struct gen *g, unsigned classes)
 	if ((classes & PROBE_ACCUMULATION) && half &&
 	    !(g->ge->flags & GF_NO_ACCUM)) {
 		gen_class(g, PROBE_ACCUMULATION);
-		if (full >= 0 && gen_red_one(g, &(struct shp){ 1, { 1 << 20 } },
+		if (full >= 0 && gen_red_one(g, &(struct shape){ 1, { 1 << 20 } },
 		    full, 0, NULL, -1, NULL, NULL) == -1)
 			return -1;
 		if (di >= 0 && gen_red_cases(g, gen_red_acc, NREDACC, 0) == -1)
 			return -1;
-		if (di < 0 && gen_red_one(g, &(struct shp){ 2, { 16, 65536 } },
+		if (di < 0 && gen_red_one(g, &(struct shape){ 2, { 16, 65536 } },
 		    full, 0, NULL, -1, NULL, NULL) == -1)
 			return -1;
 	}
 	if ((classes & PROBE_NONCONTIG) && !(g->ge->flags & GF_NO_NONCONTIG)) {
 		gen_class(g, PROBE_NONCONTIG);
-		if (gen_red_one(g, &(struct shp){ 2, { 33, 65 } },
+		if (gen_red_one(g, &(struct shape){ 2, { 33, 65 } },
 		    di >= 0 ? DIM_PASS : full, di >= 0, (const int []){ -1 },
 		    -1, "transposed", NULL) == -1 ||
-		    gen_red_one(g, &(struct shp){ 2, { 33, 65 } },
+		    gen_red_one(g, &(struct shape){ 2, { 33, 65 } },
 		    di >= 0 ? DIM_PASS : full, di >= 0, (const int []){ 0 },
 		    -1, "sliced", NULL) == -1 ||
-		    gen_red_one(g, &(struct shp){ 2, { 33, 65 } },
+		    gen_red_one(g, &(struct shape){ 2, { 33, 65 } },
 		    di >= 0 ? DIM_PASS : full, di >= 0, (const int []){ 0 },
-		    -1, "expanded", &(struct shp){ 2, { 1, 65 } }) == -1)
+		    -1, "expanded", &(struct shape){ 2, { 1, 65 } }) == -1)
 			return -1;
 	}
 	if ((classes & PROBE_EDGE_VALUES) && fl && !(g->ge->flags & GF_NO_EDGE)) {
@@ -1871,7 +1616,7 @@ gen_reduce(struct gen *g, unsigned classes)
 			gen_reset(g);
 			gen_red_setup(g);
 			if (ki >= 0) {
-				g->eng[ki] = gen_bool(1);
+				g->eng[ki] = case_bool(1);
 				if (di >= 0)
 					gen_set_out(g, 3, (const int []){ 3, 1, 7 });
 				else
@@ -1932,7 +1677,7 @@ gen_dw_emit(struct gen *g, const struct redcase *rc, const char *layout,
 		g->tov[ops[i]].layout = layout;
 	}
 	gen_set_out(g, rc->sh.nd, rc->sh.d);
-	g->eng[di] = gen_int(rc->d[0]);
+	g->eng[di] = case_int(rc->d[0]);
 	return gen_emit(g);
 }
 
@@ -1946,7 +1691,7 @@ gen_dw_setup(struct gen *g)
 		gen_set_shape(&g->tov[ops[i]], 2, (const int []){ 8, 1023 });
 	gen_set_out(g, 2, (const int []){ 8, 1023 });
 	if ((i = schema_find(g->sc, "dim")) >= 0)
-		g->eng[i] = gen_int(1);
+		g->eng[i] = case_int(1);
 }
 
 static int
@@ -1977,7 +1722,7 @@ gen_dimwise(struct gen *g, unsigned classes)
 		    DIM_PASS, 1, { 0 }, -1 }, "sliced", 0) == -1)
 			return -1;
 	}
-	if ((classes & PROBE_EDGE_VALUES) && gen_is_floating(g->dtype) &&
+	if ((classes & PROBE_EDGE_VALUES) && dtype_is_floating(g->dtype) &&
 	    !(g->ge->flags & GF_NO_EDGE)) {
 		gen_class(g, PROBE_EDGE_VALUES);
 		if (gen_dw_emit(g, &(struct redcase){ { 2, { 33, 17 } },
@@ -2058,7 +1803,7 @@ gen_points(struct gen *g, unsigned classes)
 	size_t			 i, k;
 
 	half = (dtype_bit(g->dtype) & (DT_F16 | DT_BF16)) != 0;
-	fl = gen_is_floating(g->dtype);
+	fl = dtype_is_floating(g->dtype);
 	for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++) {
 		c = gen_point_class(ge->points[i]);
 		have |= c;
@@ -2247,11 +1992,11 @@ gen_expand(struct gen *g, const char *key, const char *schema,
 		return gen_fail(g, "dtypes must be an array");
 	mask = g->ge->dtypes | g->ge->exotic;
 	for (bit = 1; bit != 0 && bit <= DT_LAST; bit <<= 1) {
-		if (!(mask & bit) || !sweep_wants(dtypes, dtype_name(bit)))
+		if (!(mask & bit) || !dtype_wanted(dtypes, dtype_name(bit)))
 			continue;
 		g->dtype = dtype_name(bit);
 		if (g->inplace && (g->ge->flags & GF_RET_FLOAT) &&
-		    !gen_is_floating(g->dtype))
+		    !dtype_is_floating(g->dtype))
 			continue;
 		cls = (g->ge->dtypes & bit) ? classes & ~PROBE_DTYPE_EXOTIC :
 		    classes & PROBE_DTYPE_EXOTIC;

@@ -3,7 +3,7 @@
  * (as the runner's hello reports it) and the constraint table of probes/,
  * for every registered key the hand-written catalog (catalog.c, sweep.c)
  * does not cover.  Pure data generation like sweep.c: same CASE format
- * (docs/protocol.md), deterministic seeds from sweep_seed().
+ * (docs/protocol.md), deterministic seeds from seed_case().
  */
 #ifndef OPSCREEN_GENERIC_H
 #define OPSCREEN_GENERIC_H

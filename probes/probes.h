@@ -1,6 +1,7 @@
 /*
- * Probe classes, the catalog of screened aten keys and the sweep that turns a
- * (key, class, dtype) into concrete CASE objects (docs/protocol.md).
+ * probes/: probe classes, the catalog of screened aten keys, dtypes, and the
+ * generators that turn a (key, class, dtype) into concrete CASE objects
+ * (docs/protocol.md); the daemon calls probe_expand() and seed_reseed().
  * Everything here is pure data generation: no I/O, no global state.
  */
 #ifndef OPSCREEN_PROBES_H
@@ -59,17 +60,19 @@ enum catalog_family {
 };
 
 /*
- * Value domains by meaning; sweep.c maps them to the protocol's domain
- * fields for the tensor's dtype (an integer tensor never gets "normal").
+ * Value domains by meaning; case_domain() (case.c) maps them to the
+ * protocol's domain fields for the tensor's dtype (an integer tensor never
+ * gets "normal").  The values are the letters of the schema table's domain
+ * codes (gentable.h), so one mapping serves both generators.
  */
 enum catalog_domain {
-	DOM_NORMAL,
-	DOM_UNIFORM,		/* [-4, 4): exp and friends stay finite in fp16 */
-	DOM_WIDE,		/* [-10, 10): remainder dividends */
-	DOM_POSITIVE,		/* sqrt, rsqrt, pow bases */
-	DOM_NONZERO,		/* divisors */
-	DOM_SMALLINT,		/* integers in [-3, 3): ties and equalities */
-	DOM_TRI			/* -1, 0, 1: zeros for nonzero() */
+	DOM_NORMAL = 'n',
+	DOM_UNIFORM = 'u',	/* [-4, 4): exp and friends stay finite in fp16 */
+	DOM_WIDE = 'w',		/* [-10, 10): remainder dividends */
+	DOM_POSITIVE = 'p',	/* sqrt, rsqrt, pow bases */
+	DOM_NONZERO = 'z',	/* divisors */
+	DOM_SMALLINT = 's',	/* integers in [-3, 3): ties and equalities */
+	DOM_TRI = 't'		/* -1, 0, 1: zeros for nonzero() */
 };
 
 /* dtype bits, in the order catalog_dtypes() reports them */
@@ -112,26 +115,40 @@ struct catalog_entry {
 	unsigned		 flags;
 };
 
-/* catalog.c */
+/* probe.c */
+int		 probe_supported(const char *, const char *, const char **);
+int		 probe_expand(const char *, const char *, unsigned, const json_t *,
+		    json_t *);
+
+/* probe_class.c */
 const char	*probe_class_name(enum probe_class);
 int		 probe_class_parse(const char *);
+
+/* catalog.c */
 int		 catalog_has(const char *);
 size_t		 catalog_count(void);
 const char	*catalog_key(size_t);
 const struct catalog_entry *catalog_find(const char *);
 json_t		*catalog_dtypes(const char *);
-int		 dtype_valid(const char *);
+
+/* dtype.c */
 unsigned	 dtype_bit(const char *);
+int		 dtype_valid(const char *);
 const char	*dtype_name(unsigned);
 int		 dtype_is_float(const char *);
+int		 dtype_is_floating(const char *);
+int		 dtype_is_complex(const char *);
+int		 dtype_wanted(const json_t *, const char *);
+const char	*dtype_same_kind(const char *);
+const char	*dtype_other_kind(const char *, int);
 
 /* sweep.c */
-int		 probe_supported(const char *, const char *, const char **);
-int		 sweep_wants(const json_t *, const char *);
-int		 sweep_expand(const char *, const char *, unsigned, const json_t *,
-		    json_t *);
-json_t		*sweep_reseed(const json_t *, int);
-unsigned	 sweep_seed(const char *, const char *, const char *, int);
+unsigned	 sweep_classes(const char *);
+int		 sweep_expand(const char *, unsigned, const json_t *, json_t *);
+
+/* seed.c */
+unsigned	 seed_case(const char *, const char *, const char *, int);
+json_t		*seed_reseed(const json_t *, int);
 
 /* shrink.c */
 int		 shrink_sizes(const json_t *, long long *, int);

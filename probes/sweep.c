@@ -2,17 +2,12 @@
  * Sweep generators: expand one catalog key into concrete CASE objects
  * (docs/protocol.md, without "id" and "name") for the probe classes
  * same_shape, broadcast, scalar, reduction and contract.  Every case is
- * deterministic: its seed is a hash of (key, class, dtype, index), so two
- * expansions produce byte-identical JSON and a case can be regenerated
- * from its id alone.
+ * deterministic: its seed comes from seed_case() (seed.c).
  */
-#include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "probes.h"
-#include "generic.h"
+#include "case.h"
 
 /* The state of one (key, class, dtype) expansion. */
 struct sweep {
@@ -26,258 +21,6 @@ struct sweep {
 	int				 err;
 };
 
-#define FNV_OFFSET	2166136261u
-#define FNV_PRIME	16777619u
-
-static uint32_t
-sweep_fnv(uint32_t h, const void *p, size_t len)
-{
-	const unsigned char	*b = p;
-	size_t			 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= FNV_PRIME;
-	}
-	return h;
-}
-
-static uint32_t
-sweep_fnv_int(uint32_t h, uint32_t v)
-{
-	unsigned char	b[4];
-
-	/* fixed byte order, so seeds do not depend on the host */
-	b[0] = v & 0xff;
-	b[1] = (v >> 8) & 0xff;
-	b[2] = (v >> 16) & 0xff;
-	b[3] = (v >> 24) & 0xff;
-	return sweep_fnv(h, b, sizeof(b));
-}
-
-static uint32_t
-sweep_fnv_names(const char *key, const char *cls, const char *dtype)
-{
-	uint32_t	h = FNV_OFFSET;
-
-	/* the NULs separate the fields, so ("ab","c") != ("a","bc") */
-	h = sweep_fnv(h, key, strlen(key) + 1);
-	h = sweep_fnv(h, cls, strlen(cls) + 1);
-	h = sweep_fnv(h, dtype, strlen(dtype) + 1);
-	return h;
-}
-
-/* FNV-1a of (key, class, dtype, index), below 2^31 so seed*1000 fits. */
-unsigned
-sweep_seed(const char *key, const char *cls, const char *dtype, int index)
-{
-	uint32_t	h;
-
-	h = sweep_fnv_names(key, cls, dtype);
-	h = sweep_fnv_int(h, (uint32_t)index);
-	return h & 0x7fffffffu;
-}
-
-/*
- * Edge-value tensors get half as many special values on each regeneration:
- * a NaN among the ~100 inputs of every output of a convolution or a norm
- * makes the whole output NaN whatever the seed, and only sparser special
- * values leave finite results to judge.
- */
-static int
-sweep_thin_edges(json_t *args, int attempt)
-{
-	json_t	*a;
-	size_t	 i;
-
-	json_array_foreach(args, i, a) {
-		if (!json_is_object(a) || !json_is_string(json_object_get(a,
-		    "domain")) || strcmp(json_string_value(json_object_get(a,
-		    "domain")), "edge") != 0)
-			continue;
-		if (json_object_set_new(a, "edge_frac",
-		    json_real(ldexp(0.5, -(attempt < 30 ? attempt : 30)))) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-json_t *
-sweep_reseed(const json_t *case_spec, int attempt)
-{
-	json_t		*c;
-	const char	*key, *cls, *dtype;
-	uint32_t	 h, old;
-
-	if (!json_is_object(case_spec))
-		return NULL;
-	key = json_string_value(json_object_get(case_spec, "key"));
-	cls = json_string_value(json_object_get(case_spec, "class"));
-	dtype = json_string_value(json_object_get(case_spec, "dtype"));
-	if (key == NULL || cls == NULL || dtype == NULL)
-		return NULL;
-	old = (uint32_t)json_integer_value(json_object_get(case_spec, "seed"));
-	h = sweep_fnv_names(key, cls, dtype);
-	h = sweep_fnv_int(h, old);
-	h = sweep_fnv_int(h, (uint32_t)attempt);
-	h &= 0x7fffffffu;
-	if (h == old)
-		h = (h + 1) & 0x7fffffffu;
-	if ((c = json_deep_copy(case_spec)) == NULL)
-		return NULL;
-	if (json_object_set_new(c, "seed", json_integer(h)) == -1 ||
-	    sweep_thin_edges(json_object_get(c, "args"), attempt) == -1) {
-		json_decref(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* Argument constructors; each returns a new reference or NULL. */
-
-static json_t *
-sweep_dims(int nd, ...)
-{
-	json_t	*a;
-	va_list	 ap;
-	int	 i;
-
-	if ((a = json_array()) == NULL)
-		return NULL;
-	va_start(ap, nd);
-	for (i = 0; i < nd; i++)
-		json_array_append_new(a, json_integer(va_arg(ap, int)));
-	va_end(ap);
-	return a;
-}
-
-static json_t *
-sweep_i(long long v)
-{
-	return json_pack("{s:s,s:I}", "t", "int", "v", (json_int_t)v);
-}
-
-static json_t *
-sweep_f(double v)
-{
-	return json_pack("{s:s,s:f}", "t", "float", "v", v);
-}
-
-static json_t *
-sweep_b(int v)
-{
-	return json_pack("{s:s,s:b}", "t", "bool", "v", v);
-}
-
-static json_t *
-sweep_none(void)
-{
-	return json_pack("{s:s}", "t", "none");
-}
-
-static json_t *
-sweep_str(const char *v)
-{
-	return json_pack("{s:s,s:s}", "t", "str", "v", v);
-}
-
-static json_t *
-sweep_dtype(const char *v)
-{
-	return json_pack("{s:s,s:s}", "t", "dtype", "v", v);
-}
-
-/* {"t":"ints"} from a dims array (stolen) */
-static json_t *
-sweep_ints(json_t *dims)
-{
-	return json_pack("{s:s,s:o}", "t", "ints", "v", dims);
-}
-
-/* {"t":"tensors"} from an array of tensor ARGs (stolen) */
-static json_t *
-sweep_tensors(json_t *list)
-{
-	return json_pack("{s:s,s:o}", "t", "tensors", "v", list);
-}
-
-static int
-sweep_set_domain(json_t *t, const char *name, int has_range, double low,
-    double high)
-{
-	int	r = 0;
-
-	r |= json_object_set_new(t, "domain", json_string(name));
-	if (has_range) {
-		r |= json_object_set_new(t, "low", json_integer((json_int_t)low));
-		r |= json_object_set_new(t, "high", json_integer((json_int_t)high));
-	}
-	return r;
-}
-
-static int
-sweep_set_frange(json_t *t, const char *name, double low, double high)
-{
-	int	r = 0;
-
-	r |= json_object_set_new(t, "domain", json_string(name));
-	r |= json_object_set_new(t, "low", json_real(low));
-	r |= json_object_set_new(t, "high", json_real(high));
-	return r;
-}
-
-/*
- * Maps a domain by meaning onto the protocol's domains for dtype.  Integer
- * divisors alternate in sign with the case index, because the "int" domain
- * is one interval and cannot exclude zero from the middle.
- */
-static int
-sweep_domain(json_t *t, const char *dtype, enum catalog_domain dom, int parity)
-{
-	unsigned	bit = dtype_bit(dtype);
-	int		u8 = bit == DT_U8;
-
-	if (bit == DT_BOOL)
-		return sweep_set_domain(t, "bool", 0, 0, 0);
-	if (dtype_is_float(dtype)) {
-		switch (dom) {
-		case DOM_NORMAL:
-			return sweep_set_domain(t, "normal", 0, 0, 0);
-		case DOM_UNIFORM:
-			return sweep_set_frange(t, "uniform", -4.0, 4.0);
-		case DOM_WIDE:
-			return sweep_set_frange(t, "uniform", -10.0, 10.0);
-		case DOM_POSITIVE:
-			return sweep_set_domain(t, "positive", 0, 0, 0);
-		case DOM_NONZERO:
-			return sweep_set_domain(t, "nonzero", 0, 0, 0);
-		case DOM_SMALLINT:
-			return sweep_set_domain(t, "int", 1, -3, 3);
-		case DOM_TRI:
-			return sweep_set_domain(t, "int", 1, -1, 2);
-		}
-		return -1;
-	}
-	switch (dom) {
-	case DOM_NORMAL:
-	case DOM_WIDE:
-		return sweep_set_domain(t, "int", 1, u8 ? 0 : -100, u8 ? 200 : 100);
-	case DOM_UNIFORM:
-		return sweep_set_domain(t, "int", 1, u8 ? 0 : -4, 4);
-	case DOM_POSITIVE:
-		return sweep_set_domain(t, "int", 1, 1, 10);
-	case DOM_NONZERO:
-		if (u8 || parity % 2 == 0)
-			return sweep_set_domain(t, "int", 1, 1, 50);
-		return sweep_set_domain(t, "int", 1, -50, 0);
-	case DOM_SMALLINT:
-		return sweep_set_domain(t, "int", 1, u8 ? 0 : -3, 3);
-	case DOM_TRI:
-		return sweep_set_domain(t, "int", 1, u8 ? 0 : -1, 2);
-	}
-	return -1;
-}
-
 /* A tensor ARG of dtype (NULL: the case dtype); shape is stolen. */
 static json_t *
 sweep_t(struct sweep *s, json_t *shape, const char *dtype,
@@ -287,11 +30,10 @@ sweep_t(struct sweep *s, json_t *shape, const char *dtype,
 
 	if (dtype == NULL)
 		dtype = s->dtype;
-	t = json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape", shape,
-	    "dtype", dtype);
-	if (t == NULL)
+	if ((t = case_tensor(shape, dtype)) == NULL)
 		return NULL;
-	if (sweep_domain(t, dtype, dom, s->idx) == -1) {
+	if (case_domain(t, dtype, &(struct domain){ dom, 0, 0 }, s->idx,
+	    0) != 0) {
 		json_decref(t);
 		return NULL;
 	}
@@ -309,16 +51,29 @@ sweep_op(struct sweep *s, json_t *shape, int i)
 static json_t *
 sweep_index(json_t *shape, const char *dtype, int high)
 {
-	return json_pack("{s:s,s:o,s:s,s:s,s:i}", "t", "tensor",
-	    "shape", shape, "dtype", dtype ? dtype : "int64",
-	    "domain", "index", "high", high > 0 ? high : 1);
+	json_t	*t;
+
+	if (dtype == NULL)
+		dtype = "int64";
+	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
+	    &(struct domain){ 'i', 0, high }, 0, 0) != 0) {
+		json_decref(t);
+		t = NULL;
+	}
+	return t;
 }
 
 static json_t *
 sweep_bool_t(json_t *shape)
 {
-	return json_pack("{s:s,s:o,s:s,s:s}", "t", "tensor", "shape", shape,
-	    "dtype", "bool", "domain", "bool");
+	json_t	*t;
+
+	if ((t = case_tensor(shape, "bool")) != NULL && case_domain(t, "bool",
+	    &(struct domain){ 'b', 0, 0 }, 0, 0) != 0) {
+		json_decref(t);
+		t = NULL;
+	}
+	return t;
 }
 
 /* Case assembly. */
@@ -326,13 +81,8 @@ sweep_bool_t(json_t *shape)
 static void
 sweep_begin(struct sweep *s)
 {
-	unsigned	seed;
-
-	seed = sweep_seed(s->ce->key, s->cls, s->dtype, s->idx);
-	s->cur = json_pack("{s:s,s:s,s:s,s:I,s:[],s:{},s:s,s:b}",
-	    "key", s->ce->key, "class", s->cls, "dtype", s->dtype,
-	    "seed", (json_int_t)seed, "args", "kwargs",
-	    "compare", s->ce->compare, "inplace", 0);
+	s->cur = case_new(s->ce->key, s->cls, s->dtype, s->idx, s->ce->compare,
+	    0);
 	if (s->cur == NULL)
 		s->err = 1;
 }
@@ -372,90 +122,6 @@ sweep_class(struct sweep *s, enum probe_class c)
 	s->idx = 0;
 }
 
-/* Shapes as data, for the sweeps that iterate tables of them. */
-struct sweep_shape {
-	int	nd;
-	int	d[4];
-};
-
-static json_t *
-sweep_shape(const struct sweep_shape *sh)
-{
-	json_t	*a;
-	int	 i;
-
-	if ((a = json_array()) == NULL)
-		return NULL;
-	for (i = 0; i < sh->nd; i++)
-		json_array_append_new(a, json_integer(sh->d[i]));
-	return a;
-}
-
-/* odd sizes, 0-d, empty, 2-D and 3-D */
-static const struct sweep_shape sweep_same[] = {
-	{ 0, { 0 } }, { 1, { 1 } }, { 1, { 7 } }, { 1, { 33 } },
-	{ 1, { 1023 } }, { 1, { 4097 } }, { 1, { 0 } }, { 2, { 5, 7 } },
-	{ 3, { 3, 17, 9 } },
-};
-#define NSAME	(sizeof(sweep_same) / sizeof(sweep_same[0]))
-
-/* each side broadcasts in turn, the first one included, up to rank 4 */
-static const struct sweep_shape sweep_bcast2[][2] = {
-	{ { 2, { 1, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 1, 5 } } },
-	{ { 2, { 4, 1 } }, { 2, { 1, 5 } } },
-	{ { 1, { 5 } }, { 2, { 4, 5 } } },
-	{ { 3, { 3, 1, 5 } }, { 3, { 1, 4, 1 } } },
-	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } } },
-	{ { 1, { 1 } }, { 4, { 2, 3, 4, 5 } } },
-	{ { 4, { 2, 3, 4, 5 } }, { 4, { 1, 3, 1, 5 } } },
-	{ { 2, { 1, 33 } }, { 2, { 7, 1 } } },
-	{ { 2, { 3, 1 } }, { 2, { 3, 0 } } },
-};
-#define NBCAST2	(sizeof(sweep_bcast2) / sizeof(sweep_bcast2[0]))
-
-static const struct sweep_shape sweep_bcast3[][3] = {
-	{ { 2, { 1, 5 } }, { 2, { 4, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 1, 5 } }, { 2, { 4, 5 } } },
-	{ { 2, { 4, 5 } }, { 2, { 4, 5 } }, { 2, { 1, 5 } } },
-	{ { 2, { 4, 1 } }, { 2, { 1, 5 } }, { 1, { 5 } } },
-	{ { 1, { 5 } }, { 2, { 4, 1 } }, { 1, { 1 } } },
-	{ { 4, { 2, 1, 4, 1 } }, { 3, { 3, 1, 5 } }, { 3, { 1, 1, 1 } } },
-	{ { 4, { 1, 3, 1, 5 } }, { 4, { 2, 1, 4, 1 } }, { 2, { 4, 5 } } },
-	{ { 2, { 1, 1 } }, { 2, { 1, 1 } }, { 2, { 7, 33 } } },
-};
-#define NBCAST3	(sizeof(sweep_bcast3) / sizeof(sweep_bcast3[0]))
-
-/*
- * A dtype of the same kind as d but different, and one of the other kind,
- * for type-promotion probes.
- */
-static const char *
-sweep_other_same_kind(const char *d)
-{
-	unsigned	b = dtype_bit(d);
-
-	if (b == DT_F32)
-		return "float16";
-	if (b == DT_F16)
-		return "bfloat16";
-	if (b == DT_BF16)
-		return "float16";
-	if (b == DT_I64)
-		return "int32";
-	if (b == DT_BOOL)
-		return "int32";
-	return "int64";
-}
-
-static const char *
-sweep_other_kind(const struct sweep *s)
-{
-	if (s->ce->flags & CAT_BITWISE)
-		return dtype_bit(s->dtype) == DT_BOOL ? "int64" : "bool";
-	return dtype_is_float(s->dtype) ? "int64" : "float32";
-}
-
 /* same_shape for ops whose tensor operands all have one shape */
 static void
 sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
@@ -463,10 +129,10 @@ sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
 	size_t	i;
 	int	j;
 
-	for (i = 0; i < NSAME; i++) {
+	for (i = 0; i < shape_cat_same_n; i++) {
 		sweep_begin(s);
 		for (j = 0; j < nops; j++)
-			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_same[i]), j));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_same[i]), j));
 		if (extra != NULL)
 			sweep_arg(s, extra(s));
 		sweep_end(s);
@@ -518,12 +184,12 @@ sweep_unary(struct sweep *s, unsigned classes)
 	if ((classes & PROBE_CONTRACT) && (s->ce->flags & CAT_GELU)) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_kw(s, "approximate", sweep_str("tanh"));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_kw(s, "approximate", case_str("tanh"));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
-		sweep_kw(s, "approximate", sweep_str("none"));
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 1023), 0));
+		sweep_kw(s, "approximate", case_str("none"));
 		sweep_end(s);
 	}
 }
@@ -551,52 +217,52 @@ sweep_binary(struct sweep *s, unsigned classes)
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST2; i++)
+		for (i = 0; i < shape_cat_bcast2_n; i++)
 			sweep_binary_pair(s,
-			    sweep_op(s, sweep_shape(&sweep_bcast2[i][0]), 0),
-			    sweep_op(s, sweep_shape(&sweep_bcast2[i][1]), 1));
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][0]), 0),
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][1]), 1));
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
-		same = sweep_other_same_kind(s->dtype);
-		other = sweep_other_kind(s);
+		same = dtype_same_kind(s->dtype);
+		other = dtype_other_kind(s->dtype, s->ce->flags & CAT_BITWISE);
 		/* 0-d tensor on either side, then both */
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_op(s, sweep_dims(0), 1));
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(0), 0),
-		    sweep_op(s, sweep_dims(2, 4, 5), 1));
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(0), 0),
-		    sweep_op(s, sweep_dims(0), 1));
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_op(s, case_dimsv(0), 1));
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(0), 0),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1));
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(0), 0),
+		    sweep_op(s, case_dimsv(0), 1));
 		/*
 		 * Promotion: a 0-d operand of the other kind (it wins a
 		 * category change), a 0-d of the same kind (it must not
 		 * widen the result), a dimensioned one of the same kind.
 		 */
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_t(s, sweep_dims(0), other, ce->dom[1]));
-		sweep_binary_pair(s, sweep_t(s, sweep_dims(0), other, ce->dom[0]),
-		    sweep_op(s, sweep_dims(2, 4, 5), 1));
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_t(s, sweep_dims(0),
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_t(s, case_dimsv(0), other, ce->dom[1]));
+		sweep_binary_pair(s, sweep_t(s, case_dimsv(0), other, ce->dom[0]),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1));
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_t(s, case_dimsv(0),
 		    dtype_is_float(s->dtype) ? "float64" : same, ce->dom[1]));
-		sweep_binary_pair(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_t(s, sweep_dims(1, 5), same, ce->dom[1]));
+		sweep_binary_pair(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_t(s, case_dimsv(1, 5), same, ce->dom[1]));
 	}
 	if ((classes & PROBE_CONTRACT) && (ce->flags & CAT_ALPHA) &&
 	    dtype_bit(s->dtype) != DT_BOOL) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 1));
-		sweep_kw(s, "alpha", sweep_i(2));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 1));
+		sweep_kw(s, "alpha", case_int(2));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 5), 0));
-		sweep_arg(s, sweep_op(s, sweep_dims(1, 5), 1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 4, 5), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 5), 1));
 		if (dtype_is_float(s->dtype))
-			sweep_kw(s, "alpha", sweep_f(-0.5));
+			sweep_kw(s, "alpha", case_float(-0.5));
 		else
-			sweep_kw(s, "alpha", sweep_i(-3));
+			sweep_kw(s, "alpha", case_int(-3));
 		sweep_end(s);
 	}
 }
@@ -613,31 +279,31 @@ sweep_scalar_value(const struct sweep *s, int i)
 
 		if (i >= 7)
 			return NULL;
-		return i < 4 ? sweep_i((long long)pw[i]) : sweep_f(pw[i]);
+		return i < 4 ? case_int((long long)pw[i]) : case_float(pw[i]);
 	}
 	if (fl & CAT_DIVISOR) {
 		static const double dv[] = { 3, -7, 0.5, -2.5 };
 
 		if (i >= 4)
 			return NULL;
-		return i < 2 ? sweep_i((long long)dv[i]) : sweep_f(dv[i]);
+		return i < 2 ? case_int((long long)dv[i]) : case_float(dv[i]);
 	}
 	if (fl & CAT_BITWISE) {
 		if (isbool) {
 			if (i >= 3)
 				return NULL;
-			return i < 2 ? sweep_b(i == 0) : sweep_i(1);
+			return i < 2 ? case_bool(i == 0) : case_int(1);
 		}
 		switch (i) {
 		case 0:
-			return sweep_i(90);
+			return case_int(90);
 		case 1:
-			return sweep_i(3);
+			return case_int(3);
 		case 2:
-			return sweep_b(1);
+			return case_bool(1);
 		case 3:
-			return dtype_bit(s->dtype) == DT_U8 ? sweep_i(15) :
-			    sweep_i(-4);
+			return dtype_bit(s->dtype) == DT_U8 ? case_int(15) :
+			    case_int(-4);
 		}
 		return NULL;
 	}
@@ -645,25 +311,25 @@ sweep_scalar_value(const struct sweep *s, int i)
 	if (isbool) {
 		switch (i) {
 		case 0:
-			return sweep_b(1);
+			return case_bool(1);
 		case 1:
-			return sweep_b(0);
+			return case_bool(0);
 		case 2:
-			return sweep_i(1);
+			return case_int(1);
 		case 3:
-			return sweep_f(0.5);
+			return case_float(0.5);
 		}
 		return NULL;
 	}
 	switch (i) {
 	case 0:
-		return sweep_i(1);
+		return case_int(1);
 	case 1:
-		return sweep_i(-2);
+		return case_int(-2);
 	case 2:
-		return sweep_f(0.5);
+		return case_float(0.5);
 	case 3:
-		return sweep_f(2.0);
+		return case_float(2.0);
 	}
 	return NULL;
 }
@@ -688,17 +354,17 @@ sweep_binary_scalar(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SCALAR);
 		for (i = 0; (v = sweep_scalar_value(s, i)) != NULL; i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
 			sweep_arg(s, v);
 			sweep_end(s);
 		}
 		/* 0-d self with an int and with a float scalar */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(0), 0));
 		sweep_arg(s, sweep_scalar_value(s, 0));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(0), 0));
 		sweep_arg(s, sweep_scalar_value(s, 2));
 		sweep_end(s);
 	}
@@ -707,13 +373,13 @@ sweep_binary_scalar(struct sweep *s, unsigned classes)
 static json_t *
 sweep_clamp_lo(const struct sweep *s)
 {
-	return dtype_is_float(s->dtype) ? sweep_f(-0.5) : sweep_i(-30);
+	return dtype_is_float(s->dtype) ? case_float(-0.5) : case_int(-30);
 }
 
 static json_t *
 sweep_clamp_hi(const struct sweep *s)
 {
-	return dtype_is_float(s->dtype) ? sweep_f(0.75) : sweep_i(40);
+	return dtype_is_float(s->dtype) ? case_float(0.75) : case_int(40);
 }
 
 static void
@@ -723,9 +389,9 @@ sweep_clamp(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++) {
+		for (i = 0; i < shape_cat_same_n; i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_same[i]), 0));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_same[i]), 0));
 			sweep_arg(s, sweep_clamp_lo(s));
 			sweep_arg(s, sweep_clamp_hi(s));
 			sweep_end(s);
@@ -735,23 +401,23 @@ sweep_clamp(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SCALAR);
 		/* scalars of the other kind than the tensor */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
 		if (dtype_is_float(s->dtype)) {
-			sweep_arg(s, sweep_i(-1));
-			sweep_arg(s, sweep_i(1));
+			sweep_arg(s, case_int(-1));
+			sweep_arg(s, case_int(1));
 		} else {
-			sweep_arg(s, sweep_f(-20.5));
-			sweep_arg(s, sweep_f(30.25));
+			sweep_arg(s, case_float(-20.5));
+			sweep_arg(s, case_float(30.25));
 		}
 		sweep_end(s);
 		/* min > max: aten gives max everywhere */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
 		sweep_arg(s, sweep_clamp_hi(s));
 		sweep_arg(s, sweep_clamp_lo(s));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(0), 0));
 		sweep_arg(s, sweep_clamp_lo(s));
 		sweep_arg(s, sweep_clamp_hi(s));
 		sweep_end(s);
@@ -760,28 +426,28 @@ sweep_clamp(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_CONTRACT);
 		/* only min, max omitted entirely */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
 		sweep_arg(s, sweep_clamp_lo(s));
 		sweep_end(s);
 		/* only max, min None positionally */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_none());
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, case_none());
 		sweep_arg(s, sweep_clamp_hi(s));
 		sweep_end(s);
 		/* only max, by keyword */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 1023), 0));
 		sweep_kw(s, "max", sweep_clamp_hi(s));
 		sweep_end(s);
 		/* only min, by keyword */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(1, 1023), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 1023), 0));
 		sweep_kw(s, "min", sweep_clamp_lo(s));
 		sweep_end(s);
 		/* both by keyword */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 7, 9), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 7, 9), 0));
 		sweep_kw(s, "min", sweep_clamp_lo(s));
 		sweep_kw(s, "max", sweep_clamp_hi(s));
 		sweep_end(s);
@@ -806,43 +472,43 @@ sweep_where(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++)
+		for (i = 0; i < shape_cat_same_n; i++)
 			sweep_where_case(s,
-			    sweep_bool_t(sweep_shape(&sweep_same[i])),
-			    sweep_op(s, sweep_shape(&sweep_same[i]), 1),
-			    sweep_op(s, sweep_shape(&sweep_same[i]), 2));
+			    sweep_bool_t(case_shape(&shape_cat_same[i])),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 1),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 2));
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST3; i++)
+		for (i = 0; i < shape_cat_bcast3_n; i++)
 			sweep_where_case(s,
-			    sweep_bool_t(sweep_shape(&sweep_bcast3[i][0])),
-			    sweep_op(s, sweep_shape(&sweep_bcast3[i][1]), 1),
-			    sweep_op(s, sweep_shape(&sweep_bcast3[i][2]), 2));
+			    sweep_bool_t(case_shape(&shape_cat_bcast3[i][0])),
+			    sweep_op(s, case_shape(&shape_cat_bcast3[i][1]), 1),
+			    sweep_op(s, case_shape(&shape_cat_bcast3[i][2]), 2));
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
-		same = sweep_other_same_kind(s->dtype);
-		other = dtype_is_float(s->dtype) ? "int64" : "float32";
-		sweep_where_case(s, sweep_bool_t(sweep_dims(0)),
-		    sweep_op(s, sweep_dims(2, 4, 5), 1),
-		    sweep_op(s, sweep_dims(2, 4, 5), 2));
-		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
-		    sweep_op(s, sweep_dims(0), 1),
-		    sweep_op(s, sweep_dims(2, 4, 5), 2));
-		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
-		    sweep_op(s, sweep_dims(2, 4, 5), 1),
-		    sweep_op(s, sweep_dims(0), 2));
-		sweep_where_case(s, sweep_bool_t(sweep_dims(0)),
-		    sweep_op(s, sweep_dims(0), 1),
-		    sweep_op(s, sweep_dims(0), 2));
+		same = dtype_same_kind(s->dtype);
+		other = dtype_other_kind(s->dtype, 0);
+		sweep_where_case(s, sweep_bool_t(case_dimsv(0)),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1),
+		    sweep_op(s, case_dimsv(2, 4, 5), 2));
+		sweep_where_case(s, sweep_bool_t(case_dimsv(2, 4, 5)),
+		    sweep_op(s, case_dimsv(0), 1),
+		    sweep_op(s, case_dimsv(2, 4, 5), 2));
+		sweep_where_case(s, sweep_bool_t(case_dimsv(2, 4, 5)),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1),
+		    sweep_op(s, case_dimsv(0), 2));
+		sweep_where_case(s, sweep_bool_t(case_dimsv(0)),
+		    sweep_op(s, case_dimsv(0), 1),
+		    sweep_op(s, case_dimsv(0), 2));
 		/* promotion between self and other */
-		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
-		    sweep_op(s, sweep_dims(2, 4, 5), 1),
-		    sweep_t(s, sweep_dims(0), other, DOM_NORMAL));
-		sweep_where_case(s, sweep_bool_t(sweep_dims(2, 4, 5)),
-		    sweep_t(s, sweep_dims(2, 4, 5), same, DOM_NORMAL),
-		    sweep_op(s, sweep_dims(2, 4, 5), 2));
+		sweep_where_case(s, sweep_bool_t(case_dimsv(2, 4, 5)),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1),
+		    sweep_t(s, case_dimsv(0), other, DOM_NORMAL));
+		sweep_where_case(s, sweep_bool_t(case_dimsv(2, 4, 5)),
+		    sweep_t(s, case_dimsv(2, 4, 5), same, DOM_NORMAL),
+		    sweep_op(s, case_dimsv(2, 4, 5), 2));
 	}
 }
 
@@ -850,10 +516,10 @@ static json_t *
 sweep_fill_value(const struct sweep *s)
 {
 	if (dtype_bit(s->dtype) == DT_BOOL)
-		return sweep_b(1);
+		return case_bool(1);
 	if (dtype_is_float(s->dtype))
-		return sweep_f(3.5);
-	return sweep_i(7);
+		return case_float(3.5);
+	return case_int(7);
 }
 
 static void
@@ -873,42 +539,42 @@ sweep_masked_fill(struct sweep *s, unsigned classes)
 
 	if (classes & PROBE_SAME_SHAPE) {
 		sweep_class(s, PROBE_SAME_SHAPE);
-		for (i = 0; i < NSAME; i++)
+		for (i = 0; i < shape_cat_same_n; i++)
 			sweep_masked_fill_case(s,
-			    sweep_op(s, sweep_shape(&sweep_same[i]), 0),
-			    sweep_bool_t(sweep_shape(&sweep_same[i])),
+			    sweep_op(s, case_shape(&shape_cat_same[i]), 0),
+			    sweep_bool_t(case_shape(&shape_cat_same[i])),
 			    sweep_fill_value(s));
 	}
 	if (classes & PROBE_BROADCAST) {
 		/* out-of-place masked_fill broadcasts self against mask too */
 		sweep_class(s, PROBE_BROADCAST);
-		for (i = 0; i < NBCAST2; i++)
+		for (i = 0; i < shape_cat_bcast2_n; i++)
 			sweep_masked_fill_case(s,
-			    sweep_op(s, sweep_shape(&sweep_bcast2[i][0]), 0),
-			    sweep_bool_t(sweep_shape(&sweep_bcast2[i][1])),
+			    sweep_op(s, case_shape(&shape_cat_bcast2[i][0]), 0),
+			    sweep_bool_t(case_shape(&shape_cat_bcast2[i][1])),
 			    sweep_fill_value(s));
-		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_bool_t(sweep_dims(1, 5)), sweep_fill_value(s));
+		sweep_masked_fill_case(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_bool_t(case_dimsv(1, 5)), sweep_fill_value(s));
 	}
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
 		if (dtype_bit(s->dtype) == DT_BOOL) {
 			sweep_masked_fill_case(s,
-			    sweep_op(s, sweep_dims(2, 5, 7), 0),
-			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_b(0));
+			    sweep_op(s, case_dimsv(2, 5, 7), 0),
+			    sweep_bool_t(case_dimsv(2, 5, 7)), case_bool(0));
 		} else {
 			sweep_masked_fill_case(s,
-			    sweep_op(s, sweep_dims(2, 5, 7), 0),
-			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_i(-2));
+			    sweep_op(s, case_dimsv(2, 5, 7), 0),
+			    sweep_bool_t(case_dimsv(2, 5, 7)), case_int(-2));
 		}
 		if (dtype_is_float(s->dtype))
 			sweep_masked_fill_case(s,
-			    sweep_op(s, sweep_dims(2, 5, 7), 0),
-			    sweep_bool_t(sweep_dims(2, 5, 7)), sweep_f(-1.25));
-		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(0), 0),
-		    sweep_bool_t(sweep_dims(2, 4, 5)), sweep_fill_value(s));
-		sweep_masked_fill_case(s, sweep_op(s, sweep_dims(2, 4, 5), 0),
-		    sweep_bool_t(sweep_dims(0)), sweep_fill_value(s));
+			    sweep_op(s, case_dimsv(2, 5, 7), 0),
+			    sweep_bool_t(case_dimsv(2, 5, 7)), case_float(-1.25));
+		sweep_masked_fill_case(s, sweep_op(s, case_dimsv(0), 0),
+		    sweep_bool_t(case_dimsv(2, 4, 5)), sweep_fill_value(s));
+		sweep_masked_fill_case(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_bool_t(case_dimsv(0)), sweep_fill_value(s));
 	}
 }
 
@@ -919,13 +585,6 @@ sweep_acc_dtype(const struct sweep *s)
 	/* for integers, int32: narrower than aten's int64 default */
 	return dtype_is_float(s->dtype) ? "float32" : "int32";
 }
-
-static const struct sweep_shape sweep_full_red[] = {
-	{ 1, { 7 } }, { 2, { 33, 65 } }, { 1, { 4097 } }, { 3, { 3, 5, 7 } },
-	{ 2, { 8, 4096 } }, { 2, { 4096, 3 } }, { 4, { 2, 3, 4, 5 } },
-	{ 0, { 0 } }, { 1, { 1 } },
-};
-#define NFULLRED	(sizeof(sweep_full_red) / sizeof(sweep_full_red[0]))
 
 static void
 sweep_reduce(struct sweep *s, unsigned classes)
@@ -938,27 +597,27 @@ sweep_reduce(struct sweep *s, unsigned classes)
 	 */
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
-		for (i = 0; i < NFULLRED; i++) {
+		for (i = 0; i < shape_cat_full_red_n; i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&sweep_full_red[i]), 0));
+			sweep_arg(s, sweep_op(s, case_shape(&shape_cat_full_red[i]), 0));
 			sweep_end(s);
 		}
 	}
 	if ((classes & PROBE_CONTRACT) && (s->ce->flags & CAT_DTYPE_KW)) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_kw(s, "dtype", case_dtype(sweep_acc_dtype(s)));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 4096), 0));
-		sweep_kw(s, "dtype", sweep_none());
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 4, 4096), 0));
+		sweep_kw(s, "dtype", case_none());
 		sweep_end(s);
 	}
 }
 
 struct sweep_dimcase {
-	struct sweep_shape	sh;
+	struct shape	sh;
 	int			nd;	/* -1: dim=None */
 	int			d[3];
 	int			keepdim;
@@ -985,14 +644,7 @@ static const struct sweep_dimcase sweep_dim_red[] = {
 static json_t *
 sweep_dimlist(int nd, const int *d)
 {
-	json_t	*a;
-	int	 i;
-
-	if ((a = json_array()) == NULL)
-		return NULL;
-	for (i = 0; i < nd; i++)
-		json_array_append_new(a, json_integer(d[i]));
-	return sweep_ints(a);
+	return case_ints(case_dims(d, nd));
 }
 
 static void
@@ -1006,9 +658,9 @@ sweep_reduce_dim(struct sweep *s, unsigned classes)
 		for (i = 0; i < NDIMRED; i++) {
 			dc = &sweep_dim_red[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&dc->sh), 0));
+			sweep_arg(s, sweep_op(s, case_shape(&dc->sh), 0));
 			sweep_arg(s, sweep_dimlist(dc->nd, dc->d));
-			sweep_arg(s, sweep_b(dc->keepdim));
+			sweep_arg(s, case_bool(dc->keepdim));
 			sweep_end(s);
 		}
 	}
@@ -1017,36 +669,36 @@ sweep_reduce_dim(struct sweep *s, unsigned classes)
 		if (s->ce->flags & CAT_DIM_NONE) {
 			/* dim=None, keepdim omitted */
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-			sweep_arg(s, sweep_none());
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+			sweep_arg(s, case_none());
 			sweep_end(s);
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
-			sweep_arg(s, sweep_none());
-			sweep_arg(s, sweep_b(1));
+			sweep_arg(s, sweep_op(s, case_dimsv(3, 3, 5, 7), 0));
+			sweep_arg(s, case_none());
+			sweep_arg(s, case_bool(1));
 			sweep_end(s);
 		} else {
 			/* amax: dim and keepdim both defaulted */
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
 			sweep_end(s);
 		}
 		/* keepdim by keyword, dim given positionally */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(3, 3, 5, 7), 0));
 		sweep_arg(s, sweep_dimlist(1, (const int []){ 1 }));
-		sweep_kw(s, "keepdim", sweep_b(1));
+		sweep_kw(s, "keepdim", case_bool(1));
 		sweep_end(s);
 		/* keepdim omitted */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(3, 3, 5, 7), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(3, 3, 5, 7), 0));
 		sweep_arg(s, sweep_dimlist(1, (const int []){ -1 }));
 		sweep_end(s);
 		if (s->ce->flags & CAT_DTYPE_KW) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 4096), 0));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 8, 4096), 0));
 			sweep_arg(s, sweep_dimlist(1, (const int []){ -1 }));
-			sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+			sweep_kw(s, "dtype", case_dtype(sweep_acc_dtype(s)));
 			sweep_end(s);
 		}
 	}
@@ -1079,21 +731,21 @@ sweep_scan(struct sweep *s, unsigned classes)
 		for (i = 0; i < NDIMEACH; i++) {
 			sweep_begin(s);
 			sweep_arg(s, sweep_op(s,
-			    sweep_shape(&sweep_dim_each[i].sh), 0));
-			sweep_arg(s, sweep_i(sweep_dim_each[i].d[0]));
+			    case_shape(&sweep_dim_each[i].sh), 0));
+			sweep_arg(s, case_int(sweep_dim_each[i].d[0]));
 			sweep_end(s);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
-		sweep_arg(s, sweep_i(-1));
-		sweep_kw(s, "dtype", sweep_dtype(sweep_acc_dtype(s)));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 8, 1023), 0));
+		sweep_arg(s, case_int(-1));
+		sweep_kw(s, "dtype", case_dtype(sweep_acc_dtype(s)));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
-		sweep_kw(s, "dim", sweep_i(1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 8, 1023), 0));
+		sweep_kw(s, "dim", case_int(1));
 		sweep_end(s);
 	}
 }
@@ -1108,18 +760,18 @@ sweep_softmax(struct sweep *s, unsigned classes)
 		for (i = 0; i < NDIMEACH; i++) {
 			sweep_begin(s);
 			sweep_arg(s, sweep_op(s,
-			    sweep_shape(&sweep_dim_each[i].sh), 0));
-			sweep_arg(s, sweep_i(sweep_dim_each[i].d[0]));
-			sweep_arg(s, sweep_b(0));
+			    case_shape(&sweep_dim_each[i].sh), 0));
+			sweep_arg(s, case_int(sweep_dim_each[i].d[0]));
+			sweep_arg(s, case_bool(0));
 			sweep_end(s);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 8, 1023), 0));
-		sweep_kw(s, "dim", sweep_i(-1));
-		sweep_kw(s, "half_to_float", sweep_b(0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 8, 1023), 0));
+		sweep_kw(s, "dim", case_int(-1));
+		sweep_kw(s, "half_to_float", case_bool(0));
 		sweep_end(s);
 		/*
 		 * No half_to_float=True: the fp64 oracle cannot take it (aten
@@ -1130,7 +782,7 @@ sweep_softmax(struct sweep *s, unsigned classes)
 }
 
 struct sweep_sortcase {
-	struct sweep_shape	sh;
+	struct shape	sh;
 	int			dim;
 	int			flag;	/* descending / largest */
 	int			ties;
@@ -1166,44 +818,44 @@ sweep_sort(struct sweep *s, unsigned classes)
 		for (i = 0; i < NSORTS; i++) {
 			sc = &sweep_sorts[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_t(s, sweep_shape(&sc->sh), NULL,
+			sweep_arg(s, sweep_t(s, case_shape(&sc->sh), NULL,
 			    sc->ties ? DOM_SMALLINT : s->ce->dom[0]));
 			if (stable) {
-				sweep_kw(s, "stable", sweep_b(1));
-				sweep_kw(s, "dim", sweep_i(sc->dim));
-				sweep_kw(s, "descending", sweep_b(sc->flag));
+				sweep_kw(s, "stable", case_bool(1));
+				sweep_kw(s, "dim", case_int(sc->dim));
+				sweep_kw(s, "descending", case_bool(sc->flag));
 			} else {
-				sweep_arg(s, sweep_i(sc->dim));
-				sweep_arg(s, sweep_b(sc->flag));
+				sweep_arg(s, case_int(sc->dim));
+				sweep_arg(s, case_bool(sc->flag));
 			}
 			sweep_end(s);
 		}
 		/* 0-d and empty inputs */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(0), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(0), 0));
 		if (stable)
-			sweep_kw(s, "stable", sweep_b(1));
+			sweep_kw(s, "stable", case_bool(1));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 3, 0), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 3, 0), 0));
 		if (stable)
-			sweep_kw(s, "stable", sweep_b(0));
+			sweep_kw(s, "stable", case_bool(0));
 		sweep_end(s);
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_t(s, sweep_dims(2, 33, 65), NULL,
+		sweep_arg(s, sweep_t(s, case_dimsv(2, 33, 65), NULL,
 		    DOM_SMALLINT));
 		/* stable has no default: it may be None but not omitted */
 		if (stable)
-			sweep_kw(s, "stable", sweep_none());
+			sweep_kw(s, "stable", case_none());
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
 		if (stable)
-			sweep_kw(s, "stable", sweep_b(0));
-		sweep_kw(s, "descending", sweep_b(1));
+			sweep_kw(s, "stable", case_bool(0));
+		sweep_kw(s, "descending", case_bool(1));
 		sweep_end(s);
 	}
 }
@@ -1219,12 +871,12 @@ sweep_topk(struct sweep *s, unsigned classes)
 		for (i = 0; i < NSORTS; i++) {
 			sc = &sweep_sorts[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_t(s, sweep_shape(&sc->sh), NULL,
+			sweep_arg(s, sweep_t(s, case_shape(&sc->sh), NULL,
 			    sc->ties ? DOM_SMALLINT : s->ce->dom[0]));
-			sweep_arg(s, sweep_i(sc->k));
-			sweep_arg(s, sweep_i(sc->dim));
-			sweep_arg(s, sweep_b(!sc->flag));
-			sweep_arg(s, sweep_b(1));
+			sweep_arg(s, case_int(sc->k));
+			sweep_arg(s, case_int(sc->dim));
+			sweep_arg(s, case_bool(!sc->flag));
+			sweep_arg(s, case_bool(1));
 			sweep_end(s);
 		}
 	}
@@ -1238,8 +890,8 @@ sweep_topk(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_COMPILE);
 		for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 4, 8192), 0));
-			sweep_arg(s, sweep_i(ks[i]));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 4, 8192), 0));
+			sweep_arg(s, case_int(ks[i]));
 			if (s->cur != NULL)
 				json_object_set_new(s->cur, "ladder", json_pack(
 				    "{s:s,s:i}", "param", "k", "value", ks[i]));
@@ -1249,19 +901,19 @@ sweep_topk(struct sweep *s, unsigned classes)
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_i(4));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, case_int(4));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_i(4));
-		sweep_kw(s, "largest", sweep_b(0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, case_int(4));
+		sweep_kw(s, "largest", case_bool(0));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 65, 33), 0));
-		sweep_arg(s, sweep_i(3));
-		sweep_kw(s, "dim", sweep_i(0));
-		sweep_kw(s, "sorted", sweep_b(1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 65, 33), 0));
+		sweep_arg(s, case_int(3));
+		sweep_kw(s, "dim", case_int(0));
+		sweep_kw(s, "sorted", case_bool(1));
 		sweep_end(s);
 	}
 }
@@ -1284,11 +936,11 @@ sweep_mm_case(struct sweep *s, int b, const int *mkn)
 {
 	sweep_begin(s);
 	if (b < 0) {
-		sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[0], mkn[1]), 0));
-		sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[1], mkn[2]), 1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, mkn[0], mkn[1]), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, mkn[1], mkn[2]), 1));
 	} else {
-		sweep_arg(s, sweep_op(s, sweep_dims(3, b, mkn[0], mkn[1]), 0));
-		sweep_arg(s, sweep_op(s, sweep_dims(3, b, mkn[1], mkn[2]), 1));
+		sweep_arg(s, sweep_op(s, case_dimsv(3, b, mkn[0], mkn[1]), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(3, b, mkn[1], mkn[2]), 1));
 	}
 	sweep_end(s);
 }
@@ -1326,19 +978,19 @@ sweep_mm_noncontig(struct sweep *s, int addmm, int batched)
 	sweep_class(s, PROBE_NONCONTIG);
 	for (i = 0; i < sizeof(lay) / sizeof(lay[0]); i++) {
 		if (addmm) {
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]),
 			    0), m);
 		} else {
 			sweep_begin(s);
 			if (batched) {
-				sweep_arg(s, sweep_op(s, sweep_dims(3, 2, m[0],
+				sweep_arg(s, sweep_op(s, case_dimsv(3, 2, m[0],
 				    m[1]), 0));
-				sweep_arg(s, sweep_op(s, sweep_dims(3, 2, m[1],
+				sweep_arg(s, sweep_op(s, case_dimsv(3, 2, m[1],
 				    m[2]), 1));
 			} else {
-				sweep_arg(s, sweep_op(s, sweep_dims(2, m[0], m[1]),
+				sweep_arg(s, sweep_op(s, case_dimsv(2, m[0], m[1]),
 				    0));
-				sweep_arg(s, sweep_op(s, sweep_dims(2, m[1], m[2]),
+				sweep_arg(s, sweep_op(s, case_dimsv(2, m[1], m[2]),
 				    1));
 			}
 		}
@@ -1375,8 +1027,8 @@ sweep_addmm_case(struct sweep *s, json_t *self, const int *mkn)
 {
 	sweep_begin(s);
 	sweep_arg(s, self);
-	sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[0], mkn[1]), 1));
-	sweep_arg(s, sweep_op(s, sweep_dims(2, mkn[1], mkn[2]), 2));
+	sweep_arg(s, sweep_op(s, case_dimsv(2, mkn[0], mkn[1]), 1));
+	sweep_arg(s, sweep_op(s, case_dimsv(2, mkn[1], mkn[2]), 2));
 }
 
 static void
@@ -1389,7 +1041,7 @@ sweep_addmm(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SAME_SHAPE);
 		for (i = 0; i < NMM; i++) {
 			m = sweep_mm_sizes[i];
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]),
 			    0), m);
 			sweep_end(s);
 		}
@@ -1398,15 +1050,15 @@ sweep_addmm(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_BROADCAST);
 		for (i = 1; i < 3; i++) {
 			m = sweep_mm_sizes[i];
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(1, m[2]), 0), m);
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(1, m[2]), 0), m);
 			sweep_end(s);
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, 1, m[2]),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, 1, m[2]),
 			    0), m);
 			sweep_end(s);
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], 1),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], 1),
 			    0), m);
 			sweep_end(s);
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, 1, 1), 0),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, 1, 1), 0),
 			    m);
 			sweep_end(s);
 		}
@@ -1414,18 +1066,18 @@ sweep_addmm(struct sweep *s, unsigned classes)
 	if (classes & PROBE_SCALAR) {
 		sweep_class(s, PROBE_SCALAR);
 		m = sweep_mm_sizes[1];
-		sweep_addmm_case(s, sweep_op(s, sweep_dims(0), 0), m);
+		sweep_addmm_case(s, sweep_op(s, case_dimsv(0), 0), m);
 		sweep_end(s);
-		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
-		sweep_kw(s, "beta", sweep_i(2));
-		sweep_kw(s, "alpha", sweep_i(-1));
+		sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", case_int(2));
+		sweep_kw(s, "alpha", case_int(-1));
 		sweep_end(s);
 	}
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
 		for (i = 0; i < NMMLONG; i++) {
 			m = sweep_mm_long[i];
-			sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]),
+			sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]),
 			    0), m);
 			sweep_end(s);
 		}
@@ -1435,15 +1087,15 @@ sweep_addmm(struct sweep *s, unsigned classes)
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		m = sweep_mm_sizes[2];
-		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
-		sweep_kw(s, "beta", sweep_f(0.5));
-		sweep_kw(s, "alpha", sweep_f(2.0));
+		sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", case_float(0.5));
+		sweep_kw(s, "alpha", case_float(2.0));
 		sweep_end(s);
-		sweep_addmm_case(s, sweep_op(s, sweep_dims(2, m[0], m[2]), 0), m);
-		sweep_kw(s, "beta", sweep_f(-1.5));
+		sweep_addmm_case(s, sweep_op(s, case_dimsv(2, m[0], m[2]), 0), m);
+		sweep_kw(s, "beta", case_float(-1.5));
 		sweep_end(s);
-		sweep_addmm_case(s, sweep_op(s, sweep_dims(1, m[2]), 0), m);
-		sweep_kw(s, "alpha", sweep_f(0.25));
+		sweep_addmm_case(s, sweep_op(s, case_dimsv(1, m[2]), 0), m);
+		sweep_kw(s, "alpha", case_float(0.25));
 		sweep_end(s);
 	}
 }
@@ -1463,13 +1115,13 @@ static const struct sweep_dimcase sweep_norms[] = {
 static json_t *
 sweep_norm_shape(const struct sweep_dimcase *nc)
 {
-	struct sweep_shape	tail;
+	struct shape	tail;
 	int			i;
 
 	tail.nd = nc->nd;
 	for (i = 0; i < nc->nd; i++)
 		tail.d[i] = nc->sh.d[nc->sh.nd - nc->nd + i];
-	return sweep_shape(&tail);
+	return case_shape(&tail);
 }
 
 static void
@@ -1483,12 +1135,12 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
 		for (i = 0; i < NNORMS; i++) {
 			nc = &sweep_norms[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+			sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+			sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
 			if (layer)
 				sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
-			sweep_arg(s, sweep_f(layer ? 1e-5 : 1e-6));
+			sweep_arg(s, case_float(layer ? 1e-5 : 1e-6));
 			sweep_end(s);
 		}
 	}
@@ -1498,46 +1150,46 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
 	nc = &sweep_norms[1];
 	/* every optional argument omitted */
 	sweep_begin(s);
-	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 	sweep_end(s);
 	/* weight only */
 	sweep_begin(s);
-	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
 	sweep_end(s);
 	/* eps by keyword, weight omitted */
 	sweep_begin(s);
-	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
-	sweep_kw(s, "eps", sweep_f(1e-3));
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
+	sweep_kw(s, "eps", case_float(1e-3));
 	sweep_end(s);
 	if (!layer) {
 		/* eps=None explicitly: aten uses the dtype's epsilon */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-		sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+		sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+		sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 		sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
-		sweep_arg(s, sweep_none());
+		sweep_arg(s, case_none());
 		sweep_end(s);
 		return;
 	}
 	/* bias without weight */
 	sweep_begin(s);
-	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
-	sweep_arg(s, sweep_none());
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, case_none());
 	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
 	sweep_end(s);
 	/* every argument given, cudnn_enable=False */
 	sweep_begin(s);
-	sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-	sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
 	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
-	sweep_arg(s, sweep_f(1e-5));
-	sweep_arg(s, sweep_b(0));
+	sweep_arg(s, case_float(1e-5));
+	sweep_arg(s, case_bool(0));
 	sweep_end(s);
 }
 
@@ -1559,22 +1211,22 @@ sweep_native_layer_norm(struct sweep *s, unsigned classes)
 			if (w && b)
 				continue;	/* the reduction class has it */
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&nc->sh), 0));
-			sweep_arg(s, sweep_ints(sweep_norm_shape(nc)));
+			sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+			sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 			sweep_arg(s, w ? sweep_op(s, sweep_norm_shape(nc), 1) :
-			    sweep_none());
+			    case_none());
 			sweep_arg(s, b ? sweep_op(s, sweep_norm_shape(nc), 2) :
-			    sweep_none());
-			sweep_arg(s, sweep_f(1e-3));
+			    case_none());
+			sweep_arg(s, case_float(1e-3));
 			sweep_end(s);
 		}
 }
 
 /* (self shape, dim, index shape) */
 struct sweep_gathercase {
-	struct sweep_shape	self;
+	struct shape	self;
 	int			dim;
-	struct sweep_shape	index;
+	struct shape	index;
 };
 
 static const struct sweep_gathercase sweep_gathers[] = {
@@ -1590,17 +1242,6 @@ static const struct sweep_gathercase sweep_gathers[] = {
 };
 #define NGATHERS	(sizeof(sweep_gathers) / sizeof(sweep_gathers[0]))
 
-/* The size of dim in sh; a 0-d tensor indexes like a 1-element one. */
-static int
-sweep_dim_size(const struct sweep_shape *sh, int dim)
-{
-	if (sh->nd == 0)
-		return 1;
-	if (dim < 0)
-		dim += sh->nd;
-	return sh->d[dim];
-}
-
 static void
 sweep_gather(struct sweep *s, unsigned classes)
 {
@@ -1612,25 +1253,25 @@ sweep_gather(struct sweep *s, unsigned classes)
 		for (i = 0; i < NGATHERS; i++) {
 			g = &sweep_gathers[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&g->self), 0));
-			sweep_arg(s, sweep_i(g->dim));
-			sweep_arg(s, sweep_index(sweep_shape(&g->index), NULL,
-			    sweep_dim_size(&g->self, g->dim)));
+			sweep_arg(s, sweep_op(s, case_shape(&g->self), 0));
+			sweep_arg(s, case_int(g->dim));
+			sweep_arg(s, sweep_index(case_shape(&g->index), NULL,
+			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_i(1));
-		sweep_arg(s, sweep_index(sweep_dims(2, 33, 65), NULL, 65));
-		sweep_kw(s, "sparse_grad", sweep_b(0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, case_int(1));
+		sweep_arg(s, sweep_index(case_dimsv(2, 33, 65), NULL, 65));
+		sweep_kw(s, "sparse_grad", case_bool(0));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_kw(s, "dim", sweep_i(0));
-		sweep_kw(s, "index", sweep_index(sweep_dims(2, 40, 65), NULL,
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_kw(s, "dim", case_int(0));
+		sweep_kw(s, "index", sweep_index(case_dimsv(2, 40, 65), NULL,
 		    33));
 		sweep_end(s);
 	}
@@ -1660,10 +1301,10 @@ sweep_index_select(struct sweep *s, unsigned classes)
 		for (i = 0; i < NSELECTS; i++) {
 			g = &sweep_selects[i];
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&g->self), 0));
-			sweep_arg(s, sweep_i(g->dim));
-			sweep_arg(s, sweep_index(sweep_shape(&g->index), NULL,
-			    sweep_dim_size(&g->self, g->dim)));
+			sweep_arg(s, sweep_op(s, case_shape(&g->self), 0));
+			sweep_arg(s, case_int(g->dim));
+			sweep_arg(s, sweep_index(case_shape(&g->index), NULL,
+			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
 	}
@@ -1671,21 +1312,21 @@ sweep_index_select(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_CONTRACT);
 		/* aten takes an int32 index as well */
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_arg(s, sweep_i(1));
-		sweep_arg(s, sweep_index(sweep_dims(1, 17), "int32", 65));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, case_int(1));
+		sweep_arg(s, sweep_index(case_dimsv(1, 17), "int32", 65));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 33, 65), 0));
-		sweep_kw(s, "dim", sweep_i(0));
-		sweep_kw(s, "index", sweep_index(sweep_dims(1, 40), NULL, 33));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_kw(s, "dim", case_int(0));
+		sweep_kw(s, "index", sweep_index(case_dimsv(1, 40), NULL, 33));
 		sweep_end(s);
 	}
 }
 
 /* A tensors ARG of n tensors of the case dtype, shapes from sh. */
 static json_t *
-sweep_list(struct sweep *s, int n, const struct sweep_shape *sh, int same)
+sweep_list(struct sweep *s, int n, const struct shape *sh, int same)
 {
 	json_t	*l;
 	int	 i;
@@ -1694,13 +1335,13 @@ sweep_list(struct sweep *s, int n, const struct sweep_shape *sh, int same)
 		return NULL;
 	for (i = 0; i < n; i++)
 		json_array_append_new(l, sweep_op(s,
-		    sweep_shape(same ? &sh[0] : &sh[i]), 0));
-	return sweep_tensors(l);
+		    case_shape(same ? &sh[0] : &sh[i]), 0));
+	return case_tensors(l);
 }
 
 struct sweep_catcase {
 	int			n;
-	struct sweep_shape	sh[3];
+	struct shape	sh[3];
 	int			dim;
 };
 
@@ -1731,7 +1372,7 @@ sweep_cat(struct sweep *s, unsigned classes)
 			c = &sweep_cats[i];
 			sweep_begin(s);
 			sweep_arg(s, sweep_list(s, c->n, c->sh, 0));
-			sweep_arg(s, sweep_i(c->dim));
+			sweep_arg(s, case_int(c->dim));
 			sweep_end(s);
 		}
 	}
@@ -1740,11 +1381,11 @@ sweep_cat(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SCALAR);
 		sweep_begin(s);
 		l = json_array();
-		json_array_append_new(l, sweep_op(s, sweep_dims(2, 3, 5), 0));
-		json_array_append_new(l, sweep_t(s, sweep_dims(2, 2, 5),
-		    sweep_other_same_kind(s->dtype), DOM_NORMAL));
-		sweep_arg(s, sweep_tensors(l));
-		sweep_arg(s, sweep_i(0));
+		json_array_append_new(l, sweep_op(s, case_dimsv(2, 3, 5), 0));
+		json_array_append_new(l, sweep_t(s, case_dimsv(2, 2, 5),
+		    dtype_same_kind(s->dtype), DOM_NORMAL));
+		sweep_arg(s, case_tensors(l));
+		sweep_arg(s, case_int(0));
 		sweep_end(s);
 	}
 	if (classes & PROBE_CONTRACT) {
@@ -1754,9 +1395,9 @@ sweep_cat(struct sweep *s, unsigned classes)
 		sweep_end(s);
 		/* the documented legacy case: 1-D empty tensors are skipped */
 		sweep_begin(s);
-		sweep_arg(s, sweep_list(s, 2, (const struct sweep_shape []){
+		sweep_arg(s, sweep_list(s, 2, (const struct shape []){
 		    { 1, { 0 } }, { 2, { 3, 5 } } }, 0));
-		sweep_arg(s, sweep_i(1));
+		sweep_arg(s, case_int(1));
 		sweep_end(s);
 	}
 }
@@ -1787,7 +1428,7 @@ sweep_stack(struct sweep *s, unsigned classes)
 			c = &sweep_stacks[i];
 			sweep_begin(s);
 			sweep_arg(s, sweep_list(s, c->n, c->sh, 1));
-			sweep_arg(s, sweep_i(c->dim));
+			sweep_arg(s, case_int(c->dim));
 			sweep_end(s);
 		}
 	}
@@ -1806,7 +1447,7 @@ sweep_nonzero(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SAME_SHAPE);
 		sweep_same_shape(s, 1, NULL);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(4, 2, 3, 4, 5), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(4, 2, 3, 4, 5), 0));
 		sweep_end(s);
 	}
 }
@@ -1823,7 +1464,7 @@ sweep_bincount(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SAME_SHAPE);
 		for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_index(sweep_dims(1, sz[i][0]),
+			sweep_arg(s, sweep_index(case_dimsv(1, sz[i][0]),
 			    s->dtype, sz[i][1]));
 			sweep_end(s);
 		}
@@ -1832,30 +1473,30 @@ sweep_bincount(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_CONTRACT);
 		/* minlength above the largest value, by keyword */
 		sweep_begin(s);
-		sweep_arg(s, sweep_index(sweep_dims(1, 100), s->dtype, 10));
-		sweep_kw(s, "minlength", sweep_i(20));
+		sweep_arg(s, sweep_index(case_dimsv(1, 100), s->dtype, 10));
+		sweep_kw(s, "minlength", case_int(20));
 		sweep_end(s);
 		/* weights None positionally, minlength positionally */
 		sweep_begin(s);
-		sweep_arg(s, sweep_index(sweep_dims(1, 100), s->dtype, 10));
-		sweep_arg(s, sweep_none());
-		sweep_arg(s, sweep_i(5));
+		sweep_arg(s, sweep_index(case_dimsv(1, 100), s->dtype, 10));
+		sweep_arg(s, case_none());
+		sweep_arg(s, case_int(5));
 		sweep_end(s);
 		/* float weights: the output takes a floating dtype */
 		sweep_begin(s);
-		sweep_arg(s, sweep_index(sweep_dims(1, 1000), s->dtype, 10));
-		sweep_arg(s, sweep_t(s, sweep_dims(1, 1000), "float32",
+		sweep_arg(s, sweep_index(case_dimsv(1, 1000), s->dtype, 10));
+		sweep_arg(s, sweep_t(s, case_dimsv(1, 1000), "float32",
 		    DOM_POSITIVE));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_index(sweep_dims(1, 33), s->dtype, 7));
-		sweep_kw(s, "weights", sweep_t(s, sweep_dims(1, 33), "float64",
+		sweep_arg(s, sweep_index(case_dimsv(1, 33), s->dtype, 7));
+		sweep_kw(s, "weights", sweep_t(s, case_dimsv(1, 33), "float64",
 		    DOM_NORMAL));
 		sweep_end(s);
 		/* empty input with minlength: minlength zeros */
 		sweep_begin(s);
-		sweep_arg(s, sweep_index(sweep_dims(1, 0), s->dtype, 1));
-		sweep_kw(s, "minlength", sweep_i(5));
+		sweep_arg(s, sweep_index(case_dimsv(1, 0), s->dtype, 1));
+		sweep_kw(s, "minlength", case_int(5));
 		sweep_end(s);
 	}
 }
@@ -1864,7 +1505,7 @@ static void
 sweep_repeat_interleave(struct sweep *s, unsigned classes)
 {
 	static const struct {
-		struct sweep_shape	sh;
+		struct shape	sh;
 		int			r;
 		int			dim;	/* 99: omitted */
 	} ri[] = {
@@ -1884,30 +1525,30 @@ sweep_repeat_interleave(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SAME_SHAPE);
 		for (i = 0; i < sizeof(ri) / sizeof(ri[0]); i++) {
 			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, sweep_shape(&ri[i].sh), 0));
-			sweep_arg(s, sweep_i(ri[i].r));
+			sweep_arg(s, sweep_op(s, case_shape(&ri[i].sh), 0));
+			sweep_arg(s, case_int(ri[i].r));
 			if (ri[i].dim != 99)
-				sweep_arg(s, sweep_i(ri[i].dim));
+				sweep_arg(s, case_int(ri[i].dim));
 			sweep_end(s);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
-		sweep_arg(s, sweep_i(3));
-		sweep_arg(s, sweep_i(0));
-		sweep_kw(s, "output_size", sweep_i(15));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
+		sweep_arg(s, case_int(3));
+		sweep_arg(s, case_int(0));
+		sweep_kw(s, "output_size", case_int(15));
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
-		sweep_arg(s, sweep_i(2));
-		sweep_arg(s, sweep_none());
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
+		sweep_arg(s, case_int(2));
+		sweep_arg(s, case_none());
 		sweep_end(s);
 		sweep_begin(s);
-		sweep_arg(s, sweep_op(s, sweep_dims(2, 5, 7), 0));
-		sweep_arg(s, sweep_i(2));
-		sweep_kw(s, "dim", sweep_i(1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 5, 7), 0));
+		sweep_arg(s, case_int(2));
+		sweep_kw(s, "dim", case_int(1));
 		sweep_end(s);
 	}
 }
@@ -1922,28 +1563,17 @@ static const unsigned	sweep_exotic_dtypes[] = {
 	DT_F8E4M3, DT_F8E5M2, DT_E8M0, DT_I8, DT_U8, DT_BOOL, DT_C64
 };
 
+/* e8m0 holds powers of two only: case_domain() gives it "positive" */
 static json_t *
 sweep_xt(const char *dtype, json_t *shape)
 {
-	unsigned	 bit = dtype_bit(dtype);
-	json_t		*t;
+	json_t	*t;
 
-	t = json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape", shape, "dtype",
-	    dtype);
-	if (t == NULL)
-		return NULL;
-	if (bit == DT_BOOL)
-		json_object_set_new(t, "domain", json_string("bool"));
-	else if (bit == DT_E8M0)	/* powers of two only: 0.5, 1, 2 */
-		json_object_set_new(t, "domain", json_string("positive"));
-	else if (bit == DT_I8 || bit == DT_U8) {
-		json_object_set_new(t, "domain", json_string("int"));
-		json_object_set_new(t, "low", json_integer(bit == DT_U8 ? 0 :
-		    -100));
-		json_object_set_new(t, "high", json_integer(bit == DT_U8 ? 200 :
-		    100));
-	} else
-		json_object_set_new(t, "domain", json_string("normal"));
+	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
+	    &(struct domain){ DOM_NORMAL, 0, 0 }, 0, 0) != 0) {
+		json_decref(t);
+		t = NULL;
+	}
 	return t;
 }
 
@@ -1965,31 +1595,31 @@ sweep_exotic(struct sweep *s)
 	switch (s->ce->family) {
 	case FAM_CAT:
 	case FAM_STACK:
-		sweep_arg(s, sweep_tensors(json_pack("[o,o]",
-		    sweep_xt(d, sweep_dims(2, 3, 5)),
-		    sweep_xt(d, s->ce->family == FAM_CAT ? sweep_dims(2, 2, 5) :
-		    sweep_dims(2, 3, 5)))));
-		sweep_arg(s, sweep_i(s->ce->family == FAM_CAT ? 0 : 1));
+		sweep_arg(s, case_tensors(json_pack("[o,o]",
+		    sweep_xt(d, case_dimsv(2, 3, 5)),
+		    sweep_xt(d, s->ce->family == FAM_CAT ? case_dimsv(2, 2, 5) :
+		    case_dimsv(2, 3, 5)))));
+		sweep_arg(s, case_int(s->ce->family == FAM_CAT ? 0 : 1));
 		break;
 	case FAM_GATHER:
-		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 6)));
-		sweep_arg(s, sweep_i(1));
-		sweep_arg(s, sweep_index(sweep_dims(2, 4, 3), NULL, 6));
+		sweep_arg(s, sweep_xt(d, case_dimsv(2, 4, 6)));
+		sweep_arg(s, case_int(1));
+		sweep_arg(s, sweep_index(case_dimsv(2, 4, 3), NULL, 6));
 		break;
 	case FAM_INDEX_SELECT:
-		sweep_arg(s, sweep_xt(d, sweep_dims(2, 5, 7)));
-		sweep_arg(s, sweep_i(0));
-		sweep_arg(s, sweep_index(sweep_dims(1, 4), NULL, 5));
+		sweep_arg(s, sweep_xt(d, case_dimsv(2, 5, 7)));
+		sweep_arg(s, case_int(0));
+		sweep_arg(s, sweep_index(case_dimsv(1, 4), NULL, 5));
 		break;
 	case FAM_WHERE:
-		sweep_arg(s, sweep_bool_t(sweep_dims(2, 4, 5)));
-		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
-		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
+		sweep_arg(s, sweep_bool_t(case_dimsv(2, 4, 5)));
+		sweep_arg(s, sweep_xt(d, case_dimsv(2, 4, 5)));
+		sweep_arg(s, sweep_xt(d, case_dimsv(2, 4, 5)));
 		break;
 	case FAM_MASKED_FILL:
-		sweep_arg(s, sweep_xt(d, sweep_dims(2, 4, 5)));
-		sweep_arg(s, sweep_bool_t(sweep_dims(2, 4, 5)));
-		sweep_arg(s, dtype_bit(d) == DT_BOOL ? sweep_b(1) : sweep_i(1));
+		sweep_arg(s, sweep_xt(d, case_dimsv(2, 4, 5)));
+		sweep_arg(s, sweep_bool_t(case_dimsv(2, 4, 5)));
+		sweep_arg(s, dtype_bit(d) == DT_BOOL ? case_bool(1) : case_int(1));
 		break;
 	default:
 		break;
@@ -2017,23 +1647,23 @@ sweep_mover_noncontig(struct sweep *s)
 		switch (s->ce->family) {
 		case FAM_CAT:
 		case FAM_STACK:
-			t = sweep_op(s, sweep_dims(2, 6, 5), 0);
+			t = sweep_op(s, case_dimsv(2, 6, 5), 0);
 			json_object_set_new(t, "layout", json_string(lays[i]));
-			sweep_arg(s, sweep_tensors(json_pack("[o,o]", t,
-			    sweep_op(s, sweep_dims(2, 6, 5), 0))));
-			sweep_arg(s, sweep_i(1));
+			sweep_arg(s, case_tensors(json_pack("[o,o]", t,
+			    sweep_op(s, case_dimsv(2, 6, 5), 0))));
+			sweep_arg(s, case_int(1));
 			break;
 		case FAM_GATHER:
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 6, 8), 0));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 6, 8), 0));
 			sweep_layout(s, 0, lays[i]);
-			sweep_arg(s, sweep_i(1));
-			sweep_arg(s, sweep_index(sweep_dims(2, 6, 3), NULL, 8));
+			sweep_arg(s, case_int(1));
+			sweep_arg(s, sweep_index(case_dimsv(2, 6, 3), NULL, 8));
 			break;
 		case FAM_INDEX_SELECT:
-			sweep_arg(s, sweep_op(s, sweep_dims(2, 7, 9), 0));
+			sweep_arg(s, sweep_op(s, case_dimsv(2, 7, 9), 0));
 			sweep_layout(s, 0, lays[i]);
-			sweep_arg(s, sweep_i(i));
-			sweep_arg(s, sweep_index(sweep_dims(1, 4), NULL, 7));
+			sweep_arg(s, case_int(i));
+			sweep_arg(s, sweep_index(case_dimsv(1, 4), NULL, 7));
 			break;
 		default:
 			break;
@@ -2124,26 +1754,11 @@ sweep_one(struct sweep *s, unsigned classes)
 	}
 }
 
-/* Whether dtype `name` is in the requested list (NULL: every dtype). */
-int
-sweep_wants(const json_t *dtypes, const char *name)
-{
-	size_t	 i;
-	json_t	*v;
-
-	if (dtypes == NULL)
-		return 1;
-	json_array_foreach(dtypes, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), name) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The classes beyond the catalog's five that a family sweeps itself (or
- * that make no sense for it): the schema-driven generator does not add
- * them.  Its pointwise reading of the matmul, bincount and where schemas
- * builds arguments aten rejects.
+ * that make no sense for it): probe_expand() does not ask the schema-driven
+ * generator for them.  Its pointwise reading of the matmul, bincount and
+ * where schemas builds arguments aten rejects.
  */
 static unsigned
 sweep_own_classes(enum catalog_family f)
@@ -2170,32 +1785,28 @@ sweep_own_classes(enum catalog_family f)
 	}
 }
 
-/* Whether key gets cases: from the catalog, else from its schema. */
-int
-probe_supported(const char *key, const char *schema, const char **why)
+/* The classes the catalog sweeps key in, itself or by declining them. */
+unsigned
+sweep_classes(const char *key)
 {
-	if (catalog_has(key)) {
-		if (why != NULL)
-			*why = NULL;
-		return 1;
-	}
-	return generic_supports(key, schema ? schema : "", why);
+	const struct catalog_entry	*ce;
+
+	if ((ce = catalog_find(key)) == NULL)
+		return 0;
+	return PROBE_CATALOG | sweep_own_classes(ce->family);
 }
 
 int
-sweep_expand(const char *key, const char *schema, unsigned classes,
-    const json_t *dtypes, json_t *out)
+sweep_expand(const char *key, unsigned classes, const json_t *dtypes,
+    json_t *out)
 {
 	struct sweep	s;
-	unsigned	bit, rest;
+	unsigned	bit;
 	size_t		before;
 
 	memset(&s, 0, sizeof(s));
-	if (!json_is_array(out))
+	if (!json_is_array(out) || (s.ce = catalog_find(key)) == NULL)
 		return -1;
-	if ((s.ce = catalog_find(key)) == NULL)
-		return generic_expand(key, schema ? schema : "", classes, dtypes,
-		    out);
 	if (dtypes != NULL && !json_is_array(dtypes))
 		return -1;
 	s.out = out;
@@ -2205,7 +1816,7 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		if ((s.ce->dtypes & bit) == 0)
 			continue;
 		s.dtype = dtype_name(bit);
-		if (!sweep_wants(dtypes, s.dtype))
+		if (!dtype_wanted(dtypes, s.dtype))
 			continue;
 		sweep_one(&s, classes);
 		if ((classes & PROBE_NONCONTIG) && (s.ce->family == FAM_CAT ||
@@ -2221,24 +1832,12 @@ sweep_expand(const char *key, const char *schema, unsigned classes,
 		for (k = 0; k < sizeof(sweep_exotic_dtypes) /
 		    sizeof(sweep_exotic_dtypes[0]); k++) {
 			s.dtype = dtype_name(sweep_exotic_dtypes[k]);
-			if (!sweep_wants(dtypes, s.dtype))
+			if (!dtype_wanted(dtypes, s.dtype))
 				continue;
 			sweep_exotic(&s);
 			if (s.err)
 				goto err;
 		}
-	}
-	/*
-	 * The classes the hand-written families do not sweep come from the
-	 * schema-driven generator, when it knows the key.
-	 */
-	rest = classes & ~PROBE_CATALOG & ~sweep_own_classes(s.ce->family);
-	if (rest && schema != NULL && generic_supports(key, schema, NULL)) {
-		int	 g = generic_expand(key, schema, rest, dtypes, out);
-
-		if (g < 0)
-			goto err;
-		s.n += g;
 	}
 	return s.n;
  err:

@@ -8,7 +8,7 @@
  * {"key", "name", "source", "supported": true, "cases": [CASE, ...]} or
  * {"key", "name", "source", "supported": false, "reason": "..."}; source
  * is "catalog" (catalog.c) or "schema" (the schema-driven generator).
- * Cases come from sweep_expand(), so catalog keys come out as the daemon
+ * Cases come from probe_expand(), so catalog keys come out as the daemon
  * screens them.
  */
 #include <stdio.h>
@@ -82,7 +82,7 @@ dump(const json_t *e, unsigned classes, const json_t *dtypes)
 		    "not supported"));
 	} else {
 		cases = json_array();
-		n = sweep_expand(key, schema, classes, dtypes, cases);
+		n = probe_expand(key, schema, classes, dtypes, cases);
 		json_object_set_new(o, "supported", json_boolean(n >= 0));
 		if (n < 0)
 			json_object_set_new(o, "reason",

@@ -93,7 +93,7 @@ def test_edge_values_hold_every_special_value():
 
 
 def test_regenerated_edge_values_are_sparser():
-    """A regenerated case's edge_frac (sweep_reseed halves it per attempt)
+    """A regenerated case's edge_frac (seed_reseed halves it per attempt)
     thins the special values: NaN through a convolution's ~100 inputs per
     output no longer makes every output NaN."""
     def nonfinite(frac):

@@ -372,6 +372,58 @@ START_TEST(class_contents)
 }
 END_TEST
 
+/*
+ * The dtypes a bool self is promoted against in the scalar class, as one
+ * string ("float32,int32"): every tensor operand that is not bool.
+ */
+static void
+promo_dtypes(const json_t *cases, char *buf, size_t len)
+{
+	const json_t	*c, *a;
+	const char	*d;
+	size_t		 i, j;
+	int		 f32 = 0, i32 = 0, other = 0;
+
+	json_array_foreach(cases, i, c)
+		json_array_foreach(json_object_get(c, "args"), j, a) {
+			if ((d = field(a, "dtype")) == NULL || strcmp(d, "bool") == 0)
+				continue;
+			if (strcmp(d, "float32") == 0)
+				f32 = 1;
+			else if (strcmp(d, "int32") == 0)
+				i32 = 1;
+			else
+				other = 1;
+		}
+	snprintf(buf, len, "%s%s%s", f32 ? "float32," : "", i32 ? "int32," : "",
+	    other ? "other," : "");
+}
+
+/*
+ * Both generators promote a bool self against the same dtypes (one rule,
+ * dtype_same_kind and dtype_other_kind): eq.Tensor from the catalog,
+ * ne.Tensor from its schema.
+ */
+START_TEST(bool_promotion)
+{
+	json_t	*dt = json_pack("[s]", "bool"), *cat = json_array(),
+		*gen = json_array();
+	char	 a[64], b[64];
+
+	ck_assert_int_gt(probe_expand("eq.Tensor", NULL, PROBE_SCALAR, dt, cat),
+	    0);
+	ck_assert_int_gt(generic_expand("ne.Tensor", "ne.Tensor(Tensor self, "
+	    "Tensor other) -> Tensor", PROBE_SCALAR, dt, gen), 0);
+	promo_dtypes(cat, a, sizeof(a));
+	promo_dtypes(gen, b, sizeof(b));
+	ck_assert_str_eq(a, "float32,int32,");
+	ck_assert_str_eq(b, a);
+	json_decref(dt);
+	json_decref(cat);
+	json_decref(gen);
+}
+END_TEST
+
 START_TEST(coverage)
 {
 	json_t		*a = entries(), *e;
@@ -410,6 +462,7 @@ main(void)
 	tcase_add_test(tc, valid_cases);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, class_contents);
+	tcase_add_test(tc, bool_promotion);
 	tcase_add_test(tc, coverage);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -37,7 +37,7 @@ expand(const char *key, unsigned classes, const char *dtype)
 
 	if (dtype != NULL)
 		dt = json_pack("[s]", dtype);
-	n = sweep_expand(key, NULL, classes, dt, out);
+	n = probe_expand(key, NULL, classes, dt, out);
 	json_decref(dt);
 	ck_assert_int_ge(n, 0);
 	ck_assert_int_eq((int)json_array_size(out), n);
@@ -333,12 +333,12 @@ START_TEST(deterministic)
 	ck_assert(json_equal(json_array_get(a, 0), json_array_get(b, i)));
 	json_decref(a);
 	json_decref(b);
-	ck_assert_uint_eq(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "float16", 0));
-	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "float16", 1));
-	ck_assert_uint_ne(sweep_seed("add.Tensor", "broadcast", "float16", 0),
-	    sweep_seed("add.Tensor", "broadcast", "bfloat16", 0));
+	ck_assert_uint_eq(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "float16", 0));
+	ck_assert_uint_ne(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "float16", 1));
+	ck_assert_uint_ne(seed_case("add.Tensor", "broadcast", "float16", 0),
+	    seed_case("add.Tensor", "broadcast", "bfloat16", 0));
 }
 END_TEST
 
@@ -369,18 +369,18 @@ START_TEST(filters)
 {
 	json_t	*out = json_array(), *dt;
 
-	ck_assert_int_eq(sweep_expand("no_such_op", NULL, PROBE_ALL, NULL, out), -1);
+	ck_assert_int_eq(probe_expand("no_such_op", NULL, PROBE_ALL, NULL, out), -1);
 	dt = json_pack("[s]", "bool");
-	ck_assert_int_eq(sweep_expand("sqrt", NULL, PROBE_ALL, dt, out), 0);
+	ck_assert_int_eq(probe_expand("sqrt", NULL, PROBE_ALL, dt, out), 0);
 	json_decref(dt);
-	ck_assert_int_eq(sweep_expand("add.Tensor", NULL, PROBE_REDUCTION, NULL,
+	ck_assert_int_eq(probe_expand("add.Tensor", NULL, PROBE_REDUCTION, NULL,
 	    out), 0);
-	ck_assert_int_eq(sweep_expand("add.Tensor", NULL, 0, NULL, out), 0);
+	ck_assert_int_eq(probe_expand("add.Tensor", NULL, 0, NULL, out), 0);
 	ck_assert_uint_eq(json_array_size(out), 0);
 	/* appends, does not replace */
-	ck_assert_int_gt(sweep_expand("neg", NULL, PROBE_SAME_SHAPE, NULL, out), 0);
+	ck_assert_int_gt(probe_expand("neg", NULL, PROBE_SAME_SHAPE, NULL, out), 0);
 	dt = json_pack("[s]", "float32");
-	ck_assert_int_gt(sweep_expand("neg", NULL, PROBE_SAME_SHAPE, dt, out), 0);
+	ck_assert_int_gt(probe_expand("neg", NULL, PROBE_SAME_SHAPE, dt, out), 0);
 	json_decref(dt);
 	/* 9 shapes per dtype, and the bfloat16 64-bit-indexing case */
 	ck_assert_uint_eq(json_array_size(out), 5 * 9 + 1 + 9);
@@ -393,7 +393,7 @@ START_TEST(huge_case)
 	json_t		*out = json_array(), *c, *a;
 	size_t		 i, n = 0;
 
-	ck_assert_int_gt(sweep_expand("mul.Tensor", NULL, PROBE_SAME_SHAPE, NULL,
+	ck_assert_int_gt(probe_expand("mul.Tensor", NULL, PROBE_SAME_SHAPE, NULL,
 	    out), 0);
 	json_array_foreach(out, i, c) {
 		if (!json_is_true(json_object_get(c, "huge")))
@@ -679,9 +679,9 @@ START_TEST(reseed)
 
 	out = expand("cumsum", PROBE_REDUCTION, "bfloat16");
 	c = json_array_get(out, 0);
-	r1 = sweep_reseed(c, 1);
-	r1b = sweep_reseed(c, 1);
-	r2 = sweep_reseed(c, 2);
+	r1 = seed_reseed(c, 1);
+	r1b = seed_reseed(c, 1);
+	r2 = seed_reseed(c, 2);
 	ck_assert(json_equal(r1, r1b));
 	ck_assert(!json_equal(r1, c));
 	ck_assert(!json_equal(r1, r2));
@@ -689,7 +689,7 @@ START_TEST(reseed)
 	    2147483648LL);
 	json_object_set(r1, "seed", json_object_get(c, "seed"));
 	ck_assert(json_equal(r1, c));
-	ck_assert_ptr_null(sweep_reseed(NULL, 1));
+	ck_assert_ptr_null(seed_reseed(NULL, 1));
 	json_decref(r1);
 	json_decref(r1b);
 	json_decref(r2);
@@ -697,13 +697,13 @@ START_TEST(reseed)
 
 	/* edge-value tensors get half the special values per regeneration */
 	out = json_array();
-	ck_assert_int_gt(sweep_expand("exp", "exp(Tensor self) -> Tensor",
+	ck_assert_int_gt(probe_expand("exp", "exp(Tensor self) -> Tensor",
 	    PROBE_EDGE_VALUES, NULL, out), 0);
 	c = json_array_get(out, 0);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(c, "args"), 0), "domain")), "edge");
-	r1 = sweep_reseed(c, 1);
-	r2 = sweep_reseed(c, 3);
+	r1 = seed_reseed(c, 1);
+	r2 = seed_reseed(c, 3);
 	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
 	    json_object_get(r1, "args"), 0), "edge_frac")), 0.25);
 	ck_assert_double_eq(json_real_value(json_object_get(json_array_get(
@@ -857,7 +857,7 @@ START_TEST(exotic_movers)
 	size_t		 i, n = 0;
 
 	/* cat moves every dtype: one case per exotic dtype, compared exactly */
-	ck_assert_int_gt(sweep_expand("cat", NULL, PROBE_DTYPE_EXOTIC, NULL,
+	ck_assert_int_gt(probe_expand("cat", NULL, PROBE_DTYPE_EXOTIC, NULL,
 	    out), 0);
 	json_array_foreach(out, i, c) {
 		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
@@ -870,9 +870,9 @@ START_TEST(exotic_movers)
 	/* the dtype filter applies; a computing family gets none */
 	json_array_clear(out);
 	dt = json_pack("[s]", "float8_e8m0fnu");
-	ck_assert_int_eq(sweep_expand("gather", NULL, PROBE_DTYPE_EXOTIC, dt,
+	ck_assert_int_eq(probe_expand("gather", NULL, PROBE_DTYPE_EXOTIC, dt,
 	    out), 1);
-	ck_assert_int_eq(sweep_expand("neg", NULL, PROBE_DTYPE_EXOTIC, dt, out),
+	ck_assert_int_eq(probe_expand("neg", NULL, PROBE_DTYPE_EXOTIC, dt, out),
 	    0);
 	json_decref(dt);
 	json_decref(out);

@@ -1,0 +1,54 @@
+/*
+ * Which generator builds a key's cases: the hand-written catalog (catalog.c,
+ * sweep.c) for the keys it knows, the schema-driven generator (generic.c)
+ * for the others and for the classes a catalog family does not sweep.
+ */
+#include <string.h>
+
+#include "probes.h"
+#include "generic.h"
+
+/* Whether key gets cases: from the catalog, else from its schema. */
+int
+probe_supported(const char *key, const char *schema, const char **why)
+{
+	if (catalog_has(key)) {
+		if (why != NULL)
+			*why = NULL;
+		return 1;
+	}
+	return generic_supports(key, schema ? schema : "", why);
+}
+
+int
+probe_expand(const char *key, const char *schema, unsigned classes,
+    const json_t *dtypes, json_t *out)
+{
+	unsigned	rest;
+	size_t		before;
+	int		n, g;
+
+	if (!json_is_array(out))
+		return -1;
+	if (!catalog_has(key))
+		return generic_expand(key, schema ? schema : "", classes, dtypes,
+		    out);
+	before = json_array_size(out);
+	if ((n = sweep_expand(key, classes, dtypes, out)) < 0)
+		return -1;
+	/*
+	 * The classes the hand-written families do not sweep come from the
+	 * schema-driven generator, when it knows the key.
+	 */
+	rest = classes & PROBE_ALL & ~sweep_classes(key);
+	if (rest && schema != NULL && generic_supports(key, schema, NULL)) {
+		if ((g = generic_expand(key, schema, rest, dtypes, out)) < 0) {
+			/* leave out as it was: a half-expanded key is worse than none */
+			while (json_array_size(out) > before)
+				json_array_remove(out, json_array_size(out) - 1);
+			return -1;
+		}
+		n += g;
+	}
+	return n;
+}
