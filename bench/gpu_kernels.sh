@@ -3,7 +3,7 @@
 # library, run the unit suite and tests/gpu/test_kernels.py, the comparison
 # bench and (when flag_gems imports) the exhaustive 16-bit screen.  Every
 # step's output is kept under $OUT; a failed step does not stop the next.
-# Usage (repository root): OUT=/path sh tools/gpu_kernels.sh
+# Usage (repository root): OUT=/path sh bench/gpu_kernels.sh
 # STEPS selects steps (default: all of "build check pytest bench exhaustive"),
 # e.g. STEPS="build exhaustive" for a second call within a 10-minute limit.
 set -u
@@ -41,12 +41,12 @@ if want check; then
 fi
 want pytest && step pytest 240 "$PY" -m pytest -q -p no:cacheprovider \
 	--noconftest -rs tests/gpu/test_kernels.py
-want bench && step bench 300 "$PY" tools/bench_compare.py "$OUT/compare.md" \
+want bench && step bench 300 "$PY" bench/bench_compare.py "$OUT/compare.md" \
 	$BENCH_ARGS
 if ! want exhaustive; then
 	:
 elif "$PY" -c "import flag_gems" > "$OUT/flag_gems_import.log" 2>&1; then
-	step exhaustive 420 "$PY" tools/exhaustive16.py \
+	step exhaustive 420 "$PY" bench/exhaustive16.py \
 	    "$OUT/exhaustive-16bit.md" $EXH_ARGS
 else
 	echo "== exhaustive: SKIPPED, flag_gems does not import (see flag_gems_import.log)" |

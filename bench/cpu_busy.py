@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """cpu_busy.py: how many of a screen's CPUs were busy, per minute.
 
-    python3 tools/cpu_busy.py cpustat.txt[.xz] --cpus 0-15 [--window 60]
+    python3 bench/cpu_busy.py cpustat.txt[.xz] --cpus 0-15 [--window 60]
 
-Reads the samples tools/gpu_full.sh takes while a phase's daemon lives (a
+Reads the samples bench/gpu_full.sh takes while a phase's daemon lives (a
 unix time, then the per-CPU lines of /proc/stat, every 10 s) and prints,
 per window from the first sample, the CPUs of --cpus that were busy on
 average (user + nice + system + irq + softirq + steal over all time, idle

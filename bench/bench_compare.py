@@ -2,7 +2,7 @@
 figures.float_figures, on outputs of 1 GiB and 8 GiB (float32 and bfloat16).
 
 Usage (GPU host, repository root, after make):
-    python3 tools/bench_compare.py OUT.md [--sizes 1,8] [--dtypes float32,bfloat16]
+    python3 bench/bench_compare.py OUT.md [--sizes 1,8] [--dtypes float32,bfloat16]
 
 Per size and dtype: time (CUDA events, median of --reps after one warm-up),
 peak extra device memory (torch allocator peak over the tensors already
@@ -135,7 +135,7 @@ def report(rows, args):
         drv = "?"
     lines = [
         "# Fused comparison vs the torch chain", "",
-        f"Command: `python3 tools/bench_compare.py {' '.join(args)}`  ",
+        f"Command: `python3 bench/bench_compare.py {' '.join(args)}`  ",
         f"Machine: {props.name} ({props.total_memory / GiB:.0f} GiB, driver {drv}), "
         f"{platform.node()}  ",
         f"Versions: torch {torch.__version__}, CUDA {torch.version.cuda}, "

@@ -2,8 +2,8 @@
 """case_sequence.py: stored cases run again in a given order, one process per
 sequence, to test whether a result depends on what ran before it.
 
-    python3 tools/case_sequence.py extract DB OUT.json 25306,28525 28525 ...
-    python3 tools/case_sequence.py run OUT.json
+    python3 bench/case_sequence.py extract DB OUT.json 25306,28525 28525 ...
+    python3 bench/case_sequence.py run OUT.json
 
 `extract` writes each comma-separated list of case ids of DB (their stored
 specs: same inputs, same seed) as one sequence.  `run` starts one fresh

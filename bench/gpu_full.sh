@@ -1,8 +1,8 @@
 #!/bin/sh
 # gpu_full.sh: the issue-3 screens on one GPU host in one device call.
 #
-#   ACTIONS="run:ops42 start:cold" sh tools/gpu_full.sh [seconds]
-#   ACTIONS="wait:cold finish:cold checks:cold run:warm" sh tools/gpu_full.sh [seconds]
+#   ACTIONS="run:ops42 start:cold" sh bench/gpu_full.sh [seconds]
+#   ACTIONS="wait:cold finish:cold checks:cold run:warm" sh bench/gpu_full.sh [seconds]
 #
 # A device call lasts at most 10 minutes; a phase's opscreend runs in its own
 # session (setsid) and survives the call, so a long screen is started in one
@@ -50,9 +50,9 @@ set -u
 LIMIT=${1:-560}
 OUT=${OUT:-/tmp/opscreen-out}
 # no default: a sourced or mistyped call must not start a screen (one did,
-# and a second daemon on the port stopped the warm screen of session 3)
+# and a second daemon on the port stopped a warm screen on 2026-11-30)
 if [ -z "${ACTIONS:-}" ]; then
-	echo "usage: ACTIONS=\"start:cold wait:cold ...\" sh tools/gpu_full.sh [seconds]" >&2
+	echo "usage: ACTIONS=\"start:cold wait:cold ...\" sh bench/gpu_full.sh [seconds]" >&2
 	exit 2
 fi
 mkdir -p "$OUT"
@@ -86,8 +86,9 @@ cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
 OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
 
 # The 16 keys whose first calls spent the most time benchmarking autotune
-# configs in the ninth session's cold whole-table screen (3,224 of its 5,194
-# runner-s): the A/B of runner.autotune_rep (phases tune and tuneb).
+# configs in the cold whole-table screen of 2026-12-01 at 2c2664f, without
+# an autotune cap (3,224 of its 5,194 runner-s; data at commit 02ae157):
+# the A/B of runner.autotune_rep (phases tune and tuneb).
 TUNE16='["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'
 
 # taskset prefix of a phase (CPUS_<phase>), empty when unset
@@ -151,7 +152,7 @@ CONF
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
 	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
-	# per-CPU counters every 10 s while the daemon lives (tools/cpu_busy.py):
+	# per-CPU counters every 10 s while the daemon lives (bench/cpu_busy.py):
 	# is the screen CPU-bound on its cores? and each runner's (the daemon's
 	# children's) own and reaped children's CPU ticks: where the time goes
 	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat
@@ -173,7 +174,7 @@ CONF
 	# a restricted run (BODY): the daemon answers 503 to a key outside the
 	# probe catalog until a runner has reported the registration table
 	# (TUNE16's keys); a start whose POST queued no run fails, and the
-	# action list stops (the tenth session's tune phase waited 365 s of
+	# action list stops (a tune phase on 2026-12-01 waited 365 s of
 	# device time on a run that was never queued)
 	if [ -n "$4" ]; then
 		for i in $(seq 1 120); do
@@ -316,13 +317,13 @@ for act in $ACTIONS; do
 	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
 	firstcall) # firstcall:DEV: FIRSTCALL ("OP DTYPE CASE..." groups separated
 	        # by ';'), every case at once, each in its own process on an
-	        # empty cache (tools/first_call.py), on GPU DEV and the CPUs of
+	        # empty cache (bench/first_call.py), on GPU DEV and the CPUs of
 	        # CPUS_firstcall
 	        mkdir -p "$OUT/firstcall"
 	        echo "$FIRSTCALL" | tr ';' '\n' | { while read -r op dt cases; do
 	            [ -n "$op" ] || continue
 	            CUDA_VISIBLE_DEVICES=$ph PYTHONPATH=/tmp/site-502 $(pin_of firstcall) \
-	                python3 tools/first_call.py --op "$op" --dtype "$dt" $cases &
+	                python3 bench/first_call.py --op "$op" --dtype "$dt" $cases &
 	        done; wait; } | tee -a "$OUT/firstcall/first_call.txt";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
 	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """first_call.py: a library's cold first call of one aten op, alone.
 
-    python3 tools/first_call.py --op mm --dtype float32 7x33@33x5 64x128T@128x32
+    python3 bench/first_call.py --op mm --dtype float32 7x33@33x5 64x128T@128x32
 
 Each case (tensor shapes joined by '@', 'T' after a shape: the tensor is the
 transpose of a contiguous one) runs in its own process with its own empty

@@ -2,7 +2,7 @@
 # gpu_screen.sh: one device call = install the carried library wheels, check the
 # carried opscreend binary, screen the library on every GPU with the shipped
 # runner, and leave the database, the log and the lists in $OUT.
-# Usage (on the GPU host, repository root): sh tools/gpu_screen.sh [seconds]
+# Usage (on the GPU host, repository root): sh bench/gpu_screen.sh [seconds]
 set -u
 LIMIT=${1:-520}
 OUT=${OUT:-/tmp/opscreen-out}

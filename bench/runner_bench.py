@@ -2,7 +2,7 @@
 """runner_bench.py: the runner's own per-case time on this machine, per phase,
 and its result records for a before/after diff.
 
-    .venv/bin/python tools/runner_bench.py [--table demolib|FILE.json]
+    .venv/bin/python bench/runner_bench.py [--table demolib|FILE.json]
         [--every N] [--classes a,b] [--skip k1,k2] [--rounds R]
         [--records OUT.jsonl] [--profile OUT.prof] [--count] [--tree DIR]
 

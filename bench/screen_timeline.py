@@ -2,7 +2,7 @@
 """screen_timeline.py: how busy a screen's runners were over time, and what a
 lower runner.key_budget would have cut, from its opscreen database alone.
 
-    python3 tools/screen_timeline.py DB [--run N] [--bin 60] [--runners 14]
+    python3 bench/screen_timeline.py DB [--run N] [--bin 60] [--runners 14]
                                         [--budgets 300,240,180,120]
 
 Busy runners: each result's case interval ends at `created` and lasts the

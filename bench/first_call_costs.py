@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """first_call_costs.py: what a screen's candidate first calls spent their time on.
 
-    python3 tools/first_call_costs.py opscreen.db [--run N] [--top 15]
+    python3 bench/first_call_costs.py opscreen.db [--run N] [--top 15]
 
 Reads the first_call_cost figures the runner stores with each case (see
 probes/opscreen_runner/jitstats.py): wall time in Triton compiles and in

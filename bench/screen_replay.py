@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """screen_replay.py: what a screen's cases alone would take on N runners.
 
-    python3 tools/screen_replay.py DB [--run N] [--runners 20] [--key-budget 300]
+    python3 bench/screen_replay.py DB [--run N] [--runners 20] [--key-budget 300]
                                    [--skipped-in M [--skipped-db DB2]]
 
 Takes the run's cases that stored figures (skipped ones, timeouts and

@@ -3,7 +3,7 @@
 kernels/ (torch fp64 where kernels/ has none), with native PyTorch beside it.
 
 Usage (GPU host, repository root, after make):
-    python3 tools/exhaustive16.py OUT.md [--ops exp,log] [--device cuda]
+    python3 bench/exhaustive16.py OUT.md [--ops exp,log] [--device cuda]
 
 Per-element ULP here is ulp_D(|O_i|) (no 2^-10 max|O| floor: over all bit
 patterns max|O| is huge or infinite, and the floor would hide the small
@@ -161,7 +161,7 @@ def main():
     fp = ad.fingerprint(a.device)
     header = [
         "# Exhaustive 16-bit screen of unary pointwise ops", "",
-        f"Command: `python3 tools/exhaustive16.py {' '.join(sys.argv[1:])}`  ",
+        f"Command: `python3 bench/exhaustive16.py {' '.join(sys.argv[1:])}`  ",
         f"Machine: {fp.get('gpu_name')} (driver {fp.get('driver')}), {platform.node()}  ",
         f"Versions: flag_gems {fp.get('library_version')}, torch {fp.get('torch')}, "
         f"triton {fp.get('triton')}, CUDA {fp.get('cuda')}  ",

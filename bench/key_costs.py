@@ -3,7 +3,7 @@
 aten key, from its opscreen database alone, and what the whole registration
 table would cost at that rate.
 
-    python3 tools/key_costs.py DB [--run N] [--top 15] [--runners 12] [--budgets 300,180,120]
+    python3 bench/key_costs.py DB [--run N] [--top 15] [--runners 12] [--budgets 300,180,120]
                                   [--slow-calls 1,2,3,5]
 
 The run is the database's newest unless --run names one (a warm screen runs
@@ -23,14 +23,17 @@ save, as an upper bound. Each key x dtype keeps its first N first calls of
 0.5 s or more, in completion order. Every later one is counted at its steady
 call's time, as if its shape had been compiled and tuned before. A new
 layout or dtype still compiles, so the real saving is smaller. Standard
-library only (and report_full.py beside it).
+library only (and tools/report_full.py).
 """
 import argparse
 import json
+import os
 import sqlite3
+import sys
 from collections import Counter
 
-from report_full import shrinks
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from report_full import shrinks  # noqa: E402
 
 
 def main():
