@@ -8,7 +8,7 @@
 # session (setsid) and survives the call, so a long screen is started in one
 # call and waited for and finished in the next (state in /tmp/opscreen-PHASE).
 #
-# ops42  a fresh Triton cache, the first screen's 42 ops only (POST /runs ops=)
+# ops42  a fresh Triton cache, the 42 ops of issue 2 only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
 # ops42r the 42 ops again, cold (a Triton cache of its own): repeatability
 # ops42b the 42 ops, cold, on a cache and port of its own: runs beside ops42
@@ -82,7 +82,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
 PYTHONPATH=/tmp/site-502 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' > "$OUT/versions.txt" 2>&1
 cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
 
-# The 42 ops of the first screen (issue 2): the catalog's aten keys.
+# The 42 ops of issue 2: the catalog's aten keys.
 OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
 
 # The 16 keys whose first calls spent the most time benchmarking autotune
