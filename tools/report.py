@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """report.py: a screen report in Markdown from an opscreen database and the
-lists the daemon served (tools/gpu_screen.sh leaves both in its output folder).
+lists the daemon served (bench/gpu_screen.sh leaves both in its output folder).
 
     python3 tools/report.py DIR [--command CMD] > docs/results/NAME.md
 
@@ -21,7 +21,7 @@ def q(db, sql, *args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("--command", default="sh tools/gpu_screen.sh")
+    ap.add_argument("--command", default="sh bench/gpu_screen.sh")
     ap.add_argument("--title", default="Screen report")
     ap.add_argument("--run", type=int)
     a = ap.parse_args()

@@ -1,0 +1,339 @@
+#!/bin/sh
+# gpu_full.sh: the issue-3 screens on one GPU host in one device call.
+#
+#   ACTIONS="run:ops42 start:cold" sh bench/gpu_full.sh [seconds]
+#   ACTIONS="wait:cold finish:cold checks:cold run:warm" sh bench/gpu_full.sh [seconds]
+#
+# A device call lasts at most 10 minutes; a phase's opscreend runs in its own
+# session (setsid) and survives the call, so a long screen is started in one
+# call and waited for and finished in the next (state in /tmp/opscreen-PHASE).
+#
+# ops42  a fresh Triton cache, the 42 ops of issue 2 only (POST /runs ops=)
+# cold   a fresh Triton cache, the whole registration table, every class
+# ops42r the 42 ops again, cold (a Triton cache of its own): repeatability
+# ops42b the 42 ops, cold, on a cache and port of its own: runs beside ops42
+#        on the other GPU of a two-GPU host (an A/B of one knob, e.g.
+#        CUDA_SYNC_ops42b=blocking)
+# warm   the same table again on the cache the cold screen filled, and on its
+#        database (the daemon's second full screen of the library)
+# v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+# tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
+#        of its own, one after the other: an A/B of one knob (e.g.
+#        AUTOTUNE_REP_tune=0)
+# coldb  as cold, on a cache and port of its own: runs beside cold on the
+#        other GPU of a two-GPU host (an A/B of one knob on the whole table,
+#        e.g. AUTOTUNE_REP_cold=0 AUTOTUNE_REP_coldb=5)
+# ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
+#        database (FlagGems config_cache) of the cold screen: nothing
+#        compiled, autotune results known
+#
+# Each phase runs its own opscreend on its own database; finish leaves in
+# $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
+# yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
+# hand and feeds the lists to flag_gems.only_enable / enable(unused=).
+# Knobs (environment): WORKERS (runners per GPU, 12), COMPILE_WORKERS (3),
+# (WORKERS_<phase>, COMPILE_WORKERS_<phase> for one phase),
+# CASE_DEADLINE (300), COMPILE_BUDGET (60), SHRINK_MAX (12), DEVICES (0),
+# KEY_BUDGET (runner.key_budget, 300; KEY_BUDGET_<phase> for one phase),
+# FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
+# CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
+# FAIL_FAST (runner.fail_fast, yes; FAIL_FAST_<phase>), FIRST_CALL_HOLD
+# (runner.first_call_hold, 10; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
+# (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
+# REPRO_TIMEOUT (seconds per repro in checks, 300),
+# DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
+# phase's daemon listens on a port of its own, so two screens can run at once),
+# CPUS_<phase> (taskset's CPU list for the phase's daemon and its runners, e.g.
+# CPUS_cold=0-15 CPUS_v500=16-31: two screens on a 32-core, two-GPU host each
+# get the 16 cores of a one-GPU host instead of contending for all 32).
+set -u
+LIMIT=${1:-560}
+OUT=${OUT:-/tmp/opscreen-out}
+# no default: a sourced or mistyped call must not start a screen (one did,
+# and a second daemon on the port stopped a warm screen on 2026-11-30)
+if [ -z "${ACTIONS:-}" ]; then
+	echo "usage: ACTIONS=\"start:cold wait:cold ...\" sh bench/gpu_full.sh [seconds]" >&2
+	exit 2
+fi
+mkdir -p "$OUT"
+T0=$(date +%s)
+ROOT=$PWD
+left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
+
+install_wheels() {	# $1: directory of wheels, $2: target
+	set -- "$1" "$2" "$1"/*.whl
+	# another release's directory takes SQLAlchemy from .whl
+	[ "$1" = .whl ] || set -- "$@" "$ROOT"/.whl/[Ss][Qq][Ll][Aa]*.whl
+	_d=$2; shift 2
+	rm -rf "$_d"
+	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+	    --target "$_d" "$@"
+}
+[ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
+[ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
+export LD_LIBRARY_PATH=$ROOT/.carry/lib
+if ldd .carry/opscreend | grep -q "not found"; then
+	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
+fi
+ldd .carry/opscreend | grep "not found" && exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
+    > "$OUT/nvidia-smi.txt"
+{ nproc; nvidia-smi topo -m; } >> "$OUT/nvidia-smi.txt" 2>&1
+PYTHONPATH=/tmp/site-502 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' > "$OUT/versions.txt" 2>&1
+cat "$OUT/nvidia-smi.txt" "$OUT/versions.txt"
+
+# The 42 ops of issue 2: the catalog's aten keys.
+OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Scalar","bitwise_and.Tensor","bmm","cat","clamp","cos","cumsum","div.Scalar","div.Tensor","eq.Scalar","eq.Tensor","exp","gather","ge.Scalar","ge.Tensor","gelu","index_select","layer_norm","native_layer_norm","lt.Scalar","lt.Tensor","masked_fill.Scalar","maximum","mean","mean.dim","minimum","mm","mul.Tensor","neg","nonzero","pow.Tensor_Scalar","pow.Tensor_Tensor","reciprocal","relu","remainder.Tensor","repeat_interleave.self_int","rms_norm","rsqrt","sigmoid","silu","sin","sort","sort.stable","sqrt","stack","sub.Tensor","sum","sum.dim_IntList","topk","where.self"]'
+
+# The 16 keys whose first calls spent the most time benchmarking autotune
+# configs in the cold whole-table screen of 2026-12-01 at 2c2664f, without
+# an autotune cap (3,224 of its 5,194 runner-s; data at commit 02ae157):
+# the A/B of runner.autotune_rep (phases tune and tuneb).
+TUNE16='["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'
+
+# taskset prefix of a phase (CPUS_<phase>), empty when unset
+pin_of() {
+	c=$(eval "echo \${CPUS_$1:-}")
+	[ -n "$c" ] && echo "taskset -c $c"
+}
+
+# start NAME SITE CACHE BODY: an opscreend in its own session (setsid), so it
+# survives the device call that started it; BODY '' = full screen on start.
+start() {
+	name=$1; W=/tmp/opscreen-$name; PORT=$(port_of "$name")
+	if [ "${5:-}" != keep ]; then rm -rf "$W"; fi
+	mkdir -p "$W"
+	# warm is the daemon's next full screen of the same library: it starts
+	# on the database the cold screen left (stopped by finish:cold), as a
+	# host's nightly re-screen does, so it replays cold's key_budget cuts
+	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
+		cp /tmp/opscreen-cold/opscreen.db* "$W/"
+	fi
+	# ops42t, coldt: an empty Triton cache (nothing compiled) but the
+	# FlagGems tuning database (config_cache: the best config per autotune
+	# key, no code) the cold screen left, as on a host that screened an
+	# earlier release with the same kernels; code_cache is not copied
+	case $name in ops42t|coldt)
+		rm -rf "$3" "$3-flaggems"; mkdir -p "$3-flaggems"
+		[ -d /tmp/triton-full-flaggems/config_cache ] &&
+		    cp -r /tmp/triton-full-flaggems/config_cache "$3-flaggems/";;
+	esac
+	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
+	st=yes; [ -n "$4" ] && st=no
+	cat > "$W/opscreen.conf" <<CONF
+[daemon]
+listen = 127.0.0.1
+port = $PORT
+database = $W/opscreen.db
+token_file = $W/token
+screen_on_start = $st
+[runner]
+python = python3
+runner_path = $ROOT/probes
+library = flag_gems
+devices = $(dev_of "$name")
+case_deadline = ${CASE_DEADLINE:-300}
+start_deadline = 300
+workers_per_device = $(eval "echo \${WORKERS_$name:-\${WORKERS:-12}}")
+compile_workers = $(eval "echo \${COMPILE_WORKERS_$name:-\${COMPILE_WORKERS:-3}}")
+compile_budget = ${COMPILE_BUDGET:-60}
+shrink_max = ${SHRINK_MAX:-12}
+key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
+first_call_budget = ${FIRST_CALL_BUDGET:-0}
+cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
+fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
+first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
+autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
+fingerprint_period = 0
+CONF
+	date +%s > "$W/t_start"
+	rm -f "$W/pid"
+	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
+	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
+	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
+	echo $! > "$W/pid"
+	# per-CPU counters every 10 s while the daemon lives (bench/cpu_busy.py):
+	# is the screen CPU-bound on its cores? and each runner's (the daemon's
+	# children's) own and reaped children's CPU ticks: where the time goes
+	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat
+	    for p in $(pgrep -P "$1"); do echo "proc $p $(cut -d" " -f14-17 /proc/$p/stat 2>/dev/null)"; done
+	    sleep 10; done' \
+	    sh "$(cat "$W/pid")" > "$W/cpustat.txt" 2>/dev/null < /dev/null &)
+	# the phase's GPU: utilisation (share of time a kernel ran) each second
+	(setsid sh -c 'nvidia-smi -i "$2" --query-gpu=timestamp,utilization.gpu,utilization.memory,power.draw \
+	    --format=csv,noheader,nounits -lms 1000 & s=$!
+	    while kill -0 "$1" 2>/dev/null; do sleep 2; done; kill $s' \
+	    sh "$(cat "$W/pid")" "$(dev_of "$name")" > "$W/gpustat.txt" 2>/dev/null < /dev/null &)
+	for i in $(seq 1 60); do
+		curl -s localhost:$PORT/healthz >/dev/null 2>&1 && break; sleep 1
+	done
+	if ! curl -s localhost:$PORT/healthz >/dev/null 2>&1; then
+		echo "$name: opscreend is not serving:"; tail -20 "$W/opscreend.log"
+		return 1
+	fi
+	# a restricted run (BODY): the daemon answers 503 to a key outside the
+	# probe catalog until a runner has reported the registration table
+	# (TUNE16's keys); a start whose POST queued no run fails, and the
+	# action list stops (a tune phase on 2026-12-01 waited 365 s of
+	# device time on a run that was never queued)
+	if [ -n "$4" ]; then
+		for i in $(seq 1 120); do
+			curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
+			    -d "$4" localhost:$PORT/runs > "$W/post.json"
+			grep -q '"status": 503' "$W/post.json" || break
+			sleep 1
+		done
+		cat "$W/post.json"; echo
+		if ! grep -q '"run"' "$W/post.json"; then
+			echo "$name: no run queued"; return 1
+		fi
+	fi
+}
+
+# wait NAME: polls the newest run until it ends or the call's time is nearly
+# up; returns 0 when the run has ended.
+wait_run() {
+	name=$1; W=/tmp/opscreen-$name; PORT=$(port_of "$name"); until=$(( $(date +%s) + ${2:-100000} ))
+	while [ "$(left)" -gt 25 ] && [ "$(date +%s)" -lt "$until" ]; do
+		state=$(run_state)
+		echo "$name $(( $(date +%s) - $(cat "$W/t_start") ))s: $state"
+		case "$state" in complete*|failed*|cancelled*) return 0;; esac
+		# no run at all a minute after the daemon started: nothing to wait for
+		if [ -z "$state" ] && [ $(( $(date +%s) - $(cat "$W/t_start") )) -gt 60 ]; then
+			echo "$name: no run"; return 1
+		fi
+		sleep 10
+	done
+	return 1
+}
+
+last_run() {
+	curl -s localhost:$PORT/runs | python3 -c 'import json,sys; print(max([r["id"] for r in json.load(sys.stdin)["runs"]] or [1]))' 2>/dev/null || echo 1
+}
+
+# "state done total" of the newest run
+run_state() {
+	curl -s "localhost:$PORT/runs/$(last_run)" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d["done"], d["total"])' 2>/dev/null
+}
+
+# finish NAME: lists, metrics, run and the database into $OUT/NAME; stops it.
+finish() {	# $1 phase, $2 output folder name (default: the phase)
+	name=$1; W=/tmp/opscreen-$name; P=$OUT/${2:-$name}; PORT=$(port_of "$name")
+	mkdir -p "$P"
+	state=$(run_state)
+	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
+	    | tee -a "$P/timing.txt"
+	curl -s "localhost:$PORT/runs/$(last_run)" > "$P/run.json"
+	curl -s "localhost:$PORT/regressions?limit=1000" > "$P/regressions.json"
+	for f in json yaml; do
+		curl -s "localhost:$PORT/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
+		curl -s "localhost:$PORT/denylist?format=$f&stale=ok" > "$P/denylist.$f"
+	done
+	curl -s localhost:$PORT/metrics > "$P/metrics.txt"
+	kill "$(cat "$W/pid")"
+	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
+	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
+	[ -f "$W/cpustat.txt" ] && xz -9c "$W/cpustat.txt" > "$P/cpustat.txt.xz"
+	[ -f "$W/gpustat.txt" ] && xz -9c "$W/gpustat.txt" > "$P/gpustat.txt.xz"
+	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
+	    "$W/opscreen.db" "$P/opscreen.db"
+	# $OUT is emptied before each device call: checks in a later call
+	# read this copy
+	rm -rf "$W/out"; cp -r "$P" "$W/out"
+}
+
+checks() {	# $1 phase dir, $2 site dir, $3 the phase's finish copy
+	P=$1
+	if [ ! -f "$P/opscreen.db" ] && [ -f "${3:-}/opscreen.db" ]; then
+		mkdir -p "$P"; cp -r "$3"/. "$P"/
+	fi
+	PYTHONPATH=$2 python3 - "$P/opscreen.db" > "$P/checks.txt" 2>&1 <<'PY'
+import os, sqlite3, subprocess, sys, tempfile
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""SELECT c.id, c.key, c.dtype, r.reason, r.repro, r.shrunk_spec,
+    c.spec FROM cases c JOIN results r ON r.case_id = c.id
+    WHERE r.status = 'fail' AND r.repro IS NOT NULL AND r.shrunk_spec IS NOT NULL
+    GROUP BY c.key ORDER BY r.score DESC LIMIT 3""").fetchall()
+for cid, key, dtype, reason, repro, shrunk, spec in rows:
+    p = os.path.join(tempfile.gettempdir(), f"repro_{cid}.py")
+    open(p, "w").write(repro)
+    print(f"=== case {cid}: {key} {dtype} ({reason})")
+    print("generated:", spec[:600])
+    print("shrunk:   ", shrunk[:600])
+    r = subprocess.run([sys.executable, p], capture_output=True, text=True,
+                       timeout=int(os.environ.get("REPRO_TIMEOUT", "300")))
+    print((r.stdout + r.stderr)[-2500:])
+    print(f"=== exit status {r.returncode}")
+PY
+	PYTHONPATH=$2 python3 - "$P" >> "$P/checks.txt" 2>&1 <<'PY'
+import json, sys, torch, flag_gems
+out = sys.argv[1]
+allow = json.load(open(f"{out}/allowlist.json")).get("names", [])
+deny = [e["name"] for e in json.load(open(f"{out}/denylist.json")).get("names", [])]
+lib = torch.library.Library("aten", "IMPL")
+flag_gems.only_enable(lib=lib, include=f"{out}/allowlist.yaml")
+got = sorted(set(flag_gems.all_registered_ops()))
+print("=== only_enable(include=allowlist.yaml) registers exactly the allow-list:",
+      got == sorted(allow), len(got), "names; allow-list", len(allow))
+lib._destroy()
+lib = torch.library.Library("aten", "IMPL")
+flag_gems.enable(lib=lib, unused=f"{out}/denylist.yaml")
+every = sorted({fn.__name__ for _, fn, *rest in flag_gems._FULL_CONFIG})
+got = set(flag_gems.all_registered_ops())
+left_out = sorted(set(every) - got)
+print("=== enable(unused=denylist.yaml) leaves out exactly the deny-list:",
+      left_out == sorted(set(deny)), len(left_out), "left out; deny-list", len(deny))
+print("left out but not denied:", sorted(set(left_out) - set(deny))[:40])
+print("denied but registered:", sorted(set(deny) - set(left_out))[:40])
+lib._destroy()
+PY
+}
+
+port_of() { case $1 in v500) echo 8471;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
+site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
+cache_of() { case $1 in coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *) echo "";; esac; }
+
+# ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
+# "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
+# "run:PHASE" (start, wait, finish), "pack:all" (the folders of $OUT into
+# xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
+# database with flag_gems 5.0.2: it sees the fingerprint change and screens
+# again, and the regressions between the two screens are the release diff),
+# in order; a wait that runs out of time stops the list (the daemon runs on
+# for the next call).
+for act in $ACTIONS; do
+	verb=${act%%:*}; ph=${act#*:}
+	case $verb in
+	start)  start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")" || break;;
+	wait)   wait_run "$ph" || { echo "still running: $ph"; break; };;
+	waitfor) secs=${ph#*:}; ph=${ph%%:*}	# waitfor:PHASE:SECONDS, then go on
+	        wait_run "$ph" "$secs" || echo "not done within $secs s: $ph";;
+	finish) case $ph in	# finish:PHASE or finish:PHASE:FOLDER
+	        *:*) finish "${ph%%:*}" "${ph#*:}";;
+	        *) finish "$ph";;
+	        esac;;
+	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
+	firstcall) # firstcall:DEV: FIRSTCALL ("OP DTYPE CASE..." groups separated
+	        # by ';'), every case at once, each in its own process on an
+	        # empty cache (bench/first_call.py), on GPU DEV and the CPUs of
+	        # CPUS_firstcall
+	        mkdir -p "$OUT/firstcall"
+	        echo "$FIRSTCALL" | tr ';' '\n' | { while read -r op dt cases; do
+	            [ -n "$op" ] || continue
+	            CUDA_VISIBLE_DEVICES=$ph PYTHONPATH=/tmp/site-502 $(pin_of firstcall) \
+	                python3 bench/first_call.py --op "$op" --dtype "$dt" $cases &
+	        done; wait; } | tee -a "$OUT/firstcall/first_call.txt";;
+	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
+	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
+		# (a call brings back at most 8 files of 16 MiB)
+	        (cd "$OUT" && for d in */; do d=${d%/}
+	            tar cf - "$d" | xz -T0 -6 | split -b 15M -d - "$d.tar.xz."
+	            rm -rf "$d"; done; ls -l);;
+	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
+	        wait_run "$ph" || { echo "still running: $ph"; break; }
+	        finish "$ph";;
+	esac
+done
+echo "total $(( $(date +%s) - T0 )) s"
