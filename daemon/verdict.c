@@ -495,8 +495,8 @@ verdict_repeat(const json_t *rep, int oracle_failed, struct case_verdict *v)
  * kernel that read the poison (the dtype's extreme value) would be far off,
  * while float atomics that sum in another order beside other memory change
  * only the last bits (on the H200, embedding_backward, scatter.reduce and
- * embedding_dense_backward moved by 0.5-1 ULP; docs/bench/screen.md, ninth
- * session). A guard that was overwritten: broken (writes_outside_inputs).
+ * embedding_dense_backward moved by 0.5-1 ULP; screens of 2026-12-01 at
+ * 2c2664f, commit c8146d5). A guard that was overwritten: broken (writes_outside_inputs).
  */
 static int
 verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)

@@ -14,10 +14,10 @@
  * kept off 1 and off multiples of 16 (33 -> 17 -> 8 -> 4 -> 2, 3 -> 2).  So
  * a variant runs the failing case's compiled kernels (in the runner that ran
  * it, from its in-process cache) and a library that autotunes every shape
- * only benchmarks again: the fifth session's cold screen spent 1,900
+ * only benchmarks again: the cold screen of 2026-11-30 spent 1,900
  * runner-s on variants' first calls, 50-105 s per variant of mm, mv, addmv,
  * the convolutions and var, when halving moved a size out of its class
- * (33 -> 16, 3 -> 1).  The repro stays on the kernel that failed.
+ * (33 -> 16, 3 -> 1; commit 21575f4).  The repro stays on the kernel that failed.
  *
  * The scheduler keeps a variant only when it still fails the same way, so a
  * variant that changes the op's meaning costs a re-run, never a wrong repro.

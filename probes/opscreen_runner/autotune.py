@@ -4,7 +4,8 @@ config on a first call of a new tuning key.
 Triton's benchmarker (triton.testing.do_bench, what Autotuner uses unless a
 library passes its own) spends about 25 ms warming up and 100 ms measuring
 every config: a launch loop of thousands of calls for a kernel of
-microseconds. In the ninth session's cold whole-table screen on the H200 that
+microseconds. In the cold whole-table screen of 2026-12-01 on the H200 (build
+2c2664f, before the cap) that
 was 5,194 of 10,635 runner-s of first calls (7,473 configs), on a GPU that 14
 runners share, where the timings choose among configs no better than a short
 loop would (docs/bench/screen.md). Capping them leaves every config compiled
