@@ -763,11 +763,17 @@ post_runs(struct MHD_Connection *c, struct req *r)
 static enum MHD_Result
 healthz(struct MHD_Connection *c)
 {
-	json_t	*o, *p;
+	json_t			*o, *p;
+	struct store_health	 h;
 
-	o = json_pack("{ss ss sf so}", "status", "ok", "version",
-	    OPSCREEN_VERSION, "uptime_s", now_mono() - env->started, "devices",
-	    sched_current_fingerprints());
+	/* 200 while alive (a restart mends no full disk); the body says more */
+	store_health(&h);
+	o = json_pack("{ss ss sf so s{ss ss sI sf sI}}", "status", h.degraded ?
+	    "degraded" : "ok", "version", OPSCREEN_VERSION, "uptime_s",
+	    now_mono() - env->started, "devices", sched_current_fingerprints(),
+	    "store", "state", h.degraded ? "degraded" : "ok", "error", h.error,
+	    "pending_writes", (json_int_t)h.pending_writes, "since", h.since,
+	    "write_failures", (json_int_t)h.write_failures);
 	if ((p = sched_progress()) != NULL)
 		json_object_set_new(o, "last_run", p);
 	return send_json(c, 200, o);

@@ -230,6 +230,7 @@ char *
 metrics_render(sqlite3 *db, size_t *len)
 {
 	struct mbuf	 m = { 0 };
+	struct store_health h;
 	json_t		*fps, *d;
 	int64_t		 restarts[MAX_DEVICES + 1];
 	sqlite3_stmt	*st;
@@ -239,6 +240,17 @@ metrics_render(sqlite3 *db, size_t *len)
 	fps = sched_current_fingerprints();
 	metrics_head(&m, "opscreen_up", "gauge", "1 while opscreend answers.");
 	metrics_add(&m, "opscreen_up 1\n");
+	store_health(&h);
+	metrics_head(&m, "opscreen_store_degraded", "gauge", "1 while the store "
+	    "refuses writes or holds some to retry (GET /healthz says why).");
+	metrics_add(&m, "opscreen_store_degraded %d\n", h.degraded);
+	metrics_head(&m, "opscreen_store_pending_writes", "gauge", "Writes the "
+	    "store refused, held in memory and retried.");
+	metrics_add(&m, "opscreen_store_pending_writes %zu\n", h.pending_writes);
+	metrics_head(&m, "opscreen_store_write_failures_total", "counter",
+	    "Writes the store refused since opscreend started.");
+	metrics_add(&m, "opscreen_store_write_failures_total %lld\n",
+	    (long long)h.write_failures);
 	metrics_names(&m, db, fps);
 	metrics_cases(&m, db, fps);
 

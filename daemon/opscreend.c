@@ -319,6 +319,8 @@ main(int argc, char *argv[])
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	/* a write past RLIMIT_FSIZE fails (EFBIG) and is retried, not fatal */
+	sigaction(SIGXFSZ, &sa, NULL);
 	if (pipe2(env->wakefd, O_CLOEXEC | O_NONBLOCK) == -1)
 		fatal("pipe");
 	sa.sa_handler = on_signal;

@@ -74,6 +74,15 @@ int	 config_set(struct config *, const char *key, const char *value);
 
 /* store.c */
 struct store;
+struct store_health {
+	int	 degraded;		/* a write was refused or is still held */
+	char	 error[256];		/* the last refusal */
+	size_t	 pending_writes;	/* held in memory, retried */
+	double	 since;			/* wall-clock, degraded since; 0 if not */
+	int64_t	 write_failures;	/* refusals since start-up */
+};
+void		 store_health(struct store_health *);
+void		 store_health_set(const struct store_health *);
 struct store	*store_open(const char *path, char *err, size_t errlen);
 void		 store_close(struct store *);
 sqlite3		*store_db(struct store *);

@@ -159,80 +159,369 @@ jnum(json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+/* ---- writes the store refused -------------------------------------------- */
+
+/*
+ * A write the store refuses (disk full, a read-only or locked database, an
+ * I/O error) is never dropped: it is held here, in order, and tried again
+ * with back-off.  While one is held the scheduler takes no new step (no run
+ * starts, no case is sent, no run finishes; sched_poll): only the cases in
+ * flight end, and their records queue behind, so the queue stays within a
+ * few writes per runner.  A write past PW_MAX is refused and logged; its
+ * case keeps no result, and run_finish refuses a run with such a case.
+ * Writes that cannot wait (a run's cases, its verdicts, starting it) are
+ * not held: they are tried again after the same back-off.
+ */
+#define PW_MAX		(16 * MAX_WORKERS + 64)
+#define PW_BACKOFF_MIN	0.5
+#define PW_BACKOFF_MAX	8.0
+
+typedef int	(*pw_fn)(void *);
+typedef void	(*pw_release)(void *);
+
+static struct {
+	pw_fn		 fn[PW_MAX];
+	pw_release	 release[PW_MAX];
+	void		*args[PW_MAX];
+	size_t	 head, n;
+	int	 fault;		/* the last write tried was refused */
+	double	 next;		/* monotonic: when to try again */
+	double	 backoff;
+	double	 since;		/* wall-clock: degraded since */
+	int64_t	 failures;
+	char	 error[256];
+} pw;
+
+static void
+pw_publish(void)
+{
+	struct store_health	 h;
+
+	memset(&h, 0, sizeof(h));
+	h.degraded = pw.fault || pw.n > 0;
+	snprintf(h.error, sizeof(h.error), "%s", h.degraded ? pw.error : "");
+	h.pending_writes = pw.n;
+	h.since = h.degraded ? pw.since : 0;
+	h.write_failures = pw.failures;
+	store_health_set(&h);
+}
+
+/* A write was refused: keeps why (the store's message, before a rollback). */
+static void
+pw_note(const char *what)
+{
+	snprintf(pw.error, sizeof(pw.error), "%s: %s", what,
+	    sqlite3_errmsg(store_db(env->store)));
+}
+
+static int
+pw_refused(const char *what)
+{
+	pw_note(what);
+	store_rollback(env->store);
+	return -1;
+}
+
+/* The store refused a write: try again after the back-off. */
+static void
+pw_fault(void)
+{
+	pw.failures++;
+	if (pw.since == 0)
+		pw.since = now_wall();
+	pw.fault = 1;
+	pw.backoff = pw.backoff > 0 ? pw.backoff * 2 : PW_BACKOFF_MIN;
+	if (pw.backoff > PW_BACKOFF_MAX)
+		pw.backoff = PW_BACKOFF_MAX;
+	pw.next = now_mono() + pw.backoff;
+	log_warnx("store degraded: %s; %zu writes held, next try in %.1f s",
+	    pw.error, pw.n, pw.backoff);
+	pw_publish();
+}
+
+/* A write went through: with none held the store is healthy again. */
+static void
+pw_ok(void)
+{
+	if (pw.n > 0 || !pw.fault)
+		return;
+	log_info("store writable again after %.1f s", now_wall() - pw.since);
+	pw.fault = 0;
+	pw.backoff = 0;
+	pw.since = 0;
+	pw_publish();
+}
+
+/*
+ * Writes through fn(arg) (release frees arg when done), now when nothing is
+ * held, else behind what is.  fn returns 0 or, after pw_refused(), -1.
+ * 0 written, 1 held for a later try, -1 refused for good (the queue is
+ * full).
+ */
+static int
+pw_write_with(pw_fn fn, void *arg, pw_release release)
+{
+	size_t	 i;
+
+	if (pw.n == 0 && fn(arg) == 0) {
+		release(arg);
+		pw_ok();
+		return 0;
+	}
+	if (pw.n == PW_MAX) {
+		error("store: %zu writes held; one more is refused and its case "
+		    "keeps no result: its run cannot complete", pw.n);
+		release(arg);
+		pw.failures++;
+		pw_publish();
+		return -1;
+	}
+	i = (pw.head + pw.n++) % PW_MAX;
+	pw.fn[i] = fn;
+	pw.release[i] = release;
+	pw.args[i] = arg;
+	if (pw.n == 1)
+		pw_fault();	/* it was tried and refused just now */
+	else
+		pw_publish();
+	return 1;
+}
+
+/* Tries the held writes again, in order, once the back-off has passed. */
+static void
+pw_flush(void)
+{
+	if (pw.n == 0 || now_mono() < pw.next)
+		return;
+	while (pw.n > 0) {
+		if (pw.fn[pw.head](pw.args[pw.head]) == -1) {
+			pw_fault();
+			return;
+		}
+		pw.release[pw.head](pw.args[pw.head]);
+		pw.args[pw.head] = NULL;
+		pw.head = (pw.head + 1) % PW_MAX;
+		pw.n--;
+	}
+	pw_ok();
+}
+
+static void
+pw_json_release(void *a)
+{
+	json_decref(a);
+}
+
+/* pw_write_with for a write whose arguments are a JSON object (stolen). */
+static int
+pw_write(int (*fn)(void *), json_t *args)
+{
+	if (args == NULL)
+		return error("store: out of memory");
+	return pw_write_with(fn, args, pw_json_release);
+}
+
+/*
+ * Whether the scheduler may take a new step: nothing held, and a write
+ * that could not wait (pw_fault without a held one) is due again.
+ */
+static int
+pw_ready(void)
+{
+	return pw.n == 0 && (!pw.fault || now_mono() >= pw.next);
+}
+
+/* A write that cannot be held was refused: its caller tries it again. */
+static int
+pw_retry_later(const char *what)
+{
+	pw_refused(what);
+	pw_fault();
+	return -1;
+}
+
+/* One case's outcome, as case_record() stores it. */
+struct rec {
+	int64_t			 case_id, run;
+	char			 status[16];
+	char			 state[16];	/* the case's state after it */
+	struct case_verdict	 v;
+	char			*figs, *errtail, *repro;
+	double			 ms[3];		/* first, steady, native; < 0 none */
+	double			 created;
+};
+
+static void
+rec_free(void *p)
+{
+	struct rec	*r = p;
+
+	free(r->figs);
+	free(r->errtail);
+	free(r->repro);
+	free(r);
+}
+
 /* Stores one case's outcome and counts it done, in one transaction. */
 static int
-case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
-    const char *errtail, const char *repro)
+w_result(void *p)
 {
+	struct rec	*r = p;
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st = NULL;
-	char		*figs = NULL;
-	json_t		*times = result ? json_object_get(result, "times") : NULL;
-	int		 keep_repro;
-	int		 rc = -1;
+	char		 what[64];
 	double		 t0 = now_mono();
+	int		 i;
 
-	keep_repro = v->status != CASE_PASS && v->status != CASE_NA;
-	if (result)
-		figs = json_dumps(result, JSON_COMPACT);
 	if (store_begin(env->store) == -1)
-		goto done;
+		goto refused;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO results (case_id, "
 	    "status, reason, detail, score, native_inaccurate, figures, "
 	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
 	    "created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) !=
 	    SQLITE_OK)
-		goto rollback;
-	sqlite3_bind_int64(st, 1, case_id);
-	sqlite3_bind_text(st, 2, case_status_name(v->status), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, v->reason, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, v->detail, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 5, v->score);
-	sqlite3_bind_int(st, 6, v->native_inaccurate);
-	if (figs)
-		sqlite3_bind_text(st, 7, figs, -1, SQLITE_TRANSIENT);
-	if (errtail && *errtail)
-		sqlite3_bind_text(st, 8, errtail, -1, SQLITE_TRANSIENT);
-	if (keep_repro && repro)
-		sqlite3_bind_text(st, 9, repro, -1, SQLITE_TRANSIENT);
-	if (times && jnum(times, "cand_first_ms") >= 0)
-		sqlite3_bind_double(st, 10, jnum(times, "cand_first_ms"));
-	if (times && jnum(times, "cand_steady_ms") >= 0)
-		sqlite3_bind_double(st, 11, jnum(times, "cand_steady_ms"));
-	if (times && jnum(times, "native_ms") >= 0)
-		sqlite3_bind_double(st, 12, jnum(times, "native_ms"));
-	sqlite3_bind_double(st, 13, now_wall());
+		goto refused;
+	sqlite3_bind_int64(st, 1, r->case_id);
+	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, r->v.reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, r->v.detail, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, r->v.score);
+	sqlite3_bind_int(st, 6, r->v.native_inaccurate);
+	if (r->figs)
+		sqlite3_bind_text(st, 7, r->figs, -1, SQLITE_STATIC);
+	if (r->errtail && *r->errtail)
+		sqlite3_bind_text(st, 8, r->errtail, -1, SQLITE_STATIC);
+	if (r->repro)
+		sqlite3_bind_text(st, 9, r->repro, -1, SQLITE_STATIC);
+	for (i = 0; i < 3; i++)
+		if (r->ms[i] >= 0)
+			sqlite3_bind_double(st, 10 + i, r->ms[i]);
+	sqlite3_bind_double(st, 13, r->created);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		goto rollback;
+		goto refused;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(db, "UPDATE cases SET state='done' WHERE id=?",
-	    -1, &st, NULL) != SQLITE_OK)
-		goto rollback;
-	sqlite3_bind_int64(st, 1, case_id);
+	if (sqlite3_prepare_v2(db, "UPDATE cases SET state=? WHERE id=?", -1,
+	    &st, NULL) != SQLITE_OK)
+		goto refused;
+	sqlite3_bind_text(st, 1, r->state, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, r->case_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		goto rollback;
+		goto refused;
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db, "UPDATE runs SET done=done+1 WHERE id=?", -1,
 	    &st, NULL) != SQLITE_OK)
-		goto rollback;
-	sqlite3_bind_int64(st, 1, cur.run_id);
+		goto refused;
+	sqlite3_bind_int64(st, 1, r->run);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		goto rollback;
-	if (store_commit(env->store) == -1)
-		goto rollback;
-	cur.done++;
-	rc = 0;
-	goto done;
- rollback:
-	error("store: case %lld: %s", (long long)case_id, sqlite3_errmsg(db));
-	store_rollback(env->store);
- done:
+		goto refused;
 	sqlite3_finalize(st);
-	free(figs);
-	cur.store_s += now_mono() - t0;
-	return rc;
+	st = NULL;
+	if (store_commit(env->store) == -1)
+		goto refused;
+	if (r->run == cur.run_id) {
+		cur.done++;
+		cur.store_s += now_mono() - t0;
+	}
+	return 0;
+ refused:
+	snprintf(what, sizeof(what), "storing case %lld", (long long)r->case_id);
+	pw_note(what);
+	sqlite3_finalize(st);
+	store_rollback(env->store);
+	return -1;
+}
+
+/*
+ * Stores one case's outcome (status, or the verdict's when NULL) and counts
+ * it done; a write the store refuses is held and tried again (pw_write).
+ * 0 stored, 1 held, -1 refused for good.
+ */
+static int
+case_record_as(int64_t case_id, const struct case_verdict *v,
+    const char *status, const char *state, json_t *result,
+    const char *errtail, const char *repro)
+{
+	struct rec	*r;
+	json_t		*times = result ? json_object_get(result, "times") : NULL;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return error("case %lld: out of memory", (long long)case_id);
+	r->case_id = case_id;
+	r->run = cur.run_id;
+	snprintf(r->status, sizeof(r->status), "%s", status ? status :
+	    case_status_name(v->status));
+	snprintf(r->state, sizeof(r->state), "%s", state);
+	r->v = *v;
+	if (result)
+		r->figs = json_dumps(result, JSON_COMPACT);
+	if (errtail && *errtail)
+		r->errtail = strdup(errtail);
+	if (repro && v->status != CASE_PASS && v->status != CASE_NA)
+		r->repro = strdup(repro);
+	r->ms[0] = times ? jnum(times, "cand_first_ms") : -1;
+	r->ms[1] = times ? jnum(times, "cand_steady_ms") : -1;
+	r->ms[2] = times ? jnum(times, "native_ms") : -1;
+	r->created = now_wall();
+	return pw_write_with(w_result, r, rec_free);
+}
+
+static int
+case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
+    const char *errtail, const char *repro)
+{
+	return case_record_as(case_id, v, NULL, "done", result, errtail, repro);
+}
+
+/* A run's end (failed, cancelled): its state, its pending cases cancelled. */
+static int	run_set_state(int64_t, const char *, const char *);
+
+static int
+w_run_end(void *p)
+{
+	json_t		*a = p;
+	int64_t		 run = json_integer_value(json_object_get(a, "run"));
+	char		 sql[160];
+
+	if (store_begin(env->store) == -1 || run_set_state(run,
+	    json_string_value(json_object_get(a, "state")), json_string_value(
+	    json_object_get(a, "error"))) == -1)
+		return pw_refused("ending a run");
+	snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' WHERE "
+	    "run_id=%lld AND state='pending'", (long long)run);
+	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
+		return pw_refused("ending a run");
+	return 0;
+}
+
+static int
+run_end(int64_t run, const char *state, const char *why)
+{
+	/* why may quote a runner's stderr: not checked as UTF-8 */
+	return pw_write(w_run_end, json_pack("{sI ss so}", "run",
+	    (json_int_t)run, "state", state, "error", json_string_nocheck(
+	    why ? why : "")));
+}
+
+static int
+w_event(void *p)
+{
+	json_t	*a = p;
+
+	if (run_add_event(json_integer_value(json_object_get(a, "run")),
+	    json_string_value(json_object_get(a, "kind")),
+	    json_object_get(a, "event")) == -1)
+		return pw_refused("storing an event");
+	return 0;
+}
+
+/* An event outside a transaction of its own writer: held when refused. */
+static int
+run_event(int64_t run, const char *kind, json_t *ev)
+{
+	return pw_write(w_event, json_pack("{sI ss sO}", "run", (json_int_t)run,
+	    "kind", kind, "event", ev));
 }
 
 /* ---- runs ---------------------------------------------------------------- */
@@ -317,16 +606,7 @@ run_fail(const char *why)
 			free(env->workers[i].repro);
 			env->workers[i].repro = NULL;
 		}
-	store_begin(env->store);
-	run_set_state(cur.run_id, "failed", why);
-	{
-		char	 sql[128];
-
-		snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' "
-		    "WHERE run_id=%lld AND state='pending'", (long long)cur.run_id);
-		store_exec(env->store, sql);
-	}
-	store_commit(env->store);
+	run_end(cur.run_id, "failed", why);
 	progress_update("failed");
 	run_clear();
 	api_invalidate();
@@ -422,7 +702,7 @@ run_activate(void)
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
 	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
 	    != SQLITE_OK)
-		return -1;
+		return pw_retry_later("starting a run");
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return 0;
@@ -439,12 +719,22 @@ run_activate(void)
 	 */
 	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET "
 	    "state='running', started=? WHERE id=? AND state='queued'", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
+	    NULL) != SQLITE_OK) {
+		run_clear();
+		return pw_retry_later("starting a run");
+	}
 	sqlite3_bind_double(st, 1, cur.started);
 	sqlite3_bind_int64(st, 2, cur.run_id);
-	sqlite3_step(st);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		/* still queued in the store: started after the back-off */
+		pw_note("starting a run");
+		sqlite3_finalize(st);
+		run_clear();
+		pw_fault();
+		return -1;
+	}
 	sqlite3_finalize(st);
+	pw_ok();
 	if (sqlite3_changes(store_db(env->store)) != 1) {
 		log_info("run %lld was cancelled before it started",
 		    (long long)cur.run_id);
@@ -591,7 +881,11 @@ static int	skip_replay(int, int64_t);
 static int	shrink_prior_load(int);
 static int	first_call_budget_replay(int, int64_t);
 
-/* Turns the registration table a runner reported into cases for its device. */
+/*
+ * Turns the registration table a runner reported into cases for its device.
+ * -1 the store refused (nothing stored; try again after pw's back-off), -2
+ * stored but not queued (out of memory).
+ */
 static int
 run_expand(int slot, struct worker *w)
 {
@@ -601,11 +895,14 @@ run_expand(int slot, struct worker *w)
 	json_t		*e, *cases, *c;
 	size_t		 i, j;
 	int64_t		 fpid, n = 0;
+	int		 erc;
 	char		*spec;
 
-	fpid = store_fingerprint(env->store, w->fingerprint);
+	/* a device's cases without its library's fingerprint cannot serve */
+	if ((fpid = store_fingerprint(env->store, w->fingerprint)) <= 0)
+		return pw_retry_later("storing a fingerprint");
 	if (store_begin(env->store) == -1)
-		return -1;
+		return pw_retry_later("expanding a run");
 	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO entries (run_id, key, "
 	    "name, schema, screened) VALUES (?,?,?,?,?)", -1, &ent, NULL) !=
 	    SQLITE_OK ||
@@ -617,8 +914,7 @@ run_expand(int slot, struct worker *w)
 		goto fail;
 	sqlite3_bind_int64(rd, 1, cur.run_id);
 	sqlite3_bind_int(rd, 2, q->device);
-	if (fpid > 0)
-		sqlite3_bind_int64(rd, 3, fpid);
+	sqlite3_bind_int64(rd, 3, fpid);
 	if (sqlite3_step(rd) != SQLITE_DONE)
 		goto fail;
 	json_array_foreach(w->entries, i, e) {
@@ -707,8 +1003,10 @@ run_expand(int slot, struct worker *w)
 		    "finding", "importing the library initialises CUDA",
 		    "import", w->import);
 
-		run_add_event(cur.run_id, "bootstrap_hazard", ev);
+		erc = run_add_event(cur.run_id, "bootstrap_hazard", ev);
 		json_decref(ev);
+		if (erc == -1)
+			goto fail;
 	}
 	{
 		char	 sql[128];
@@ -720,9 +1018,14 @@ run_expand(int slot, struct worker *w)
 	}
 	if (store_commit(env->store) == -1)
 		goto fail;
+	pw_ok();
 	cur.total += n;
-	if (queue_interleave(slot) == -1)
-		goto fail;
+	if (queue_interleave(slot) == -1) {
+		/* stored: expanding again would store them twice */
+		q->len = q->head = 0;
+		cur.cq[slot].len = cur.cq[slot].head = 0;
+		return -2;
+	}
 	q->expanded = 1;
 	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
 	    (long long)cur.run_id, (long long)n, q->device);
@@ -740,12 +1043,13 @@ run_expand(int slot, struct worker *w)
 		    "failing case shrinks anew", (long long)cur.run_id);
 	return 0;
  fail:
-	error("store: expanding run %lld: %s", (long long)cur.run_id,
-	    sqlite3_errmsg(db));
+	/* nothing of the device stored: expanded again after the back-off */
+	pw_note("expanding a run");
 	sqlite3_finalize(ent);
 	sqlite3_finalize(cas);
 	sqlite3_finalize(rd);
 	store_rollback(env->store);
+	pw_fault();
 	q->len = q->head = 0;
 	cur.cq[slot].len = cur.cq[slot].head = 0;
 	return -1;
@@ -773,7 +1077,11 @@ status_parse(const char *s)
 	return CASE_ERROR;
 }
 
-/* Folds the run's case results into verdicts and marks it complete. */
+/*
+ * Folds the run's case results into verdicts and marks it complete.  -1 the
+ * store refused (the run stays running; tried again after pw's back-off);
+ * -2 refused to complete: a case of the run has no stored result.
+ */
 static int
 run_finish(void)
 {
@@ -785,10 +1093,34 @@ run_finish(void)
 	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
-	int		 nt = 0, have = 0, nreg = 0, nevents = 0;
+	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
+	int64_t		 unstored = -1;
 
 	if (store_begin(env->store) == -1)
-		return -1;
+		return pw_retry_later("finishing a run");
+	/*
+	 * A run completes only when each of its cases has a stored result: a
+	 * case without one was never judged, and its key would be folded from
+	 * the others alone (verified on part of its cases).  Checked in the
+	 * transaction that completes the run.
+	 */
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM cases c WHERE "
+	    "c.run_id=? AND NOT EXISTS (SELECT 1 FROM results r WHERE "
+	    "r.case_id = c.id)", -1, &sel, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(sel, 1, cur.run_id);
+	if (sqlite3_step(sel) == SQLITE_ROW)
+		unstored = sqlite3_column_int64(sel, 0);
+	sqlite3_finalize(sel);
+	sel = NULL;
+	if (unstored == -1)
+		goto fail;
+	if (unstored > 0) {
+		error("run %lld: %lld cases have no stored result; the run is not "
+		    "completed", (long long)cur.run_id, (long long)unstored);
+		store_rollback(env->store);
+		return -2;
+	}
 	if (sqlite3_prepare_v2(db, "SELECT c.device, c.key, c.name, c.dtype, "
 	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
 	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
@@ -934,8 +1266,10 @@ run_finish(void)
 		    "key_budget", env->conf.key_budget, "first_call_budget",
 		    env->conf.first_call_budget);
 
-		run_add_event(cur.run_id, "run_complete", ev);
+		erc = run_add_event(cur.run_id, "run_complete", ev);
 		json_decref(ev);
+		if (erc == -1)
+			goto fail;
 	}
 	/* in the same transaction: the lists and their changes appear together */
 	if (cur.full && (nreg = regress_run(db, cur.run_id, now_wall(),
@@ -943,6 +1277,7 @@ run_finish(void)
 		goto fail;
 	if (store_commit(env->store) == -1)
 		goto fail;
+	pw_ok();
 	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
 	    "%d verified, %d broken, %d inconclusive", (long long)cur.run_id,
 	    (long long)cur.done, now_wall() - cur.started, nverified, nbroken,
@@ -953,11 +1288,11 @@ run_finish(void)
 		    (long long)cur.run_id, nevents, nreg);
 	return 0;
  fail:
-	error("store: finishing run %lld: %s", (long long)cur.run_id,
-	    sqlite3_errmsg(db));
+	pw_note("finishing a run");
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	store_rollback(env->store);
+	pw_fault();
 	return -1;
 }
 
@@ -1094,76 +1429,79 @@ static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
 
 /* Prepares sql and binds the ?1..?4 of cases_skip()'s WHERE clause. */
 static sqlite3_stmt *
-skip_prepare(const char *sql, int device, const char *key, const char *dtype)
+skip_prepare(const char *sql, json_t *a)
 {
 	sqlite3_stmt	*st;
+	const char	*dtype = json_string_value(json_object_get(a, "dtype"));
 
 	if (sqlite3_prepare_v2(store_db(env->store), sql, -1, &st, NULL) !=
 	    SQLITE_OK)
 		return NULL;
-	sqlite3_bind_int64(st, 1, cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(a, "run")));
+	sqlite3_bind_int(st, 2, json_integer_value(json_object_get(a, "device")));
+	sqlite3_bind_text(st, 3, json_string_value(json_object_get(a, "key")), -1,
+	    SQLITE_TRANSIENT);
 	if (dtype != NULL)
 		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
 	return st;
 }
 
-/*
- * Records the pending cases of key (and dtype, unless NULL) on device as
- * `skipped` with reason and detail, except those a runner holds right now
- * (they finish on their own); cls narrows them (a literal SQL "AND ..."
- * clause, "" for none).  They leave the in-memory queues too.  Returns how
- * many, or -1 on a store error (nothing recorded).
- */
+static int	skip_last;	/* cases w_skip() recorded */
+
+/* cases_skip()'s write, with the runners' cases as they were when asked. */
 static int
-cases_skip(int device, const char *key, const char *dtype, const char *reason,
-    const char *detail, const char *cls)
+w_skip(void *p)
 {
+	json_t		*a = p;
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	char		 busy[MAX_WORKERS * 24] = "", sql[1024 + sizeof(busy)];
-	char		 where[768 + sizeof(busy)];
-	int		 i, j, n, s = slot_of_device(device);
+	char		 sql[4096], where[3072];
+	int64_t		 run = json_integer_value(json_object_get(a, "run"));
+	int		 n, s = json_integer_value(json_object_get(a, "slot"));
 
-	if (s < 0)
-		return -1;
-	for (i = 0, j = 0; i < env->nworkers; i++)
-		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
-			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
-			    (long long)env->workers[i].case_id);
 	snprintf(where, sizeof(where), "run_id=?1 AND device=?2 AND key=?3 AND "
 	    "(?4 IS NULL OR dtype=?4) AND state='pending' AND id NOT IN (0%s)%s",
-	    busy, cls);
+	    json_string_value(json_object_get(a, "busy")),
+	    json_string_value(json_object_get(a, "cls")));
 	if (store_begin(env->store) == -1)
-		return -1;
+		return pw_refused("skipping cases");
 	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
 	    "detail, created) SELECT id, 'skipped', ?5, ?6, ?7 FROM cases WHERE "
 	    "%s", where);
-	if ((st = skip_prepare(sql, device, key, dtype)) == NULL)
-		goto fail;
-	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, detail, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 7, now_wall());
+	if ((st = skip_prepare(sql, a)) == NULL)
+		return pw_refused("skipping cases");
+	sqlite3_bind_text(st, 5, json_string_value(json_object_get(a, "reason")),
+	    -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, json_string_value(json_object_get(a, "detail")),
+	    -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 7, json_real_value(json_object_get(a,
+	    "created")));
 	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("skipping cases");
 		sqlite3_finalize(st);
-		goto fail;
+		store_rollback(env->store);
+		return -1;
 	}
 	n = sqlite3_changes(db);
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE %s",
 	    where);
-	if ((st = skip_prepare(sql, device, key, dtype)) == NULL)
-		goto fail;
+	if ((st = skip_prepare(sql, a)) == NULL)
+		return pw_refused("skipping cases");
 	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("skipping cases");
 		sqlite3_finalize(st);
-		goto fail;
+		store_rollback(env->store);
+		return -1;
 	}
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), "UPDATE runs SET done=done+%d WHERE id=%lld",
-	    n, (long long)cur.run_id);
+	    n, (long long)run);
 	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
-		goto fail;
+		return pw_refused("skipping cases");
+	skip_last = n;
+	if (run != cur.run_id)
+		return 0;
 	cur.done += n;
 	if (n > 0 && sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?",
 	    -1, &st, NULL) == SQLITE_OK) {
@@ -1171,10 +1509,39 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 		queue_drop_skipped(&cur.cq[s], st);
 		sqlite3_finalize(st);
 	}
-	return n;
- fail:
-	store_rollback(env->store);
-	return -1;
+	return 0;
+}
+
+/*
+ * Records the pending cases of key (and dtype, unless NULL) on device as
+ * `skipped` with reason and detail, except those a runner holds right now
+ * (they finish on their own); cls narrows them (a literal SQL "AND ..."
+ * clause, "" for none).  They leave the in-memory queues too.  Returns how
+ * many, 0 when the store refused and the write is held (pw_write: it is
+ * made, as asked now, before any case is sent), or -1 when it cannot be.
+ */
+static int
+cases_skip(int device, const char *key, const char *dtype, const char *reason,
+    const char *detail, const char *cls)
+{
+	char		 busy[MAX_WORKERS * 24] = "";
+	int		 i, j, rc, s = slot_of_device(device);
+	json_t		*a;
+
+	if (s < 0)
+		return -1;
+	for (i = 0, j = 0; i < env->nworkers; i++)
+		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
+			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
+			    (long long)env->workers[i].case_id);
+	a = json_pack("{sI si si ss so ss ss ss ss sf}", "run",
+	    (json_int_t)cur.run_id, "slot", s, "device", device, "key", key,
+	    "dtype", dtype ? json_string(dtype) : json_null(), "reason", reason,
+	    "detail", detail, "cls", cls, "busy", busy, "created", now_wall());
+	skip_last = 0;
+	if ((rc = pw_write(w_skip, a)) == -1)
+		return -1;
+	return rc == 0 ? skip_last : 0;
 }
 
 /* ---- fail fast ------------------------------------------------------------ */
@@ -2004,35 +2371,59 @@ shrink_clear(struct worker *w)
 	w->shrink_runs = w->shrunk = 0;
 }
 
+static int
+w_shrink(void *p)
+{
+	json_t		*a = p;
+	sqlite3_stmt	*st;
+	const char	*spec = json_string_value(json_object_get(a, "spec"));
+	const char	*repro = json_string_value(json_object_get(a, "repro"));
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
+	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
+	    "repro=coalesce(?, repro), shrink_ms=?, shrink_cand_ms=? WHERE "
+	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
+		return pw_refused("storing a shrink");
+	sqlite3_bind_int(st, 1, json_integer_value(json_object_get(a, "runs")));
+	if (spec != NULL)
+		sqlite3_bind_text(st, 2, spec, -1, SQLITE_TRANSIENT);
+	if (repro != NULL)
+		sqlite3_bind_text(st, 3, repro, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 4, json_real_value(json_object_get(a, "ms")));
+	sqlite3_bind_double(st, 5, json_real_value(json_object_get(a,
+	    "cand_ms")));
+	sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(a, "case")));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("storing a shrink");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* Stores what the shrink found (the smallest variant and its repro). */
 static void
 shrink_store(struct worker *w)
 {
-	sqlite3_stmt	*st;
+	json_t		*a;
 	char		*js = NULL;
 
 	if (w->shrunk && w->shrink_best != NULL) {
 		json_object_del(w->shrink_best, "id");
 		js = json_dumps(w->shrink_best, JSON_COMPACT | JSON_SORT_KEYS);
 	}
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
-	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
-	    "repro=coalesce(?, repro), shrink_ms=?, shrink_cand_ms=? WHERE "
-	    "case_id=?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(st, 1, w->shrink_runs);
-		if (js != NULL)
-			sqlite3_bind_text(st, 2, js, -1, SQLITE_TRANSIENT);
-		if (w->shrunk && w->shrink_repro != NULL)
-			sqlite3_bind_text(st, 3, w->shrink_repro, -1,
-			    SQLITE_TRANSIENT);
-		sqlite3_bind_double(st, 4, (now_mono() - w->shrink_t0) * 1e3);
-		sqlite3_bind_double(st, 5, w->shrink_cand_ms);
-		sqlite3_bind_int64(st, 6, w->shrink_case);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			log_warnx("case %lld: cannot store its shrunk variant",
-			    (long long)w->shrink_case);
-		sqlite3_finalize(st);
-	}
+	a = json_pack("{sI si sf sf}", "case", (json_int_t)w->shrink_case,
+	    "runs", w->shrink_runs, "ms", (now_mono() - w->shrink_t0) * 1e3,
+	    "cand_ms", w->shrink_cand_ms);
+	if (a != NULL && js != NULL)
+		json_object_set_new(a, "spec", json_string_nocheck(js));
+	if (a != NULL && w->shrunk && w->shrink_repro != NULL)
+		json_object_set_new(a, "repro", json_string_nocheck(
+		    w->shrink_repro));
+	if (pw_write(w_shrink, a) == -1)
+		log_warnx("case %lld: cannot store its shrunk variant",
+		    (long long)w->shrink_case);
 	if (w->shrunk)
 		log_debug("case %lld: shrunk in %d runs", (long long)
 		    w->shrink_case, w->shrink_runs);
@@ -2156,6 +2547,33 @@ repro_renamed(const char *repro, long long from, long long id)
 	return out;
 }
 
+static int
+w_reuse(void *p)
+{
+	json_t		*a = p;
+	sqlite3_stmt	*st;
+	const char	*shrunk = json_string_value(json_object_get(a, "shrunk"));
+	const char	*repro = json_string_value(json_object_get(a, "repro"));
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
+	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
+	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
+		return pw_refused("storing a reused shrink");
+	if (shrunk != NULL)
+		sqlite3_bind_text(st, 1, shrunk, -1, SQLITE_TRANSIENT);
+	if (repro != NULL)
+		sqlite3_bind_text(st, 2, repro, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(a, "from")));
+	sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(a, "case")));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("storing a reused shrink");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /*
  * A failing case that an earlier run of this library failed the same way
  * (same spec, same reason) takes that run's shrink: its shrunk spec and repro,
@@ -2165,7 +2583,7 @@ static int
 shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 {
 	sqlite3_stmt	*st;
-	json_t		*e = NULL;
+	json_t		*e = NULL, *a;
 	char		*repro;
 	int		 s = slot_of_device(device), done = 0;
 
@@ -2182,22 +2600,19 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 	if (e == NULL || strcmp(json_string_value(json_object_get(e, "reason")) ?:
 	    "", v->reason) != 0)
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
-	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
-	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (json_object_get(e, "shrunk"))
-		sqlite3_bind_text(st, 1, json_string_value(json_object_get(e,
-		    "shrunk")), -1, SQLITE_TRANSIENT);
-	if (json_object_get(e, "shrunk") && json_object_get(e, "repro") &&
-	    (repro = repro_renamed(json_string_value(json_object_get(e,
-	    "repro")), json_integer_value(json_object_get(e, "case")),
-	    (long long)id)) != NULL)
-		sqlite3_bind_text(st, 2, repro, -1, free);
-	sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(e, "case")));
-	sqlite3_bind_int64(st, 4, id);
-	done = sqlite3_step(st) == SQLITE_DONE;
-	sqlite3_finalize(st);
+	a = json_pack("{sI sI}", "case", (json_int_t)id, "from", (json_int_t)
+	    json_integer_value(json_object_get(e, "case")));
+	if (a != NULL && json_object_get(e, "shrunk"))
+		json_object_set(a, "shrunk", json_object_get(e, "shrunk"));
+	if (a != NULL && json_object_get(e, "shrunk") && json_object_get(e,
+	    "repro") && (repro = repro_renamed(json_string_value(
+	    json_object_get(e, "repro")), json_integer_value(json_object_get(e,
+	    "case")), (long long)id)) != NULL) {
+		json_object_set_new(a, "repro", json_string_nocheck(repro));
+		free(repro);
+	}
+	/* held behind the case's own record when the store refuses */
+	done = pw_write(w_reuse, a) != -1;
 	if (done)
 		log_debug("case %lld: shrink of case %lld reused", (long long)id,
 		    (long long)json_integer_value(json_object_get(e, "case")));
@@ -2481,8 +2896,8 @@ static void
 case_abandon(struct worker *w, int64_t hung, const char *reason,
     const char *why)
 {
-	char	 sql[640];
-	int64_t	 id = w->case_id;
+	struct case_verdict	 v;
+	int64_t			 id = w->case_id;
 
 	if (w->case_compile)
 		return;		/* a ladder step: it has its own deadline */
@@ -2493,17 +2908,12 @@ case_abandon(struct worker *w, int64_t hung, const char *reason,
 		return;
 	}
 	worker_respawn(w);
-	snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; INSERT OR REPLACE INTO "
-	    "results (case_id, status, reason, detail, created) VALUES (%lld, "
-	    "'skipped', '%s', 'abandoned: case %lld of this key and dtype "
-	    "%s', %.3f); UPDATE cases SET state='skipped' WHERE id=%lld; "
-	    "UPDATE runs SET done=done+1 WHERE id=%lld; COMMIT", (long long)id,
-	    reason, (long long)hung, why, now_wall(), (long long)id,
-	    (long long)cur.run_id);
-	if (store_exec(env->store, sql) == -1)
-		store_exec(env->store, "ROLLBACK");
-	else
-		cur.done++;
+	memset(&v, 0, sizeof(v));
+	v.status = CASE_NA;	/* no repro kept */
+	snprintf(v.reason, sizeof(v.reason), "%s", reason);
+	snprintf(v.detail, sizeof(v.detail), "abandoned: case %lld of this key "
+	    "and dtype %s", (long long)hung, why);
+	case_record_as(id, &v, "skipped", "skipped", NULL, NULL, NULL);
 }
 
 /* Stops the cases of case id's key and dtype that runners other than w hold. */
@@ -2572,6 +2982,52 @@ sched_on_deadline(struct worker *w)
 	}
 }
 
+static int
+w_queue_screen(void *p)
+{
+	sqlite3_stmt	*st;
+	const char	*reason = json_string_value(json_object_get(p, "reason"));
+	char		*js;
+	int		 queued = 0, nq = 0;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
+	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
+	    -1, &st, NULL) != SQLITE_OK)
+		return pw_refused("queueing a screen");
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		queued = sqlite3_column_int(st, 0);
+		nq = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (queued)
+		return 0;
+	if (nq >= QUEUED_RUNS_MAX) {
+		log_warnx("cannot queue a screen (%s): %d runs already queued",
+		    reason, nq);
+		return 0;
+	}
+	if ((js = json_dumps(p, JSON_COMPACT)) == NULL)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO runs (state, "
+	    "request, full, created) VALUES ('queued', ?, 1, ?)", -1, &st,
+	    NULL) != SQLITE_OK) {
+		free(js);
+		return pw_refused("queueing a screen");
+	}
+	sqlite3_bind_text(st, 1, js, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, now_wall());
+	free(js);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("queueing a screen");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	log_info("queued run %lld (%s)", (long long)
+	    sqlite3_last_insert_rowid(store_db(env->store)), reason);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /*
  * Queues a full screen (request {"reason": reason}) unless a full one is
  * queued already: that one covers what changed.
@@ -2579,43 +3035,7 @@ sched_on_deadline(struct worker *w)
 static void
 queue_full_screen(const char *reason)
 {
-	sqlite3_stmt	*st;
-	json_t		*req;
-	char		*js;
-	int		 queued = 0, nq = 0;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
-	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
-	    -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		queued = sqlite3_column_int(st, 0);
-		nq = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (queued)
-		return;
-	if (nq >= QUEUED_RUNS_MAX) {
-		log_warnx("cannot queue a screen (%s): %d runs already queued",
-		    reason, nq);
-		return;
-	}
-	req = json_pack("{ss}", "reason", reason);
-	js = json_dumps(req, JSON_COMPACT);
-	json_decref(req);
-	if (js == NULL || sqlite3_prepare_v2(store_db(env->store), "INSERT INTO "
-	    "runs (state, request, full, created) VALUES ('queued', ?, 1, ?)",
-	    -1, &st, NULL) != SQLITE_OK) {
-		free(js);
-		return;
-	}
-	sqlite3_bind_text(st, 1, js, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
-	if (sqlite3_step(st) == SQLITE_DONE)
-		log_info("queued run %lld (%s)", (long long)
-		    sqlite3_last_insert_rowid(store_db(env->store)), reason);
-	sqlite3_finalize(st);
-	free(js);
+	pw_write(w_queue_screen, json_pack("{ss}", "reason", reason));
 }
 
 /*
@@ -2823,6 +3243,42 @@ on_hello(struct worker *w, json_t *msg)
 	}
 }
 
+static int
+w_reseed(void *p)
+{
+	json_t		*a = p;
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE cases SET spec=?, "
+	    "attempt=attempt+1 WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return pw_refused("regenerating a case");
+	sqlite3_bind_text(st, 1, json_string_value(json_object_get(a, "spec")),
+	    -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, json_integer_value(json_object_get(a, "case")));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		pw_note("regenerating a case");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The case w holds goes back to the head of its queue; w is idle. */
+static void
+case_requeue(struct worker *w, int64_t id)
+{
+	int	 s = slot_of_device(w->device), compile = w->case_compile;
+	char	 key[sizeof(w->case_key)];
+
+	snprintf(key, sizeof(key), "%s", w->case_key);
+	worker_idle(w);
+	if (s < 0 || queue_unshift(compile ? &cur.cq[s] : &cur.q[s], id,
+	    compile ? -1 : key_position(key)) == -1)
+		error("case %lld: cannot queue it again; its run cannot complete",
+		    (long long)id);
+}
+
 static void
 on_result(struct worker *w, json_t *msg)
 {
@@ -2853,8 +3309,12 @@ on_result(struct worker *w, json_t *msg)
 		sqlite3_finalize(st);
 	}
 	if (spec == NULL) {
-		error("case %lld: spec not found", (long long)id);
-		worker_idle(w);
+		/* unjudged: it runs again once the store answers */
+		pw_note("reading a case");
+		error("case %lld: spec not found (%s); queued again", (long long)id,
+		    pw.error);
+		case_requeue(w, id);
+		pw_fault();
 		return;
 	}
 	verdict_case(spec, msg, &v);
@@ -2864,19 +3324,24 @@ on_result(struct worker *w, json_t *msg)
 
 		ns = seed_reseed(spec, attempt + 1);
 		if (ns && (s = json_dumps(ns, JSON_COMPACT | JSON_SORT_KEYS))) {
-			if (sqlite3_prepare_v2(store_db(env->store), "UPDATE cases "
-			    "SET spec=?, attempt=attempt+1 WHERE id=?", -1, &st,
-			    NULL) == SQLITE_OK) {
-				sqlite3_bind_text(st, 1, s, -1, SQLITE_TRANSIENT);
-				sqlite3_bind_int64(st, 2, id);
-				sqlite3_step(st);
-				sqlite3_finalize(st);
-			}
+			int	 rc;
+
+			rc = pw_write(w_reseed, json_pack("{sI so}", "case",
+			    (json_int_t)id, "spec", json_string_nocheck(s)));
 			free(s);
 			json_decref(ns);
 			json_decref(spec);
-			worker_idle(w);
-			case_dispatch(w, id);
+			/*
+			 * Not stored: the case waits in its queue, sent from
+			 * its stored spec once the store has it (a degenerate
+			 * oracle is regenerated, never counted).
+			 */
+			if (rc != 0)
+				case_requeue(w, id);
+			else {
+				worker_idle(w);
+				case_dispatch(w, id);
+			}
 			return;
 		}
 		json_decref(ns);
@@ -3095,6 +3560,15 @@ run_resume_device(int slot, struct worker *w)
 	return 0;
 }
 
+static int
+w_interrupt(void *p)
+{
+	if (store_interrupt_stale_runs(env->store, json_integer_value(
+	    json_object_get(p, "keep"))) == -1)
+		return pw_refused("failing stale runs");
+	return 0;
+}
+
 /*
  * At start-up, before any runner: makes the newest run left 'running' the
  * current run again (any older one left 'running' is failed; only one run is
@@ -3124,7 +3598,7 @@ sched_resume(int *full)
 		started = sqlite3_column_double(st, 3);
 	}
 	sqlite3_finalize(st);
-	store_interrupt_stale_runs(env->store, id);
+	pw_write(w_interrupt, json_pack("{sI}", "keep", (json_int_t)id));
 	if (id == 0)
 		return 0;
 	cur.started = started;
@@ -3165,7 +3639,7 @@ sched_resume(int *full)
 	    (long long)done, (long long)total);
 	ev = json_pack("{sI sI}", "done", (json_int_t)done, "total",
 	    (json_int_t)total);
-	run_add_event(id, "run_resumed", ev);
+	run_event(id, "run_resumed", ev);
 	json_decref(ev);
 	progress_update("running");
 	return id;
@@ -3175,17 +3649,11 @@ static void
 run_cancel_now(void)
 {
 	int	 i;
-	char	 sql[160];
 
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].state == W_BUSY)
 			worker_respawn(&env->workers[i]);
-	store_begin(env->store);
-	run_set_state(cur.run_id, "cancelled", "cancelled through the API");
-	snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' WHERE "
-	    "run_id=%lld AND state='pending'", (long long)cur.run_id);
-	store_exec(env->store, sql);
-	store_commit(env->store);
+	run_end(cur.run_id, "cancelled", "cancelled through the API");
 	log_info("run %lld cancelled", (long long)cur.run_id);
 	progress_update("cancelled");
 	run_clear();
@@ -3225,6 +3693,14 @@ sched_poll(void)
 	pthread_mutex_unlock(&sched_mtx);
 	if (creq && creq == cur.run_id)
 		run_cancel_now();
+	/*
+	 * While the store holds back a write, nothing new starts: the cases
+	 * in flight end, their records wait behind it, and no run completes
+	 * without every case stored (pw above).
+	 */
+	pw_flush();
+	if (!pw_ready())
+		return;
 	if (cur.run_id == 0 && run_activate() <= 0)
 		return;
 
@@ -3247,10 +3723,12 @@ sched_poll(void)
 				break;
 			}
 			if (w->state == W_IDLE && w->entries) {
-				if (run_expand(s, w) == -1) {
-					run_fail("cannot store the run's cases");
+				if ((rc = run_expand(s, w)) == -2) {
+					run_fail("cannot queue the run's cases");
 					return;
 				}
+				if (rc == -1)
+					return;	/* again after the back-off */
 				break;
 			}
 		}
@@ -3315,8 +3793,10 @@ sched_poll(void)
 	if (!busy) {
 		int64_t	 id = cur.run_id;
 
-		if (run_finish() == -1)
-			run_fail("cannot store the run's verdicts");
+		if ((rc = run_finish()) == -2)
+			run_fail("a case of the run has no stored result");
+		else if (rc == -1)
+			;	/* again after the back-off; nothing served */
 		else {
 			progress_update("complete");
 			run_clear();

@@ -1,7 +1,9 @@
 /*
  * store.c: the SQLite store. WAL mode, migrations by PRAGMA user_version,
  * foreign keys on. The main loop owns the one writing connection; each API
- * thread opens its own reading connection on first use.
+ * thread opens its own reading connection on first use.  The store's health
+ * (writes it refused and still holds) is set by the main loop and read by
+ * /healthz and /metrics.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +31,9 @@ struct store {
 	sqlite3	*db;
 	char	 path[4096];
 };
+
+static pthread_mutex_t	 health_mtx = PTHREAD_MUTEX_INITIALIZER;
+static struct store_health health;
 
 static __thread sqlite3	*reader_db;
 static pthread_key_t	 reader_key;
@@ -239,7 +244,28 @@ store_commit(struct store *s)
 int
 store_rollback(struct store *s)
 {
+	/* SQLite ends some transactions itself on SQLITE_FULL or an I/O error */
+	if (sqlite3_get_autocommit(s->db))
+		return 0;
 	return store_exec(s, "ROLLBACK");
+}
+
+/* A copy of the store's health, for any thread. */
+void
+store_health(struct store_health *h)
+{
+	pthread_mutex_lock(&health_mtx);
+	*h = health;
+	pthread_mutex_unlock(&health_mtx);
+}
+
+/* Set by the main loop, the one writer, after each write it tried. */
+void
+store_health_set(const struct store_health *h)
+{
+	pthread_mutex_lock(&health_mtx);
+	health = *h;
+	pthread_mutex_unlock(&health_mtx);
 }
 
 /* FNV-1a 64 over the canonical (sorted, compact) JSON: identity, not security. */
