@@ -31,7 +31,9 @@ class Daemon:
         self.token = secrets.token_hex(16)
         self.db = os.path.join(self.tmp, "opscreen.db")
         tokfile = os.path.join(self.tmp, "token")
-        with open(tokfile, "w") as f:
+        # opscreend refuses a token file others may read
+        fd = os.open(tokfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
             f.write(self.token + "\n")
         conf = {
             "daemon": {"listen": "127.0.0.1", "port": self.port,
