@@ -64,7 +64,9 @@ class Daemon:
         self.log = os.path.join(self.tmp, "opscreend.log")
         self.proc = None
 
-    def start(self):
+    def start(self, healthz=200):
+        """Starts opscreend and waits for /healthz to answer `healthz` (503:
+        a daemon that starts in a fault)."""
         self.logf = open(self.log, "ab")
         self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
                                      stdout=self.logf, stderr=subprocess.STDOUT,
@@ -75,7 +77,7 @@ class Daemon:
             if self.proc.poll() is not None:
                 raise RuntimeError("opscreend exited: " + self.logtext())
             try:
-                if self.get("/healthz")[0] == 200:
+                if self.get("/healthz")[0] == healthz:
                     return self
             except OSError:
                 pass
