@@ -311,6 +311,9 @@ def test_library_that_cannot_be_imported(make_daemon):
     st, body = d.get_json("/allowlist")
     assert st == 503 and "not known" in body["error"], body
     assert "no_such_library_xyz" in body["why"]
+    # the library named cannot be loaded: an error, not a warning
+    assert any(" error: " in ln and "library 'no_such_library_xyz' cannot be "
+               "used" in ln for ln in d.logtext().splitlines()), d.logtext()
     st, out = d.post_run({})
     assert st == 202
     run = d.wait_run(out["run"], timeout=120)
