@@ -193,7 +193,11 @@ def test_runners_die_with_the_daemon(tmp_path, daemon_bin):
 
 def _fault_daemon(tmp_path, **conf):
     d = Daemon(tmp_path, runner__devices="all", **conf)
-    return d.start(healthz=503)
+    try:
+        return d.start(healthz=503)
+    except BaseException:
+        d.stop()
+        raise
 
 
 def _broken_nvml(tmp_path, kind):
