@@ -133,7 +133,9 @@ bench-api: build/opscreend
 	sh tools/bench_api.sh
 
 # Installs under $(DESTDIR)$(PREFIX); the configuration goes to $(DESTDIR)/etc
-# (the units name /etc/opscreen/opscreen.conf) and is never overwritten.
+# (the units name /etc/opscreen/opscreen.conf) and is never overwritten. It
+# names library = flag_gems: a GPU host whose NVML or flag_gems fails serves
+# 503 with the reason, never the demo library's list.
 SHARE	 = $(PREFIX)/share/opscreen
 UNITS	 = opscreend.service opscreen-nightly.service opscreen-nightly.timer
 
@@ -164,6 +166,7 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	    $(DESTDIR)$(PREFIX)/lib/sysusers.d/opscreen.conf
 	[ -e $(DESTDIR)/etc/opscreen/opscreen.conf ] || { \
 	    sed -e 's|^runner_path = .*|runner_path = $(SHARE)/probes:$(SHARE)/demolib|' \
+	        -e 's|^library = .*|library = flag_gems|' \
 	        -e 's|^database = .*|database = /var/lib/opscreen/opscreen.db|' \
 	        -e 's|^token_file = .*|token_file = /etc/opscreen/token|' \
 	        conf/opscreen.conf > $(DESTDIR)/etc/opscreen/opscreen.conf && \

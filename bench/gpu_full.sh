@@ -119,6 +119,7 @@ start() {
 		    cp -r /tmp/triton-full-flaggems/config_cache "$3-flaggems/";;
 	esac
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
+	chmod 600 "$W/token"	# opscreend refuses a token others may read
 	st=yes; [ -n "$4" ] && st=no
 	cat > "$W/opscreen.conf" <<CONF
 [daemon]

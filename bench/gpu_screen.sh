@@ -23,6 +23,7 @@ python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "
 W=/tmp/opscreen-gpu
 rm -rf $W; mkdir -p $W
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/token
+chmod 600 $W/token	# opscreend refuses a token others may read
 cat > $W/opscreen.conf <<CONF
 [daemon]
 listen = 127.0.0.1

@@ -306,6 +306,8 @@ serve_list(struct MHD_Connection *c, int deny)
 	}
 	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d", deny, fmt, q.dtypes, q.gpu,
 	    q.stale_ok);
+	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
+		return send_error(c, 503, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */
 	if (!sched_fingerprint_fresh(2.0) && !q.stale_ok)
 		return send_error(c, 503, "the library fingerprint has not been "
@@ -692,23 +694,26 @@ serve_metrics(struct MHD_Connection *c)
 	return send_buf(c, 200, CT_PROM, out, len);
 }
 
+/*
+ * Constant time in the token's content and length: every byte of the
+ * NUL-padded buffer is compared (load_token()), the request's short by zeros.
+ */
 static int
 token_ok(struct MHD_Connection *c)
 {
 	const char	*h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    MHD_HTTP_HEADER_AUTHORIZATION);
-	size_t		 i, n, tn = strlen(env->token);
+	size_t		 i, n;
 	unsigned char	 diff = 0;
 
-	if (h == NULL || strncmp(h, "Bearer ", 7) != 0)
+	if (h == NULL || strncmp(h, "Bearer ", 7) != 0 || env->token[0] == '\0')
 		return 0;
 	h += 7;
 	n = strlen(h);
-	if (n != tn)
-		return 0;
-	for (i = 0; i < n; i++)	/* constant time */
-		diff |= (unsigned char)h[i] ^ (unsigned char)env->token[i];
-	return diff == 0;
+	for (i = 0; i < sizeof(env->token); i++)
+		diff |= (unsigned char)(i < n ? h[i] : 0) ^
+		    (unsigned char)env->token[i];
+	return diff == 0 && n < sizeof(env->token);
 }
 
 static enum MHD_Result
@@ -731,6 +736,8 @@ post_runs(struct MHD_Connection *c, struct req *r)
 
 	if (!token_ok(c))
 		return auth_fail(c);
+	if (env->fault[0] != '\0')
+		return send_error(c, 503, "%s", env->fault);
 	if (r->too_big)
 		return send_error(c, 413, "body larger than %u bytes", BODY_MAX);
 	if (r->len == 0)
@@ -768,15 +775,18 @@ healthz(struct MHD_Connection *c)
 
 	/* 200 while alive (a restart mends no full disk); the body says more */
 	store_health(&h);
-	o = json_pack("{ss ss sf so s{ss ss sI sf sI}}", "status", h.degraded ?
-	    "degraded" : "ok", "version", OPSCREEN_VERSION, "uptime_s",
-	    now_mono() - env->started, "devices", sched_current_fingerprints(),
-	    "store", "state", h.degraded ? "degraded" : "ok", "error", h.error,
-	    "pending_writes", (json_int_t)h.pending_writes, "since", h.since,
-	    "write_failures", (json_int_t)h.write_failures);
+	o = json_pack("{ss ss sf so s{ss ss sI sf sI}}", "status", env->fault[0] ?
+	    "fault" : h.degraded ? "degraded" : "ok", "version", OPSCREEN_VERSION,
+	    "uptime_s", now_mono() - env->started, "devices",
+	    sched_current_fingerprints(), "store", "state", h.degraded ?
+	    "degraded" : "ok", "error", h.error, "pending_writes",
+	    (json_int_t)h.pending_writes, "since", h.since, "write_failures",
+	    (json_int_t)h.write_failures);
 	if ((p = sched_progress()) != NULL)
 		json_object_set_new(o, "last_run", p);
-	return send_json(c, 200, o);
+	if (env->fault[0] != '\0')
+		json_object_set_new(o, "error", json_string(env->fault));
+	return send_json(c, env->fault[0] ? 503 : 200, o);
 }
 
 static enum MHD_Result

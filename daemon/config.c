@@ -1,7 +1,11 @@
 /*
  * config.c: conf/opscreen.conf, INI parsed with inih. Every problem is reported
- * with its line number; the daemon refuses to start on any (opscreend -n checks).
+ * with its line number, and what the file names (the database directory, the
+ * token file) is checked too; the daemon refuses to start on any (opscreend
+ * -n checks).
  */
+#include <sys/stat.h>
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -9,16 +13,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <ini.h>
 
 #include "opscreend.h"
 
+#define CONFIG_ERRORS_MAX	64	/* reported, then "too many" */
+#define CONFIG_KEYS_MAX		128	/* remembered for duplicates */
+
+struct config_error {
+	int	 line;
+	char	 msg[320];
+};
+
 struct config_ctx {
-	struct config	*conf;
-	FILE		*errs;
-	const char	*path;
-	FILE		*fp;
-	int		 line;
+	struct config		*conf;
+	const char		*path;
+	FILE			*fp;
+	int			 line;
+	int			 pass;		/* 0 applies; later ones find syntax errors */
+	struct config_error	 err[CONFIG_ERRORS_MAX];
+	int			 nerr;
+	int			 more;		/* errors past CONFIG_ERRORS_MAX */
+	int			 skip[CONFIG_ERRORS_MAX];	/* lines inih refused */
+	int			 nskip;
+	struct {
+		char	 key[128];
+		int	 line;
+	}			 seen[CONFIG_KEYS_MAX];
+	int			 nseen;
 };
 
 void
@@ -33,6 +56,9 @@ config_defaults(struct config *c)
 	snprintf(c->runner_path, sizeof(c->runner_path), "/usr/local/share/opscreen/probes");
 	snprintf(c->library, sizeof(c->library), "auto");
 	snprintf(c->devices, sizeof(c->devices), "all");
+	snprintf(c->nvml_library, sizeof(c->nvml_library), "libnvidia-ml.so.1");
+	snprintf(c->gpu_host_paths, sizeof(c->gpu_host_paths),
+	    "/dev/nvidiactl:/dev/nvidia0:/proc/driver/nvidia");
 	c->case_deadline = 300;
 	c->cpu_case_deadline = 10;
 	c->hello_deadline = 300;
@@ -147,7 +173,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	snprintf(full, sizeof(full), "%s.%s", section, key);
 #define IS(s)	(!strcmp(full, (s)))
 	if (IS("daemon.listen"))
-		return set_str(c->listen, sizeof(c->listen), v) ? "too long" : NULL;
+		return (!config_listen_valid(v) ||
+		    set_str(c->listen, sizeof(c->listen), v)) ?
+		    "must be an IPv4 or IPv6 address" : NULL;
 	if (IS("daemon.port"))
 		return parse_int(v, 1, 65535, &c->port) ?
 		    "must be an integer 1..65535" : NULL;
@@ -174,6 +202,13 @@ config_apply(struct config *c, const char *section, const char *key,
 		return (!valid_devices(v) ||
 		    set_str(c->devices, sizeof(c->devices), v)) ?
 		    "must be all, cpu or a list of GPU indices" : NULL;
+	if (IS("runner.nvml_library"))
+		return (*v == '\0' ||
+		    set_str(c->nvml_library, sizeof(c->nvml_library), v)) ?
+		    "must be a shared library name or path" : NULL;
+	if (IS("runner.gpu_host_paths"))
+		return set_str(c->gpu_host_paths, sizeof(c->gpu_host_paths), v) ?
+		    "too long" : NULL;
 	if (IS("runner.case_deadline"))
 		return parse_int(v, 1, 86400, &c->case_deadline) ?
 		    "must be seconds, 1..86400" : NULL;
@@ -255,19 +290,94 @@ config_apply(struct config *c, const char *section, const char *key,
 	return "unknown key";
 }
 
+int
+config_listen_valid(const char *v)
+{
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+
+	return inet_pton(AF_INET, v, &a4) == 1 || inet_pton(AF_INET6, v, &a6) == 1;
+}
+
+/* 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104: nothing off the host reaches it */
+int
+config_listen_loopback(const char *v)
+{
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+
+	if (inet_pton(AF_INET, v, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, v, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) &&
+		    a6.s6_addr[12] == 127);
+	return 0;
+}
+
+static void
+config_error(struct config_ctx *ctx, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+config_error(struct config_ctx *ctx, int line, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	ctx->conf->nerrors++;
+	if (ctx->nerr == CONFIG_ERRORS_MAX) {
+		ctx->more++;
+		return;
+	}
+	ctx->err[ctx->nerr].line = line;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err[ctx->nerr].msg, sizeof(ctx->err[0].msg), fmt, ap);
+	va_end(ap);
+	ctx->nerr++;
+}
+
+static int
+config_skipped(struct config_ctx *ctx, int line)
+{
+	int	 i;
+
+	for (i = 0; i < ctx->nskip; i++)
+		if (ctx->skip[i] == line)
+			return 1;
+	return 0;
+}
+
 /*
  * Debian's inih does not pass line numbers to the handler, so the reader
- * counts them: inih calls the handler right after reading the line.
+ * counts them: inih calls the handler right after reading the line. One call
+ * reads one whole line, so the numbers stay those of the file: a line longer
+ * than inih's buffer is an error here, and inih sees it blank (it would take
+ * its rest for a line of its own, and the cut value for the whole). A line
+ * that inih refused in an earlier pass is blank too, so that the next pass
+ * reports the next one.
  */
 static char *
 config_reader(char *str, int num, void *arg)
 {
 	struct config_ctx	*ctx = arg;
-	char			*s = fgets(str, num, ctx->fp);
+	size_t			 n;
+	int			 ch, cut = 0;
 
-	if (s != NULL)
-		ctx->line++;
-	return s;
+	if (fgets(str, num, ctx->fp) == NULL)
+		return NULL;
+	ctx->line++;
+	n = strlen(str);
+	if (n > 0 && str[n - 1] != '\n' && (ch = getc(ctx->fp)) != EOF) {
+		if (ch != '\n')
+			cut = 1;
+		while (ch != '\n' && ch != EOF)
+			ch = getc(ctx->fp);
+	}
+	if (cut && ctx->pass == 0)
+		config_error(ctx, ctx->line, "line longer than %d characters",
+		    num - 3);
+	if (cut || config_skipped(ctx, ctx->line))
+		snprintf(str, num, "\n");
+	return str;
 }
 
 static int
@@ -275,16 +385,28 @@ config_handler(void *arg, const char *section, const char *key,
     const char *value)
 {
 	struct config_ctx	*ctx = arg;
-	int			 lineno = ctx->line;
+	int			 lineno = ctx->line, i;
 	const char		*why;
+	char			 full[128];
 
-	if (key == NULL)	/* a section header alone */
+	if (key == NULL || ctx->pass > 0)	/* a section header alone */
 		return 1;
-	if ((why = config_apply(ctx->conf, section, key, value)) != NULL) {
-		fprintf(ctx->errs, "%s:%d: [%s] %s = \"%s\": %s\n", ctx->path,
-		    lineno, section, key, value, why);
-		ctx->conf->nerrors++;
+	snprintf(full, sizeof(full), "%s.%s", section, key);
+	for (i = 0; i < ctx->nseen; i++)
+		if (!strcmp(ctx->seen[i].key, full)) {
+			config_error(ctx, lineno, "[%s] %s = \"%s\": duplicate key "
+			    "(first set on line %d)", section, key, value,
+			    ctx->seen[i].line);
+			return 1;
+		}
+	if (ctx->nseen < CONFIG_KEYS_MAX) {
+		snprintf(ctx->seen[ctx->nseen].key, sizeof(ctx->seen[0].key), "%s",
+		    full);
+		ctx->seen[ctx->nseen++].line = lineno;
 	}
+	if ((why = config_apply(ctx->conf, section, key, value)) != NULL)
+		config_error(ctx, lineno, "[%s] %s = \"%s\": %s", section, key,
+		    value, why);
 	return 1;	/* keep going: report every problem, not the first */
 }
 
@@ -301,27 +423,129 @@ config_set(struct config *c, const char *key, const char *value)
 	return config_apply(c, sect, dot + 1, value) ? -1 : 0;
 }
 
+static int
+config_error_cmp(const void *a, const void *b)
+{
+	const struct config_error	*x = a, *y = b;
+
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * inih returns the first line it could not parse and goes on past it; each
+ * further pass blanks the lines found so far, so every syntax error is
+ * reported, in inih's own judgement. Values are applied in the first pass.
+ */
 int
 config_load(struct config *c, const char *path, FILE *errs)
 {
-	struct config_ctx	 ctx = { c, errs, path, NULL, 0 };
+	struct config_ctx	*ctx;
 	FILE			*fp;
-	int			 rc;
+	int			 rc, i;
 
 	if ((fp = fopen(path, "r")) == NULL) {
 		fprintf(errs, "%s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	ctx.fp = fp;
-	rc = ini_parse_stream(config_reader, &ctx, config_handler, &ctx);
-	fclose(fp);
-	if (rc > 0) {
-		fprintf(errs, "%s:%d: syntax error (expected [section] or "
-		    "key = value)\n", path, rc);
+	if ((ctx = calloc(1, sizeof(*ctx))) == NULL) {
+		fclose(fp);
+		fprintf(errs, "%s: out of memory\n", path);
+		return -1;
+	}
+	ctx->conf = c;
+	ctx->path = path;
+	ctx->fp = fp;
+	for (;;) {
+		ctx->line = 0;
+		rc = ini_parse_stream(config_reader, ctx, config_handler, ctx);
+		if (rc <= 0)
+			break;
+		config_error(ctx, rc, "syntax error (expected [section] or "
+		    "key = value)");
+		if (ctx->nskip == CONFIG_ERRORS_MAX || config_skipped(ctx, rc))
+			break;
+		ctx->skip[ctx->nskip++] = rc;
+		ctx->pass++;
+		rewind(fp);
+	}
+	if (ferror(fp)) {
+		fprintf(errs, "%s: %s\n", path, strerror(errno));
 		c->nerrors++;
 	} else if (rc < 0) {
 		fprintf(errs, "%s: cannot parse\n", path);
 		c->nerrors++;
 	}
+	fclose(fp);
+	qsort(ctx->err, ctx->nerr, sizeof(ctx->err[0]), config_error_cmp);
+	for (i = 0; i < ctx->nerr; i++)
+		fprintf(errs, "%s:%d: %s\n", path, ctx->err[i].line,
+		    ctx->err[i].msg);
+	if (ctx->more)
+		fprintf(errs, "%s: %d more error(s)\n", path, ctx->more);
+	free(ctx);
 	return c->nerrors ? -1 : 0;
+}
+
+/*
+ * The token grants starting and cancelling runs: a file others may read is
+ * refused. Missing is not an error (the API then refuses POST and DELETE).
+ */
+static int
+config_token_file(const struct config *c, char *why, size_t len)
+{
+	struct stat	 sb;
+
+	if (c->token_file[0] == '\0' || stat(c->token_file, &sb) == -1)
+		return 0;
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(why, len, "not a regular file");
+		return -1;
+	}
+	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
+		snprintf(why, len, "mode %04o lets others read the token; make it "
+		    "0600 or 0400 (chmod 600)", (unsigned)(sb.st_mode & 07777));
+		return -1;
+	}
+	if (sb.st_uid != geteuid()) {
+		snprintf(why, len, "owned by uid %u, not by the user opscreend runs "
+		    "as (uid %u)", (unsigned)sb.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What the values name, checked before anything starts: the database
+ * directory (relative paths resolve in the directory opscreend runs in) and
+ * the token file. Returns the number of problems, each written to errs.
+ */
+int
+config_check(const struct config *c, const char *path, FILE *errs)
+{
+	char	 dir[sizeof(c->database)], why[256], *slash;
+	int	 n = 0;
+
+	snprintf(dir, sizeof(dir), "%s", c->database);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, F_OK) == -1) {
+		fprintf(errs, "%s: [daemon] database = \"%s\": database directory "
+		    "'%s' does not exist\n", path, c->database, dir);
+		n++;
+	} else if (access(dir, W_OK | X_OK) == -1) {
+		fprintf(errs, "%s: [daemon] database = \"%s\": database directory "
+		    "'%s' is not writable: %s\n", path, c->database, dir,
+		    strerror(errno));
+		n++;
+	}
+	if (config_token_file(c, why, sizeof(why)) == -1) {
+		fprintf(errs, "%s: [daemon] token_file = \"%s\": %s\n", path,
+		    c->token_file, why);
+		n++;
+	}
+	return n;
 }

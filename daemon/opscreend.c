@@ -3,6 +3,7 @@
  * daemon may die; after it, a bad request, a bad runner or a bad library gets
  * an error and the daemon goes on serving.
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,13 +73,17 @@ usage(void)
 	exit(2);
 }
 
+/*
+ * config_check() has refused a token file others may read. The buffer is
+ * NUL-padded to its end: token_ok() compares all of it, whatever the length.
+ */
 static void
 load_token(void)
 {
 	FILE	*fp;
 	size_t	 n;
 
-	env->token[0] = '\0';
+	memset(env->token, 0, sizeof(env->token));
 	if (env->conf.token_file[0] == '\0')
 		return;
 	if ((fp = fopen(env->conf.token_file, "r")) == NULL) {
@@ -90,29 +95,66 @@ load_token(void)
 		env->token[0] = '\0';
 	fclose(fp);
 	n = strcspn(env->token, " \t\r\n");
-	env->token[n] = '\0';
+	memset(env->token + n, 0, sizeof(env->token) - n);
 	if (n < 16) {
 		log_warnx("token file '%s' holds fewer than 16 characters; POST "
 		    "/runs is disabled", env->conf.token_file);
-		env->token[0] = '\0';
+		memset(env->token, 0, sizeof(env->token));
 	}
 }
 
+/*
+ * A fault is a start-up finding that leaves nothing this daemon may vouch
+ * for: it still serves, so /healthz can say why, but it screens nothing and
+ * every list answers 503 with the reason (api.c).
+ */
+static void
+set_fault(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(env->fault, sizeof(env->fault), fmt, ap);
+	va_end(ap);
+	error("%s", env->fault);
+}
+
+/*
+ * The demo library is screened only when named, or under library = auto on
+ * a machine with no NVIDIA GPU at all: a GPU host whose NVML does not load
+ * (a driver and library mismatch) is a fault, never a CPU machine, and a real
+ * library is never screened on the CPU in place of the GPUs.
+ */
 static int
 resolve_devices(void)
 {
-	char	 why[256] = "", buf[256], *p, *tok, *save = NULL;
-	int	 n, i;
+	char	 why[512] = "", node[256] = "", buf[256], *p, *tok, *save = NULL;
+	int	 n, i, gpuhost, real;
 
+	gpuhost = nvml_gpu_host(env->conf.gpu_host_paths, node, sizeof(node));
+	real = strcmp(env->conf.library, "auto") && strcmp(env->conf.library,
+	    "demolib");
 	if (!strcmp(env->conf.devices, "cpu")) {
 		env->cpu = 1;
 		return 0;
 	}
 	if (!strcmp(env->conf.devices, "all")) {
-		n = nvml_device_count(why, sizeof(why));
+		n = nvml_device_count(env->conf.nvml_library, why, sizeof(why));
+		if (n <= 0 && gpuhost) {
+			set_fault("this host has NVIDIA devices (%s) but NVML "
+			    "found no GPU: %s; nothing is screened nor served "
+			    "until NVML works (runner.nvml_library)", node, why);
+			return 0;
+		}
+		if (n <= 0 && real) {
+			set_fault("library = %s needs a GPU and NVML found none "
+			    "(%s); nothing is screened nor served (devices = cpu "
+			    "screens it on the CPU)", env->conf.library, why);
+			return 0;
+		}
 		if (n <= 0) {
-			log_info("no GPU on this machine (%s): screening on the CPU",
-			    why);
+			log_info("no GPU on this machine (%s, none of %s): "
+			    "screening on the CPU", why, env->conf.gpu_host_paths);
 			env->cpu = 1;
 			return 0;
 		}
@@ -136,17 +178,58 @@ resolve_devices(void)
 static void
 resolve_library(void)
 {
+	char	 node[256];
+
 	if (strcmp(env->conf.library, "auto") != 0) {
 		snprintf(env->library, sizeof(env->library), "%s",
 		    env->conf.library);
 		return;
 	}
-	if (env->cpu) {
+	if (env->fault[0] != '\0')
+		snprintf(env->library, sizeof(env->library), "none");
+	else if (!env->cpu)
+		snprintf(env->library, sizeof(env->library), "flag_gems");
+	else if (nvml_gpu_host(env->conf.gpu_host_paths, node, sizeof(node))) {
+		snprintf(env->library, sizeof(env->library), "none");
+		set_fault("library = auto with devices = cpu on a host with "
+		    "NVIDIA devices (%s): name the library to screen "
+		    "(runner.library)", node);
+	} else {
 		snprintf(env->library, sizeof(env->library), "demolib");
 		log_info("library = auto without a GPU: screening the bundled "
 		    "demo library (tests/demolib), which has known defects");
-	} else
-		snprintf(env->library, sizeof(env->library), "flag_gems");
+	}
+}
+
+/*
+ * One daemon per database: a second one would resume the run the first is
+ * running and record its cases again. flock() on "<database>.lock", taken
+ * before the store is opened and held (close-on-exec, so no runner holds
+ * it) until the process ends, however it ends.
+ */
+static void
+lock_database(void)
+{
+	char	 path[sizeof(env->conf.database) + 8], pid[32] = "";
+	ssize_t	 n;
+	int	 fd;
+
+	snprintf(path, sizeof(path), "%s.lock", env->conf.database);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1)
+		fatal("cannot open the database lock '%s'", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK)
+			fatal("cannot lock '%s'", path);
+		if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
+			pid[n] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fatalx("database '%s' is in use by another opscreend (pid %s, "
+		    "holding '%s'); one daemon per database", env->conf.database,
+		    pid[0] ? pid : "unknown", path);
+	}
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "%d\n", (int)getpid());
+	env->lockfd = fd;
 }
 
 static void
@@ -236,6 +319,8 @@ main_loop(void)
 				break;
 			}
 		}
+		if (env->fault[0] != '\0')
+			continue;	/* nothing runs, see set_fault() */
 		t = now_mono();
 		for (i = 0; i < env->nworkers; i++) {
 			struct worker	*w = &env->workers[i];
@@ -288,11 +373,9 @@ main(int argc, char *argv[])
 		usage();
 	log_init(debug, 0);
 	config_defaults(&env->conf);
-	if (config_load(&env->conf, path, stderr) == -1) {
-		fprintf(stderr, "%s: %d error(s) in the configuration\n", path,
-		    env->conf.nerrors ? env->conf.nerrors : 1);
-		return 1;
-	}
+	if (config_load(&env->conf, path, stderr) == -1 &&
+	    env->conf.nerrors == 0)
+		return 1;	/* no file to read */
 	for (i = 0; i < noverrides; i++) {
 		char	*eq = strchr(overrides[i], '=');
 
@@ -308,6 +391,18 @@ main(int argc, char *argv[])
 			return 1;
 		}
 	}
+	/* what the values name, even when some are wrong: every problem at once */
+	env->conf.nerrors += config_check(&env->conf, path, stderr);
+	if (env->conf.nerrors > 0) {
+		fprintf(stderr, "%s: %d error(s) in the configuration\n", path,
+		    env->conf.nerrors);
+		return 1;
+	}
+	if (!config_listen_loopback(env->conf.listen))
+		log_warnx("listen = %s is not a loopback address: the GET "
+		    "endpoints carry no authentication and the bearer token "
+		    "travels in clear; keep a TLS proxy in front",
+		    env->conf.listen);
 	if (check) {
 		printf("%s: configuration OK\n", path);
 		return 0;
@@ -331,15 +426,27 @@ main(int argc, char *argv[])
 		fatalx("cannot use devices = %s", env->conf.devices);
 	resolve_library();
 	load_token();
+	/*
+	 * Nothing is written before the database is ours and the port is
+	 * bound: a daemon that cannot have either leaves the store as it was.
+	 */
+	lock_database();
 	if ((env->store = store_open(env->conf.database, err, sizeof(err))) ==
 	    NULL)
 		fatalx("store: %s", err);
 	sched_init();
-	/* a run the last lifetime left going resumes (sched.c says how) */
-	resumed = sched_resume(&resumed_full);
 	if (api_start() == -1)
 		fatalx("http: cannot start the API");
-	if (env->conf.screen_on_start && resumed > 0 && resumed_full)
+	if (env->fault[0] != '\0') {
+		/* an interrupted run waits for a start that can screen it */
+		resumed = 0;
+		resumed_full = 0;
+	} else
+		/* a run the last lifetime left going resumes (sched.c says how) */
+		resumed = sched_resume(&resumed_full);
+	if (env->fault[0] != '\0' && env->conf.screen_on_start)
+		log_warnx("screen at start-up not queued: %s", env->fault);
+	else if (env->conf.screen_on_start && resumed > 0 && resumed_full)
 		log_info("screen at start-up: run %lld, a full screen, resumes; "
 		    "no second screen queued", (long long)resumed);
 	else if (env->conf.screen_on_start) {
@@ -354,9 +461,12 @@ main(int argc, char *argv[])
 		json_decref(req);
 	}
 	/* store open, listener bound: systemd may start what depends on us */
-	sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%d, library %s on %s",
-	    env->conf.listen, env->conf.port, env->library,
-	    env->cpu ? "the cpu" : "the GPUs");
+	if (env->fault[0] != '\0')
+		sd_notifyf(0, "READY=1\nSTATUS=fault, serving 503: %s", env->fault);
+	else
+		sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%d, library %s on %s",
+		    env->conf.listen, env->conf.port, env->library,
+		    env->cpu ? "the cpu" : "the GPUs");
 	main_loop();
 
 	sd_notify(0, "STOPPING=1\nSTATUS=shutting down");

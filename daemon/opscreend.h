@@ -42,6 +42,8 @@ struct config {
 	char	 runner_path[4096];
 	char	 library[64];		/* auto | flag_gems | demolib | <module> */
 	char	 devices[256];		/* all | cpu | 0,1,... */
+	char	 nvml_library[4096];	/* dlopen()ed for devices = all */
+	char	 gpu_host_paths[1024];	/* any of them: a host with NVIDIA GPUs */
 	int	 case_deadline;		/* seconds */
 	int	 cpu_case_deadline;	/* seconds, on the CPU (no JIT) */
 	int	 hello_deadline;	/* seconds for a runner to start */
@@ -71,6 +73,9 @@ struct config {
 void	 config_defaults(struct config *);
 int	 config_load(struct config *, const char *path, FILE *errs);
 int	 config_set(struct config *, const char *key, const char *value);
+int	 config_check(const struct config *, const char *path, FILE *errs);
+int	 config_listen_valid(const char *);
+int	 config_listen_loopback(const char *);
 
 /* store.c */
 struct store;
@@ -98,7 +103,8 @@ int		 store_run_recount(struct store *, int64_t run, int64_t *total,
 		    int64_t *done);
 
 /* nvml.c */
-int	 nvml_device_count(char *why, size_t len);
+int	 nvml_device_count(const char *lib, char *why, size_t len);
+int	 nvml_gpu_host(const char *paths, char *which, size_t len);
 
 /* supervise.c */
 enum worker_state { W_DOWN, W_STARTING, W_IDLE, W_BUSY, W_DEAD };
@@ -205,7 +211,9 @@ struct opscreend {
 	int		 ndevices;	/* 0 with cpu = 1 */
 	int		 cpu;
 	char		 library[64];
-	char		 token[256];
+	char		 token[256];	/* NUL-padded to its end (api.c) */
+	char		 fault[512];	/* why nothing may be screened nor served */
+	int		 lockfd;	/* the database's lock, held for life */
 	volatile int	 quit;
 	double		 started;
 };

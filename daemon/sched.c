@@ -3180,7 +3180,7 @@ on_hello(struct worker *w, json_t *msg)
 	if (err) {
 		snprintf(w->hello_error, sizeof(w->hello_error),
 		    "library '%s' cannot be used: %s", env->library, err);
-		log_warnx("worker %d: %s", w->slot, w->hello_error);
+		error("worker %d: %s", w->slot, w->hello_error);
 		if (slot >= 0) {
 			pthread_mutex_lock(&sched_mtx);
 			snprintf(cur_err[slot], sizeof(cur_err[slot]), "%s",

@@ -2,7 +2,11 @@
  * supervise.c: runner processes. Each runner is spawned (posix_spawn, never a
  * fork of a process that touched CUDA) into its own session, so that a deadline
  * kill reaches the Triton compile workers it started. It talks framed JSON on
- * fd 3; its stdout goes to /dev/null because libraries print there.
+ * fd 3; its stdout goes to /dev/null because libraries print there. It is
+ * told the daemon's pid and ties its life to it (opscreen_runner/lifeline.py:
+ * PR_SET_PDEATHSIG, which fires when the spawning thread ends, and a watcher
+ * that kills its group when this end of the socket closes): spawns happen on
+ * the main loop's thread only, which ends with the process.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -45,7 +49,7 @@ env_overridden(const char *e)
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
 	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=",
 	    "TRITON_CACHE_AUTOTUNING=", "OPSCREEN_CUDA_SYNC=",
-	    "OPSCREEN_AUTOTUNE_REP=" };
+	    "OPSCREEN_AUTOTUNE_REP=", "OPSCREEN_DAEMON_PID=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -60,6 +64,7 @@ supervise_spawn(struct worker *w)
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
 	char				*envp[ENV_MAX], **e, dev[16], nice[16], rep[32];
+	char				 me[16];
 	char				*pp = NULL;
 	char				*argv[4];
 	const char			*oldpp;
@@ -102,7 +107,9 @@ supervise_spawn(struct worker *w)
 	    env_push(envp, &n, "OPSCREEN_CUDA_SYNC", env->conf.cuda_sync) == -1)
 		goto fail;
 	snprintf(rep, sizeof(rep), "%g", env->conf.autotune_rep);
-	if (env_push(envp, &n, "OPSCREEN_AUTOTUNE_REP", rep) == -1)
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	if (env_push(envp, &n, "OPSCREEN_AUTOTUNE_REP", rep) == -1 ||
+	    env_push(envp, &n, "OPSCREEN_DAEMON_PID", me) == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

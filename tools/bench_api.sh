@@ -8,6 +8,7 @@ PY=${PYTHON:-$( [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo pytho
 W=$(mktemp -d)
 PORT=${PORT:-18470}
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/token
+chmod 600 $W/token	# opscreend refuses a token others may read
 cat > $W/opscreen.conf <<CONF
 [daemon]
 port = $PORT

@@ -1,16 +1,21 @@
 """Runner main loop: hello, then one case at a time until bye or end of stream."""
 
-import logging
-import os
-import sys
-import time
-import warnings
+from . import lifeline
 
-import torch
+# before torch is imported: the watcher is forked while there is one thread
+lifeline.bind()
 
-from . import autotune, cudasync, jitstats, proto, repro
-from .adapters import FlagGemsStyle
-from .execute import HarnessError, device_ok, run_case
+import logging  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+
+from . import autotune, cudasync, jitstats, proto, repro  # noqa: E402
+from .adapters import FlagGemsStyle  # noqa: E402
+from .execute import HarnessError, device_ok, run_case  # noqa: E402
 
 log = logging.getLogger("opscreen_runner")
 

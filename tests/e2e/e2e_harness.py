@@ -31,7 +31,9 @@ class Daemon:
         self.token = secrets.token_hex(16)
         self.db = os.path.join(self.tmp, "opscreen.db")
         tokfile = os.path.join(self.tmp, "token")
-        with open(tokfile, "w") as f:
+        # opscreend refuses a token file others may read
+        fd = os.open(tokfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
             f.write(self.token + "\n")
         conf = {
             "daemon": {"listen": "127.0.0.1", "port": self.port,
@@ -62,7 +64,9 @@ class Daemon:
         self.log = os.path.join(self.tmp, "opscreend.log")
         self.proc = None
 
-    def start(self):
+    def start(self, healthz=200):
+        """Starts opscreend and waits for /healthz to answer `healthz` (503:
+        a daemon that starts in a fault)."""
         self.logf = open(self.log, "ab")
         self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
                                      stdout=self.logf, stderr=subprocess.STDOUT,
@@ -73,7 +77,7 @@ class Daemon:
             if self.proc.poll() is not None:
                 raise RuntimeError("opscreend exited: " + self.logtext())
             try:
-                if self.get("/healthz")[0] == 200:
+                if self.get("/healthz")[0] == healthz:
                     return self
             except OSError:
                 pass

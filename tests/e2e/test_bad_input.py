@@ -164,18 +164,91 @@ def test_config_errors_name_the_line(tmp_path):
     assert ":5:" in r.stderr and "devices" in r.stderr
     assert ":6:" in r.stderr and "unknown key" in r.stderr
     assert ":7:" in r.stderr
-    r = run_check("[daemon]\nport = 8470\n", tmp_path)
+    r = run_check(f"[daemon]\nport = 8470\ndatabase = {tmp_path}/x.db\n",
+                  tmp_path)
     assert r.returncode == 0 and "configuration OK" in r.stdout
     r = subprocess.run([DAEMON, "-n", "-c", str(tmp_path / "missing.conf")],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "No such file" in r.stderr
 
 
-def test_shipped_config_is_valid():
+def test_shipped_config_is_valid(tmp_path):
+    # its paths are relative: checked where `make run` runs it, with var/
     root = os.path.dirname(os.path.dirname(DAEMON))
+    (tmp_path / "var").mkdir()
     r = subprocess.run([DAEMON, "-n", "-c", os.path.join(root, "conf",
-                        "opscreen.conf")], capture_output=True, text=True)
+                        "opscreen.conf")], capture_output=True, text=True,
+                       cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def test_check_catches_every_bad_value(tmp_path):
+    """opscreend -n reports every problem it can know before starting, each
+    with the line it is on: every syntax error (not only the first), an
+    over-long line under its own number (the lines after it keep theirs), a
+    duplicate key, a listen that is not an address, a database directory that
+    does not exist and a token file others may read."""
+    tok = tmp_path / "token"
+    tok.write_text("t" * 32 + "\n")
+    os.chmod(tok, 0o644)
+    r = run_check("[daemon]\n"                                     # 1
+                  "listen = localhost\n"                           # 2
+                  "port 8470\n"                                    # 3
+                  f"database = {tmp_path}/nope/x.db\n"             # 4
+                  f"token_file = {tok}\n"                          # 5
+                  "[runner\n"                                      # 6
+                  "python = " + "p" * 400 + "\n"                   # 7
+                  "nice = 30\n"                                    # 8
+                  "nice = 5\n"                                     # 9
+                  "what is this\n"                                 # 10
+                  "[api]\n"                                        # 11
+                  "threads = 2\n", tmp_path)                       # 12
+    err = r.stderr
+    assert r.returncode == 1, err
+    assert ':2: [daemon] listen = "localhost": must be an IPv4 or IPv6' in err
+    assert ":3: syntax error" in err and ":6: syntax error" in err
+    assert ":10: syntax error" in err, err
+    assert ":7: line longer than" in err, err
+    assert ":8: [daemon] nice" in err   # inih keeps [daemon] past line 6
+    assert ':9: [daemon] nice = "5": duplicate key (first set on line 8)' in err
+    assert f"database directory '{tmp_path}/nope' does not exist" in err, err
+    assert "token_file" in err and "mode 0644" in err, err
+    assert ":12:" not in err and ":11:" not in err, err
+    # the lines are reported in order
+    lines = [int(x.split(":")[1]) for x in err.splitlines()
+             if x.startswith(str(tmp_path / "bad.conf") + ":")
+             and x.split(":")[1].isdigit()]
+    assert lines == sorted(lines) and lines, err
+
+    # the same file without its problems is accepted; so is a token 0600
+    os.chmod(tok, 0o600)
+    r = run_check(f"[daemon]\nlisten = ::1\nport = 8470\n"
+                  f"database = {tmp_path}/x.db\ntoken_file = {tok}\n"
+                  "[runner]\nnice = 5\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    # a listen off loopback is allowed, with a warning
+    r = run_check(f"[daemon]\nlisten = 0.0.0.0\ndatabase = {tmp_path}/x.db\n",
+                  tmp_path)
+    assert r.returncode == 0 and "warning" in r.stderr and \
+        "not a loopback address" in r.stderr, r.stderr
+
+
+def test_token_file_others_can_read_is_refused(make_daemon):
+    """The daemon refuses to start, saying why, on a token file that its
+    group or the world may read; it writes nothing, not even the database."""
+    d = make_daemon()
+    tokfile = os.path.join(d.tmp, "token")
+    for mode in (0o640, 0o604):
+        os.chmod(tokfile, mode)
+        r = subprocess.run([DAEMON, "-c", d.conf], capture_output=True,
+                           text=True, timeout=30, cwd=d.tmp)
+        assert r.returncode == 1, r.stderr
+        assert f"mode {mode:04o} lets others read the token" in r.stderr
+        assert not os.path.exists(d.db)
+    os.chmod(tokfile, 0o400)
+    d.start()
+    st, out = d.post_run({"ops": ["add"]})
+    assert st in (202, 503), out      # the token is accepted
 
 
 def test_missing_database_directory(make_daemon, tmp_path):
@@ -238,6 +311,9 @@ def test_library_that_cannot_be_imported(make_daemon):
     st, body = d.get_json("/allowlist")
     assert st == 503 and "not known" in body["error"], body
     assert "no_such_library_xyz" in body["why"]
+    # the library named cannot be loaded: an error, not a warning
+    assert any(" error: " in ln and "library 'no_such_library_xyz' cannot be "
+               "used" in ln for ln in d.logtext().splitlines()), d.logtext()
     st, out = d.post_run({})
     assert st == 202
     run = d.wait_run(out["run"], timeout=120)

@@ -124,7 +124,12 @@ def test_make_install(tmp_path):
             "/usr/local/share/opscreen/demolib") in lines
     assert "database = /var/lib/opscreen/opscreen.db" in lines
     assert "token_file = /etc/opscreen/token" in lines
-    r = subprocess.run([str(pre / "sbin/opscreend"), "-n", "-c", str(conf)],
+    # never the demo library in place of flag_gems (a fault serves 503)
+    assert "library = flag_gems" in lines
+    # systemd creates /var/lib/opscreen (StateDirectory=) when it starts the
+    # daemon: -n is checked here with the database in a directory that exists
+    r = subprocess.run([str(pre / "sbin/opscreend"), "-n", "-c", str(conf),
+                        "-o", f"daemon.database={tmp_path}/opscreen.db"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     # an existing configuration is the operator's: a second install keeps it

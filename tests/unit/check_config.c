@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opscreend.h"
@@ -129,6 +130,124 @@ START_TEST(syntax_error)
 }
 END_TEST
 
+START_TEST(every_syntax_error)
+{
+	struct config	 c;
+	char		 errs[2048] = "";
+
+	/* inih itself returns only the first; each one is reported */
+	ck_assert_int_eq(load("[daemon]\nport 8470\n[runner\nnice = 3\n"
+	    "what\n[api]\nthreads = 2\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 4);
+	/* inih keeps [daemon] past the broken header */
+	ck_assert_ptr_nonnull(strstr(errs, ":4: [daemon] nice = \"3\": unknown"));
+	ck_assert_ptr_nonnull(strstr(errs, ":2: syntax error"));
+	ck_assert_ptr_nonnull(strstr(errs, ":3: syntax error"));
+	ck_assert_ptr_nonnull(strstr(errs, ":5: syntax error"));
+	/* values around them still applied and checked */
+	ck_assert_int_eq(c.api_threads, 2);
+	ck_assert(strstr(errs, ":2:") < strstr(errs, ":3:"));
+	ck_assert(strstr(errs, ":3:") < strstr(errs, ":5:"));
+}
+END_TEST
+
+START_TEST(long_line_keeps_the_numbers)
+{
+	struct config	 c;
+	char		 errs[2048] = "", text[1024];
+
+	/* line 2 is longer than inih's buffer: its own number, not applied */
+	snprintf(text, sizeof(text), "[daemon]\ndatabase = /%0600d\n"
+	    "port = x\nlisten = ::1\n", 0);
+	ck_assert_int_eq(load(text, &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 2);
+	ck_assert_ptr_nonnull(strstr(errs, ":2: line longer than"));
+	ck_assert_ptr_nonnull(strstr(errs, ":3: [daemon] port = \"x\""));
+	ck_assert_str_eq(c.database, "/var/lib/opscreen/opscreen.db");
+	ck_assert_str_eq(c.listen, "::1");
+	ck_assert_ptr_null(strstr(errs, ":4:"));
+}
+END_TEST
+
+START_TEST(duplicate_key)
+{
+	struct config	 c;
+	char		 errs[1024] = "";
+
+	ck_assert_int_eq(load("[daemon]\nport = 1\n[runner]\nnice = 1\n"
+	    "[daemon]\nport = 2\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 1);
+	ck_assert_ptr_nonnull(strstr(errs, ":6: [daemon] port = \"2\": "
+	    "duplicate key (first set on line 2)"));
+	ck_assert_int_eq(c.port, 1);
+	/* the same key in another section is another key */
+	ck_assert_int_eq(load("[daemon]\nport = 1\n[api]\nthreads = 2\n", &c,
+	    errs, sizeof(errs)), 0);
+}
+END_TEST
+
+START_TEST(listen_address)
+{
+	struct config	 c;
+	char		 errs[1024] = "";
+
+	ck_assert_int_eq(load("[daemon]\nlisten = localhost\n", &c, errs,
+	    sizeof(errs)), -1);
+	ck_assert_ptr_nonnull(strstr(errs, ":2: [daemon] listen = \"localhost\": "
+	    "must be an IPv4 or IPv6 address"));
+	ck_assert_int_eq(config_set(&c, "daemon.listen", "10.0.0.300"), -1);
+	ck_assert_int_eq(config_set(&c, "daemon.listen", "0.0.0.0"), 0);
+	ck_assert(config_listen_loopback("127.0.0.1"));
+	ck_assert(config_listen_loopback("127.1.2.3"));
+	ck_assert(config_listen_loopback("::1"));
+	ck_assert(config_listen_loopback("::ffff:127.0.0.1"));
+	ck_assert(!config_listen_loopback("0.0.0.0"));
+	ck_assert(!config_listen_loopback("::"));
+	ck_assert(!config_listen_loopback("192.168.1.1"));
+	ck_assert(!config_listen_loopback("::ffff:10.0.0.1"));
+}
+END_TEST
+
+START_TEST(check_named_paths)
+{
+	struct config	 c;
+	char		 errs[2048] = "", dir[] = "/tmp/check_config_d.XXXXXX";
+	char		 tok[128];
+	FILE		*e, *fp;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(tok, sizeof(tok), "%s/token", dir);
+	ck_assert_ptr_nonnull(fp = fopen(tok, "w"));
+	fputs("0123456789abcdef0123\n", fp);
+	fclose(fp);
+	config_defaults(&c);
+	snprintf(c.database, sizeof(c.database), "%s/nope/x.db", dir);
+	snprintf(c.token_file, sizeof(c.token_file), "%s", tok);
+	chmod(tok, 0640);
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 2);
+	fclose(e);
+	ck_assert_ptr_nonnull(strstr(errs, "/nope' does not exist"));
+	ck_assert_ptr_nonnull(strstr(errs, "mode 0640 lets others read"));
+
+	snprintf(c.database, sizeof(c.database), "%s/x.db", dir);
+	chmod(tok, 0600);
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 0);
+	fclose(e);
+	chmod(tok, 0604);
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 1);
+	fclose(e);
+	/* a missing token file only disables POST/DELETE: no error */
+	unlink(tok);
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 0);
+	fclose(e);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(overrides)
 {
 	struct config	 c;
@@ -156,6 +275,11 @@ main(void)
 	tcase_add_test(t, every_error_with_its_line);
 	tcase_add_test(t, syntax_error);
 	tcase_add_test(t, overrides);
+	tcase_add_test(t, every_syntax_error);
+	tcase_add_test(t, long_line_keeps_the_numbers);
+	tcase_add_test(t, duplicate_key);
+	tcase_add_test(t, listen_address);
+	tcase_add_test(t, check_named_paths);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
