@@ -169,8 +169,10 @@ char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */
 /* verdict.c: see verdict.h */
 
 /* rollup.c */
+#define ROLLUP_POLICY	"strict"	/* every severity denies: the only one */
+#define ROLLUP_MODE	"eager"		/* what the probes run: no compile mode */
 struct rollup_query {
-	char	 dtypes[256];		/* comma list, empty = all */
+	char	 dtypes[256];		/* comma list, empty = what each key had */
 	int	 gpu;			/* -1 = every device */
 	int	 stale_ok;
 };
