@@ -156,7 +156,8 @@ int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
 json_t	*sched_progress(void);			/* live progress of the current run */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
-int	 sched_fingerprint_fresh(double wait);	/* 0: not re-checked in time */
+int	 sched_fingerprint_fresh(void);		/* 0: not re-checked in time */
+json_t	*sched_registered_names(void);		/* NULL: no table known yet */
 
 /* regress.c */
 int64_t	 regress_previous(sqlite3 *, int64_t run);
