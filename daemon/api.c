@@ -255,6 +255,185 @@ csv_field(char **buf, size_t *len, size_t *cap, const char *s, int last)
 	buf_add(buf, len, cap, last ? "\"\n" : "\",");
 }
 
+/* A double-quoted YAML scalar: names come from the library's table. */
+static void
+yaml_item(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	char	 one[8];
+
+	buf_add(buf, len, cap, "- \"");
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			snprintf(one, sizeof(one), "\\%c", *s);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			snprintf(one, sizeof(one), "\\x%02x", (unsigned char)*s);
+		else
+			snprintf(one, sizeof(one), "%c", *s);
+		buf_add(buf, len, cap, one);
+	}
+	buf_add(buf, len, cap, "\"\n");
+}
+
+/* One `# ` line; control characters would end the comment early. */
+static void
+comment_line(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+comment_line(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 line[1024], *p;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	buf_add(buf, len, cap, "# ");
+	buf_add(buf, len, cap, line);
+	buf_add(buf, len, cap, "\n");
+}
+
+static const char *
+field_or_none(json_t *o, const char *k)
+{
+	const char	*s = json_string_value(json_object_get(o, k));
+
+	return s && *s ? s : "none";
+}
+
+/* The provenance header of a text, CSV or YAML list (the JSON has fields). */
+static void
+list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
+{
+	json_t	*r;
+	size_t	 i;
+
+	comment_line(buf, len, cap, "opscreen %s: policy %s, mode %s, dtypes %s%s",
+	    deny ? "denylist" : "allowlist", field_or_none(list, "policy"),
+	    field_or_none(list, "mode"), field_or_none(list, "dtypes"),
+	    json_is_true(json_object_get(list, "stale")) ? ", STALE (stale=ok: "
+	    "not the current library's screen)" : "");
+	json_array_foreach(json_object_get(list, "runs"), i, r)
+		comment_line(buf, len, cap, "device %lld: run %lld completed %s; "
+		    "library %s %s source %s; torch %s; triton %s; cuda %s; "
+		    "driver %s; gpu %s uuid %s",
+		    (long long)json_integer_value(json_object_get(r, "device")),
+		    (long long)json_integer_value(json_object_get(r, "run")),
+		    field_or_none(r, "completed"), field_or_none(r, "library"),
+		    field_or_none(r, "library_version"),
+		    field_or_none(r, "library_hash"), field_or_none(r, "torch"),
+		    field_or_none(r, "triton"), field_or_none(r, "cuda"),
+		    field_or_none(r, "driver"), field_or_none(r, "gpu_name"),
+		    field_or_none(r, "gpu_uuid"));
+}
+
+/*
+ * A list that cannot be served: JSON gets the error object; text, CSV and
+ * YAML get a body that enables nothing when a script ignores the status (an
+ * empty allow-list; a deny-list of every registered name), because a
+ * deployment that writes the body to only_enable.yaml or unused.yaml and
+ * loads it would otherwise read "no include/exclude" and enable every op.
+ */
+static enum MHD_Result
+list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
+    json_t *err)
+{
+	const char	*msg, *ct, *why;
+	char		*out = NULL, *s;
+	size_t		 len = 0, cap = 0, i;
+	json_t		*names = NULL, *n;
+
+	json_object_set_new(err, "status", json_integer(status));
+	if (!strcmp(fmt, "json")) {
+		s = json_dumps(err, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		json_decref(err);
+		if (s == NULL)
+			return MHD_NO;
+		/* not cached: fingerprints change without a generation bump */
+		return send_buf(c, status, CT_JSON, s, strlen(s));
+	}
+	msg = json_string_value(json_object_get(err, "error")) ?: "no list";
+	why = json_string_value(json_object_get(err, "why"));
+	ct = !strcmp(fmt, "text") ? CT_TEXT : !strcmp(fmt, "csv") ? CT_CSV :
+	    CT_YAML;
+	buf_add(&out, &len, &cap, "");
+	comment_line(&out, &len, &cap, "opscreen %s: HTTP %d: %s", deny ?
+	    "denylist" : "allowlist", status, msg);
+	if (why)
+		comment_line(&out, &len, &cap, "why: %s", why);
+	if (!deny) {
+		comment_line(&out, &len, &cap, "no name is verified: this list "
+		    "enables nothing");
+		if (!strcmp(fmt, "yaml"))
+			buf_add(&out, &len, &cap, "include: []\n");
+		else if (!strcmp(fmt, "csv"))
+			buf_add(&out, &len, &cap, "name\n");
+		goto send;
+	}
+	if ((names = sched_registered_names()) == NULL) {
+		comment_line(&out, &len, &cap, "the library's registration table "
+		    "is not known (no runner has reported it), so no name can be "
+		    "listed here: use the HTTP status (curl -f)");
+		if (!strcmp(fmt, "yaml")) {
+			/* not a list on purpose: a loader that expects one fails */
+			comment_line(&out, &len, &cap, "`exclude: true` is not a "
+			    "list: flag_gems.enable(unused=this file) raises "
+			    "instead of enabling every op");
+			buf_add(&out, &len, &cap, "exclude: true\n");
+		} else if (!strcmp(fmt, "csv"))
+			buf_add(&out, &len, &cap, "name,verdict,reason,class,"
+			    "detail\n");
+		goto send;
+	}
+	comment_line(&out, &len, &cap, "every registered name is excluded: "
+	    "this list enables nothing");
+	if (!strcmp(fmt, "yaml"))
+		buf_add(&out, &len, &cap, json_array_size(names) ? "exclude:\n" :
+		    "exclude: []\n");
+	else if (!strcmp(fmt, "csv"))
+		buf_add(&out, &len, &cap, "name,verdict,reason,class,detail\n");
+	json_array_foreach(names, i, n) {
+		if (!strcmp(fmt, "yaml"))
+			yaml_item(&out, &len, &cap, json_string_value(n));
+		else if (!strcmp(fmt, "text")) {
+			buf_add(&out, &len, &cap, json_string_value(n));
+			buf_add(&out, &len, &cap, "\n");
+		} else {
+			csv_field(&out, &len, &cap, json_string_value(n), 0);
+			csv_field(&out, &len, &cap, "withheld", 0);
+			csv_field(&out, &len, &cap, msg, 0);
+			csv_field(&out, &len, &cap, "", 0);
+			csv_field(&out, &len, &cap, "", 1);
+		}
+	}
+ send:
+	json_decref(names);
+	json_decref(err);
+	if (out == NULL)
+		return send_error(c, 500, "out of memory");
+	return send_buf(c, status, ct, out, len);
+}
+
+static enum MHD_Result
+list_refusef(struct MHD_Connection *c, int status, const char *fmt, int deny,
+    const char *msgfmt, ...) __attribute__((format(printf, 5, 6)));
+
+static enum MHD_Result
+list_refusef(struct MHD_Connection *c, int status, const char *fmt, int deny,
+    const char *msgfmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, msgfmt);
+	vsnprintf(msg, sizeof(msg), msgfmt, ap);
+	va_end(ap);
+	return list_refuse(c, status, fmt, deny, json_pack("{ss}", "error", msg));
+}
+
 static enum MHD_Result
 serve_list(struct MHD_Connection *c, int deny)
 {
@@ -262,26 +441,28 @@ serve_list(struct MHD_Connection *c, int deny)
 	    NULL };
 	struct rollup_query	 q;
 	const char		*fmt, *v, *ct;
-	char			 bad[128], ckey[512], *out = NULL, *s;
-	json_t			*allow, *dlist, *err, *fps, *names, *e;
+	char			 bad[128], ckey[512], *out = NULL;
+	json_t			*allow, *dlist, *err, *fps, *names, *e, *list;
 	int			 status;
 	size_t			 len = 0, cap = 0, i;
 	unsigned long		 gen;
 	enum MHD_Result		 rc;
 	sqlite3			*db;
 
-	if (query_unknown(c, allowed, bad, sizeof(bad)))
-		return send_error(c, 400, "unknown query parameter '%s' (known: "
-		    "format, dtypes, gpu, stale)", bad);
-	memset(&q, 0, sizeof(q));
-	q.gpu = -1;
+	/* the format first: every refusal after it is given in that format */
 	fmt = arg(c, "format") ? arg(c, "format") : "json";
 	if (strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "csv") &&
 	    strcmp(fmt, "yaml"))
 		return send_error(c, 400, "format must be json, text, csv or yaml");
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
+		    "'%s' (known: format, dtypes, gpu, stale)", bad);
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
 	if ((v = arg(c, "dtypes")) != NULL) {
 		if (!valid_dtype_list(v, bad, sizeof(bad)))
-			return send_error(c, 400, "dtypes: unknown dtype '%s'", bad);
+			return list_refusef(c, 400, fmt, deny, "dtypes: unknown "
+			    "dtype '%s'", bad);
 		snprintf(q.dtypes, sizeof(q.dtypes), "%s", v);
 	}
 	if ((v = arg(c, "gpu")) != NULL) {
@@ -292,32 +473,35 @@ serve_list(struct MHD_Connection *c, int deny)
 		else if (!strcmp(v, "0"))
 			q.gpu = 0;
 		else if (parse_id(v, &g) == -1 || g >= MAX_DEVICES)
-			return send_error(c, 400, "gpu must be a GPU index");
+			return list_refusef(c, 400, fmt, deny, "gpu must be a GPU "
+			    "index");
 		else
 			q.gpu = (int)g;
 		if (!strcmp(v, "cpu") && !env->cpu)
-			return send_error(c, 400, "this daemon screens GPUs, not "
-			    "the cpu");
+			return list_refusef(c, 400, fmt, deny, "this daemon screens "
+			    "GPUs, not the cpu");
 	}
 	if ((v = arg(c, "stale")) != NULL) {
 		if (strcmp(v, "ok") && strcmp(v, "no"))
-			return send_error(c, 400, "stale must be ok or no");
+			return list_refusef(c, 400, fmt, deny, "stale must be ok "
+			    "or no");
 		q.stale_ok = !strcmp(v, "ok");
 	}
 	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d", deny, fmt, q.dtypes, q.gpu,
 	    q.stale_ok);
 	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
-		return send_error(c, 503, "%s", env->fault);
+		return list_refusef(c, 503, fmt, deny, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */
-	if (!sched_fingerprint_fresh(2.0) && !q.stale_ok)
-		return send_error(c, 503, "the library fingerprint has not been "
-		    "re-read within runner.fingerprint_period (runners busy or "
-		    "down); add stale=ok to accept the last complete screen");
+	if (!q.stale_ok && !sched_fingerprint_fresh())
+		return list_refusef(c, 503, fmt, deny, "the library fingerprint "
+		    "has not been re-read within runner.fingerprint_period "
+		    "(runners busy or down); add stale=ok to accept the last "
+		    "complete screen");
 	if (cache_get(ckey, c, &rc))
 		return rc;
 	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
 	if ((db = store_reader(env->conf.database)) == NULL)
-		return send_error(c, 500, "store unavailable");
+		return list_refusef(c, 500, fmt, deny, "store unavailable");
 	fps = sched_current_fingerprints();
 	rollup_lists(db, &q, fps, &allow, &dlist, &status, &err);
 	if (status == 503 && json_object_get(err, "fingerprint")) {
@@ -335,24 +519,18 @@ serve_list(struct MHD_Connection *c, int deny)
 			}
 	}
 	json_decref(fps);
-	if (status != 200) {
-		json_object_set_new(err, "status", json_integer(status));
-		s = json_dumps(err, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-		json_decref(err);
-		if (s == NULL)
-			return MHD_NO;
-		/* not cached: fingerprints change without a generation bump */
-		return send_buf(c, status, CT_JSON, s, strlen(s));
-	}
-	names = json_object_get(deny ? dlist : allow, "names");
+	if (status != 200)
+		return list_refuse(c, status, fmt, deny, err);
+	list = deny ? dlist : allow;
+	names = json_object_get(list, "names");
 	ct = CT_JSON;
 	if (!strcmp(fmt, "json")) {
-		out = json_dumps(deny ? dlist : allow, JSON_INDENT(1) |
-		    JSON_PRESERVE_ORDER);
+		out = json_dumps(list, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		len = out ? strlen(out) : 0;
 	} else if (!strcmp(fmt, "text")) {
 		ct = CT_TEXT;
 		buf_add(&out, &len, &cap, "");
+		list_header(&out, &len, &cap, list, deny);
 		json_array_foreach(names, i, e) {
 			buf_add(&out, &len, &cap, deny ? json_string_value(
 			    json_object_get(e, "name")) : json_string_value(e));
@@ -360,6 +538,8 @@ serve_list(struct MHD_Connection *c, int deny)
 		}
 	} else if (!strcmp(fmt, "csv")) {
 		ct = CT_CSV;
+		buf_add(&out, &len, &cap, "");
+		list_header(&out, &len, &cap, list, deny);
 		buf_add(&out, &len, &cap, deny ?
 		    "name,verdict,reason,class,detail\n" : "name\n");
 		json_array_foreach(names, i, e) {
@@ -381,16 +561,15 @@ serve_list(struct MHD_Connection *c, int deny)
 	} else {
 		/* flag_gems loads `include:` / `exclude:` lists */
 		ct = CT_YAML;
+		buf_add(&out, &len, &cap, "");
+		list_header(&out, &len, &cap, list, deny);
 		buf_add(&out, &len, &cap, deny ? "exclude:" : "include:");
 		if (json_array_size(names) == 0)
 			buf_add(&out, &len, &cap, " []");
 		buf_add(&out, &len, &cap, "\n");
-		json_array_foreach(names, i, e) {
-			buf_add(&out, &len, &cap, "- \"");
-			buf_add(&out, &len, &cap, deny ? json_string_value(
+		json_array_foreach(names, i, e)
+			yaml_item(&out, &len, &cap, deny ? json_string_value(
 			    json_object_get(e, "name")) : json_string_value(e));
-			buf_add(&out, &len, &cap, "\"\n");
-		}
 	}
 	json_decref(allow);
 	json_decref(dlist);

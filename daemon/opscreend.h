@@ -171,7 +171,8 @@ int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
 json_t	*sched_progress(void);			/* live progress of the current run */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
-int	 sched_fingerprint_fresh(double wait);	/* 0: not re-checked in time */
+int	 sched_fingerprint_fresh(void);		/* 0: not re-checked in time */
+json_t	*sched_registered_names(void);		/* NULL: no table known yet */
 
 /* regress.c */
 int64_t	 regress_previous(sqlite3 *, int64_t run);
@@ -184,8 +185,10 @@ char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */
 /* verdict.c: see verdict.h */
 
 /* rollup.c */
+#define ROLLUP_POLICY	"strict"	/* every severity denies: the only one */
+#define ROLLUP_MODE	"eager"		/* what the probes run: no compile mode */
 struct rollup_query {
-	char	 dtypes[256];		/* comma list, empty = all */
+	char	 dtypes[256];		/* comma list, empty = what each key had */
 	int	 gpu;			/* -1 = every device */
 	int	 stale_ok;
 };

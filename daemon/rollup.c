@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscreend.h"
 
@@ -16,8 +17,7 @@ dtype_in_scope(const char *scope, const char *dtype)
 	const char	*p = scope;
 	size_t		 n = strlen(dtype);
 
-	/* "any": a finding about the entry itself (bootstrap), every dtype's */
-	if (scope[0] == '\0' || strcmp(dtype, "any") == 0)
+	if (scope[0] == '\0')
 		return 1;
 	while (p && *p) {
 		if (!strncmp(p, dtype, n) && (p[n] == ',' || p[n] == '\0'))
@@ -98,30 +98,103 @@ repro_of(sqlite3 *db, int64_t case_id)
 	return r;
 }
 
-/* Adds this device's judgement of every name to `names`. */
+static json_t *
+key_get(json_t *keys, const char *key, const char *name, int screened)
+{
+	json_t	*k = json_object_get(keys, key);
+
+	if (k == NULL) {
+		k = json_pack("{ss sb si s{} s{}}", "name", name, "screened",
+		    screened, "rows", 0, "judged", "cases");
+		json_object_set_new(keys, key, k);
+	}
+	return k;
+}
+
+/*
+ * Why `dtype` keeps key `k` off the list, or NULL when it does not: judged
+ * (its verdict row decided already), or not supported natively (every case of
+ * it not applicable: native raises too, so verdict_fold_result wrote no row).
+ * Anything else was never judged: never screened, or cases without a verdict.
+ */
+static const char *
+dtype_unjudged(json_t *k, const char *dtype, char *why, size_t len)
+{
+	json_t	*c = json_object_get(json_object_get(k, "cases"), dtype);
+	int64_t	 n, na;
+
+	if (json_object_get(json_object_get(k, "judged"), dtype))
+		return NULL;
+	if (c == NULL) {
+		snprintf(why, len, "%s was never screened for this key", dtype);
+		return why;
+	}
+	n = json_integer_value(json_array_get(c, 0));
+	na = json_integer_value(json_array_get(c, 1));
+	if (n > 0 && na == n)
+		return NULL;
+	snprintf(why, len, "no verdict for %s: %lld of its %lld cases have no "
+	    "result that judges it", dtype, (long long)(n - na), (long long)n);
+	return why;
+}
+
+static void
+withhold(json_t *names, const char *name, const char *key, const char *dtype,
+    const char *why, int device, int64_t run)
+{
+	json_t	*w = json_pack("{ss ss si sI}", "key", key, "reason", why,
+	    "device", device, "run", (json_int_t)run);
+
+	if (dtype != NULL)
+		json_object_set_new(w, "dtype", json_string(dtype));
+	json_array_append_new(json_object_get(name_get(names, name), "withheld"),
+	    w);
+}
+
+/*
+ * Adds this device's judgement of every name to `names`: from this device's
+ * own verdicts and cases only, so that one device's screen never vouches for
+ * another's.  Every dtype of the scope (unscoped: every dtype the run screened
+ * for the key) must be judged for every key; the bootstrap verdict (dtype
+ * "any") can deny a key but never counts as a judged dtype.
+ */
 static int
 rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
     json_t *names)
 {
 	sqlite3_stmt	*st;
-	json_t		*n, *k;
-	const char	*name, *key;
-	void		*it;
+	json_t		*n, *k, *keys = json_object(), *dt;
+	const char	*key, *dtype;
+	char		 why[256], buf[256], *tok, *p, *save;
+	int		 rc = -1;
 
 	if (sqlite3_prepare_v2(db, "SELECT key, name, screened FROM entries "
 	    "WHERE run_id=?", -1, &st, NULL) != SQLITE_OK)
-		return -1;
+		goto out;
 	sqlite3_bind_int64(st, 1, run);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		n = name_get(names, (const char *)sqlite3_column_text(st, 1));
-		k = json_object_get(json_object_get(n, "keys"),
-		    (const char *)sqlite3_column_text(st, 0));
-		if (k == NULL) {
-			k = json_pack("{sb si si}", "screened",
-			    sqlite3_column_int(st, 2), "rows", 0, "in_scope", 0);
-			json_object_set_new(json_object_get(n, "keys"),
-			    (const char *)sqlite3_column_text(st, 0), k);
-		}
+		name_get(names, (const char *)sqlite3_column_text(st, 1));
+		key_get(keys, (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 1),
+		    sqlite3_column_int(st, 2));
+	}
+	sqlite3_finalize(st);
+
+	/* what the run screened on this device, and what came out not applicable */
+	if (sqlite3_prepare_v2(db, "SELECT c.key, c.name, c.dtype, count(*), "
+	    "sum(r.status IS 'na') FROM cases c LEFT JOIN results r ON "
+	    "r.case_id = c.id WHERE c.run_id=? AND c.device=? AND c.dtype != "
+	    "'any' GROUP BY c.key, c.dtype", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int(st, 2, device);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		k = key_get(keys, (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 1), 1);
+		json_object_set_new(json_object_get(k, "cases"),
+		    (const char *)sqlite3_column_text(st, 2), json_pack("[II]",
+		    (json_int_t)sqlite3_column_int64(st, 3),
+		    (json_int_t)sqlite3_column_int64(st, 4)));
 	}
 	sqlite3_finalize(st);
 
@@ -130,32 +203,33 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	    "(SELECT r.shrunk_spec IS NOT NULL FROM results r WHERE r.case_id = "
 	    "v.evidence_case) FROM verdicts v WHERE run_id=? AND device=? "
 	    "ORDER BY key, dtype", -1, &st, NULL) != SQLITE_OK)
-		return -1;
+		goto out;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char	*dtype = (const char *)sqlite3_column_text(st, 2);
 		const char	*verdict = (const char *)sqlite3_column_text(st, 3);
+		int		 any;
 
 		key = (const char *)sqlite3_column_text(st, 0);
+		dtype = (const char *)sqlite3_column_text(st, 2);
 		n = name_get(names, (const char *)sqlite3_column_text(st, 1));
-		k = json_object_get(json_object_get(n, "keys"), key);
-		if (k == NULL) {
-			k = json_pack("{sb si si}", "screened", 1, "rows", 0,
-			    "in_scope", 0);
-			json_object_set_new(json_object_get(n, "keys"), key, k);
-		}
-		/* a bootstrap check alone does not make a key judged */
-		if (strcmp(dtype, "any") != 0)
+		k = key_get(keys, key, (const char *)sqlite3_column_text(st, 1),
+		    1);
+		/* a bootstrap check is about the entry, not about any dtype */
+		any = strcmp(dtype, "any") == 0;
+		if (!any) {
 			json_object_set_new(k, "rows", json_integer(
 			    json_integer_value(json_object_get(k, "rows")) + 1));
-		if (!dtype_in_scope(scope, dtype))
+			json_object_set_new(json_object_get(k, "judged"), dtype,
+			    json_true());
+		}
+		if (!any && !dtype_in_scope(scope, dtype))
 			continue;
-		json_object_set_new(k, "in_scope", json_integer(
-		    json_integer_value(json_object_get(k, "in_scope")) + 1));
 		if (!strcmp(verdict, "verified")) {
-			json_object_set_new(n, "verified", json_integer(
-			    json_integer_value(json_object_get(n, "verified")) + 1));
+			if (!any)
+				json_object_set_new(n, "verified", json_integer(
+				    json_integer_value(json_object_get(n,
+				    "verified")) + 1));
 			continue;
 		}
 		{
@@ -178,28 +252,37 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	}
 	sqlite3_finalize(st);
 
-	/* Keys that were never judged keep their name off the allow-list. */
-	it = json_object_iter(names);
-	while (it) {
-		name = json_object_iter_key(it);
-		n = json_object_iter_value(it);
-		json_object_foreach(json_object_get(n, "keys"), key, k) {
-			const char	*why = NULL;
+	/* Keys and dtypes that were never judged keep their name off the list. */
+	json_object_foreach(keys, key, k) {
+		const char	*name = json_string_value(json_object_get(k, "name"));
 
-			if (!json_is_true(json_object_get(k, "screened")))
-				why = "no probes for this key yet";
-			else if (json_integer_value(json_object_get(k, "rows")) == 0)
-				why = "no case of this key could be judged";
-			if (why)
-				json_array_append_new(json_object_get(n,
-				    "withheld"), json_pack("{ss ss si sI}", "key",
-				    key, "reason", why, "device", device, "run",
-				    (json_int_t)run));
+		if (!json_is_true(json_object_get(k, "screened"))) {
+			withhold(names, name, key, NULL, "no probes for this key "
+			    "yet", device, run);
+			continue;
 		}
-		it = json_object_iter_next(names, it);
+		if (json_integer_value(json_object_get(k, "rows")) == 0) {
+			withhold(names, name, key, NULL, "no case of this key "
+			    "could be judged", device, run);
+			continue;
+		}
+		if (scope[0] == '\0') {
+			json_object_foreach(json_object_get(k, "cases"), dtype, dt)
+				if (dtype_unjudged(k, dtype, why, sizeof(why)))
+					withhold(names, name, key, dtype, why,
+					    device, run);
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%s", scope);
+		save = NULL;
+		for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL)
+			if (dtype_unjudged(k, tok, why, sizeof(why)))
+				withhold(names, name, key, tok, why, device, run);
 	}
-	(void)name;
-	return 0;
+	rc = 0;
+ out:
+	json_decref(keys);
+	return rc;
 }
 
 /* Library-wide bootstrap findings of the serving runs (events). */
@@ -230,6 +313,52 @@ library_hazards(sqlite3 *db, json_t *runs)
 	return out;
 }
 
+/*
+ * Where a device's list comes from: the run, when it completed, and the
+ * fingerprint it screened (the run's own, not the current one: with stale=ok
+ * they differ).  NULL on a store error.
+ */
+static json_t *
+run_provenance(sqlite3 *db, int64_t run, int device)
+{
+	static const char	*fields[] = { "library", "library_version",
+	    "library_hash", "torch", "triton", "cuda", "driver", "gpu_name",
+	    "gpu_uuid" };
+	sqlite3_stmt		*st;
+	json_t			*o;
+	char			 when[32] = "";
+	size_t			 i;
+
+	if (sqlite3_prepare_v2(db, "SELECT r.finished, f.library, "
+	    "f.library_version, f.library_hash, f.torch, f.triton, f.cuda, "
+	    "f.driver, f.gpu_name, f.gpu_uuid FROM runs r LEFT JOIN run_devices "
+	    "d ON d.run_id = r.id AND d.device=? LEFT JOIN fingerprints f ON "
+	    "f.id = d.fingerprint_id WHERE r.id=?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int(st, 1, device);
+	sqlite3_bind_int64(st, 2, run);
+	o = json_pack("{si sI}", "device", device, "run", (json_int_t)run);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			double		 t = sqlite3_column_double(st, 0);
+			time_t		 s = (time_t)t;
+			struct tm	 tm;
+
+			if (gmtime_r(&s, &tm) != NULL)
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+				    &tm);
+			json_object_set_new(o, "completed_unix", json_real(t));
+		}
+		json_object_set_new(o, "completed", json_string(when));
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			json_object_set_new(o, fields[i], json_string(
+			    sqlite3_column_text(st, 1 + i) ? (const char *)
+			    sqlite3_column_text(st, 1 + i) : ""));
+	}
+	sqlite3_finalize(st);
+	return o;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -242,7 +371,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 {
 	json_t		*names = json_object(), *d, *fp, *runs = json_array();
 	json_t		*allowed = json_array(), *denied = json_array();
-	json_t		*withheld = json_array(), *n;
+	json_t		*withheld = json_array(), *n, *rd;
 	size_t		 i, nn = 0, j;
 	const char	**keys = NULL, *name;
 	int		 any_stale = 0, stale, ndev = 0;
@@ -279,8 +408,13 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			goto out;
 		}
 		any_stale |= stale;
-		json_array_append_new(runs, json_pack("{si sI sb}", "device",
-		    device, "run", (json_int_t)run, "stale", stale));
+		if ((rd = run_provenance(db, run, device)) == NULL) {
+			*status = 500;
+			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
+			goto out;
+		}
+		json_object_set_new(rd, "stale", json_boolean(stale));
+		json_array_append_new(runs, rd);
 		if (rollup_device(db, run, device, q->dtypes, names) == -1) {
 			*status = 500;
 			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
@@ -341,13 +475,19 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			    "name", keys[j], "reasons", wn));
 		else if (json_integer_value(json_object_get(n, "verified")) > 0)
 			json_array_append_new(allowed, json_string(keys[j]));
+		else
+			/* every dtype of the scope not applicable to every key */
+			json_array_append_new(withheld, json_pack("{ss s[{ss}]}",
+			    "name", keys[j], "reasons", "reason", "no dtype of the "
+			    "scope is supported natively by its keys"));
 	}
-	*allow = json_pack("{sO sO sb ss}", "names", allowed, "withheld",
+	*allow = json_pack("{sO sO sb ss ss ss}", "names", allowed, "withheld",
 	    withheld, "stale", any_stale, "dtypes", q->dtypes[0] ? q->dtypes :
-	    "all");
+	    "all", "policy", ROLLUP_POLICY, "mode", ROLLUP_MODE);
 	json_object_set(*allow, "runs", runs);
-	*deny = json_pack("{sO sb ss}", "names", denied, "stale", any_stale,
-	    "dtypes", q->dtypes[0] ? q->dtypes : "all");
+	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
+	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
+	    ROLLUP_POLICY, "mode", ROLLUP_MODE);
 	json_object_set(*deny, "runs", runs);
 	json_object_set_new(*deny, "library_hazards", library_hazards(db, runs));
  out:

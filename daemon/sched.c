@@ -50,6 +50,7 @@ static pthread_mutex_t	 sched_mtx = PTHREAD_MUTEX_INITIALIZER;
 static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
 static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
 static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
+static json_t		*cur_regnames;		/* object: enable name -> 1 */
 static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
 static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
 static json_t		*cur_prior[NSLOTS];	/* spec -> the library's last shrink */
@@ -122,6 +123,7 @@ sched_init(void)
 		}
 	env->nworkers = n;
 	cur_names = json_object();
+	cur_regnames = json_object();
 }
 
 /* ---- recording ---------------------------------------------------------- */
@@ -3238,6 +3240,10 @@ on_hello(struct worker *w, json_t *msg)
 			    json_object_get(e, "name")) ?: "", json_true());
 			json_object_set_new(cur_names, json_string_value(
 			    json_object_get(e, "key")) ?: "", json_true());
+			if (json_string_value(json_object_get(e, "name")))
+				json_object_set_new(cur_regnames,
+				    json_string_value(json_object_get(e, "name")),
+				    json_true());
 		}
 		pthread_mutex_unlock(&sched_mtx);
 	}
@@ -4065,43 +4071,60 @@ sched_counters(int64_t *restarts, int n)
 }
 
 /*
- * For /allowlist: when a device's fingerprint has not been confirmed within
- * the period, ask for it now and wait up to `wait` seconds. 0 when it is
- * still unconfirmed past the period plus a case deadline (the longest a
+ * Every enable name a runner's hello has reported since start-up, sorted, for
+ * the deny bodies served when no list can be (they exclude every name); NULL
+ * while no runner has reported a table.  Names of an older table stay: to
+ * exclude a name the library no longer has does nothing.
+ */
+json_t *
+sched_registered_names(void)
+{
+	json_t		*a = NULL, *v;
+	const char	*name;
+
+	pthread_mutex_lock(&sched_mtx);
+	if (json_object_size(cur_regnames) > 0) {
+		a = json_array();
+		json_object_foreach(cur_regnames, name, v)
+			json_array_append_new(a, json_string(name));
+	}
+	pthread_mutex_unlock(&sched_mtx);
+	return a;
+}
+
+/*
+ * For /allowlist, from an API thread, without waiting: when a device's
+ * fingerprint has gone unconfirmed for the period, ask the main loop for a
+ * re-check (it asks an idle runner) and answer from the last confirmation.
+ * 0 when that is older than the period plus a case deadline (the longest a
  * healthy runner stays busy): the library may have changed unseen.
  */
 int
-sched_fingerprint_fresh(double wait)
+sched_fingerprint_fresh(void)
 {
-	double	 period = env->conf.fingerprint_period, t, want, oldest;
+	double	 period = env->conf.fingerprint_period, t, oldest;
 	double	 grace = env->conf.case_deadline + 5;
-	int	 s, due = 0;
+	int	 s, due = 0, wake = 0;
 
 	if (period <= 0)
 		return 1;
 	t = now_mono();
+	oldest = t;
 	pthread_mutex_lock(&sched_mtx);
 	for (s = 0; s < nslots(); s++)
-		if (cur_fp[s] && t - fp_confirmed[s] >= period)
-			due = 1;
-	if (due && fp_wanted < t)
-		fp_wanted = t;
-	want = fp_wanted;
-	pthread_mutex_unlock(&sched_mtx);
-	if (!due)
-		return 1;
-	main_wakeup();
-	for (;;) {
-		pthread_mutex_lock(&sched_mtx);
-		oldest = t;
-		for (s = 0; s < nslots(); s++)
-			if (cur_fp[s] && fp_confirmed[s] < oldest)
+		if (cur_fp[s]) {
+			if (t - fp_confirmed[s] >= period)
+				due = 1;
+			if (fp_confirmed[s] < oldest)
 				oldest = fp_confirmed[s];
-		pthread_mutex_unlock(&sched_mtx);
-		if (oldest >= want)
-			return 1;
-		if (now_mono() - t >= wait)
-			return now_mono() - oldest < period + grace;
-		usleep(20000);
+		}
+	/* one wake-up per 50 ms, not one per request: the ask is the same */
+	if (due && t - fp_wanted >= 0.05) {
+		fp_wanted = t;
+		wake = 1;
 	}
+	pthread_mutex_unlock(&sched_mtx);
+	if (wake)
+		main_wakeup();
+	return t - oldest < period + grace;
 }

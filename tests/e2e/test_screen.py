@@ -91,21 +91,28 @@ def test_crash_and_hang_recorded_and_run_completed(screened):
     assert any(c["status"] == "timeout" for c in ops["cases"]), ops
 
 
+def unheaded(body):
+    """The lines of a text or CSV list after its `#` provenance header."""
+    lines = body.decode().splitlines()
+    assert lines[0].startswith("# opscreen "), lines[:3]
+    return [ln for ln in lines if not ln.startswith("#")]
+
+
 def test_formats(screened):
     st, ctype, body = screened.get("/allowlist?format=text")
     assert st == 200 and ctype.startswith("text/plain")
-    text_names = body.decode().split()
+    text_names = unheaded(body)
     st, allow = screened.get_json("/allowlist")
     assert text_names == allow["names"]
     st, ctype, body = screened.get("/allowlist?format=csv")
-    lines = body.decode().splitlines()
+    lines = unheaded(body)
     assert lines[0] == "name" and [ln.strip('"') for ln in lines[1:]] == allow["names"]
     st, ctype, body = screened.get("/allowlist?format=yaml")
     assert yaml.safe_load(body) == {"include": allow["names"]}
     st, ctype, body = screened.get("/denylist?format=yaml")
     assert sorted(yaml.safe_load(body)["exclude"]) == sorted(DEFECTS)
     st, ctype, body = screened.get("/denylist?format=csv")
-    assert body.decode().splitlines()[0] == "name,verdict,reason,class,detail"
+    assert unheaded(body)[0] == "name,verdict,reason,class,detail"
 
 
 def test_yaml_lists_drive_the_library(screened, tmp_path):

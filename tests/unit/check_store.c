@@ -282,6 +282,225 @@ START_TEST(rollup_ignores_running_and_restricted)
 END_TEST
 
 /*
+ * Dtype and device scope: one complete run on GPUs 0 and 1 of one library.
+ *  add: verified float32 (and bootstrap) on GPU 0; on GPU 1 only the
+ *       bootstrap verdict: GPU 1 never judged it.
+ *  exp: verified float32; its int32 cases all not applicable (native raises
+ *       too, so no verdict row): unsupported natively, not unjudged.
+ *  neg: verified float32; its bfloat16 cases have no verdict (skipped).
+ *  cos: verified float32, but its bootstrap check is broken.
+ */
+static json_t *
+seed_scoped(struct store *s)
+{
+	json_t	*fp = json_pack("{ss ss ss}", "library", "demo",
+	    "library_version", "1.2", "gpu_name", "H200");
+	int64_t	 fpid = store_fingerprint(s, fp);
+	char	 sql[4096];
+
+	snprintf(sql, sizeof(sql),
+	    "INSERT INTO runs (id, state, full, created, finished) VALUES "
+	    "(1, 'complete', 1, 1, 1767225600);"
+	    "INSERT INTO run_devices VALUES (1, 0, %lld), (1, 1, %lld);"
+	    "INSERT INTO entries VALUES (1, 'add.Tensor', 'add', '', 1),"
+	    "(1, 'exp', 'exp', '', 1), (1, 'neg', 'neg', '', 1),"
+	    "(1, 'cos', 'cos', '', 1);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
+	    "VALUES (1, 1, 0, 'add.Tensor', 'add', 'same_shape', 'float32', '{}'),"
+	    "(2, 1, 0, 'exp', 'exp', 'same_shape', 'float32', '{}'),"
+	    "(3, 1, 0, 'exp', 'exp', 'same_shape', 'int32', '{}'),"
+	    "(4, 1, 0, 'exp', 'exp', 'scalar', 'int32', '{}'),"
+	    "(5, 1, 0, 'neg', 'neg', 'same_shape', 'float32', '{}'),"
+	    "(6, 1, 0, 'neg', 'neg', 'same_shape', 'bfloat16', '{}'),"
+	    "(7, 1, 0, 'cos', 'cos', 'same_shape', 'float32', '{}'),"
+	    "(8, 1, 0, 'cos', 'cos', 'bootstrap', 'any', '{}'),"
+	    "(9, 1, 1, 'add.Tensor', 'add', 'bootstrap', 'any', '{}');"
+	    "INSERT INTO results (case_id, status, reason, created) VALUES "
+	    "(1, 'pass', 'ok', 1), (2, 'pass', 'ok', 1), (3, 'na', 'both_raise', 1),"
+	    "(4, 'na', 'both_raise', 1), (5, 'pass', 'ok', 1),"
+	    "(6, 'skipped', 'abandoned', 1), (7, 'pass', 'ok', 1),"
+	    "(8, 'hazard', 'registration', 1), (9, 'pass', 'ok', 1);"
+	    "INSERT INTO verdicts (run_id, device, key, name, dtype, verdict) VALUES "
+	    "(1, 0, 'add.Tensor', 'add', 'float32', 'verified'),"
+	    "(1, 0, 'add.Tensor', 'add', 'any', 'verified'),"
+	    "(1, 1, 'add.Tensor', 'add', 'any', 'verified'),"
+	    "(1, 0, 'exp', 'exp', 'float32', 'verified'),"
+	    "(1, 0, 'neg', 'neg', 'float32', 'verified'),"
+	    "(1, 0, 'cos', 'cos', 'float32', 'verified');"
+	    "INSERT INTO verdicts (run_id, device, key, name, dtype, verdict, "
+	    "reason, class) VALUES (1, 0, 'cos', 'cos', 'any', 'hazard', "
+	    "'registration', 'bootstrap');",
+	    (long long)fpid, (long long)fpid);
+	ck_assert_int_eq(store_exec(s, sql), 0);
+	return fp;
+}
+
+/* The withheld reasons of `name` for `dtype` that contain `text`. */
+static int
+withheld_for(json_t *allow, const char *name, const char *dtype,
+    const char *text)
+{
+	json_t	*w, *r;
+	size_t	 i, j;
+
+	json_array_foreach(json_object_get(allow, "withheld"), i, w) {
+		if (strcmp(json_string_value(json_object_get(w, "name")), name))
+			continue;
+		json_array_foreach(json_object_get(w, "reasons"), j, r)
+			if ((dtype == NULL || (json_object_get(r, "dtype") &&
+			    !strcmp(json_string_value(json_object_get(r, "dtype")),
+			    dtype))) && strstr(json_string_value(json_object_get(r,
+			    "reason")), text))
+				return 1;
+	}
+	return 0;
+}
+
+static void
+lists(struct store *s, json_t *fps, const char *dtypes, int gpu, json_t **allow,
+    json_t **deny)
+{
+	struct rollup_query	 q;
+	json_t			*err = NULL;
+	int			 st;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = gpu;
+	snprintf(q.dtypes, sizeof(q.dtypes), "%s", dtypes);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, allow, deny, &st,
+	    &err), 0);
+	ck_assert_int_eq(st, 200);
+}
+
+START_TEST(rollup_dtype_scope)
+{
+	struct store	*s = fresh();
+	json_t		*fp = seed_scoped(s), *fps, *allow, *deny, *names;
+
+	fps = json_pack("[{si sO}]", "device", 0, "fingerprint", fp);
+	/* a dtype never screened: the bootstrap verdict does not stand in */
+	lists(s, fps, "float64", 0, &allow, &deny);
+	ck_assert_int_eq(json_array_size(json_object_get(allow, "names")), 0);
+	ck_assert(withheld_for(allow, "add", "float64", "float64 was never "
+	    "screened"));
+	ck_assert(withheld_for(allow, "exp", "float64", "never screened"));
+	/* the bootstrap finding is about the key, whatever the scope */
+	ck_assert(has(json_object_get(deny, "names"), "cos"));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* int32 cases all not applicable: exp supports it not, and passes */
+	lists(s, fps, "float32,int32", 0, &allow, &deny);
+	names = json_object_get(allow, "names");
+	ck_assert(has(names, "exp"));
+	ck_assert(!has(names, "add"));	/* add has no int32 case at all */
+	ck_assert(withheld_for(allow, "add", "int32", "never screened"));
+	ck_assert(has(names, "neg") == 0);
+	ck_assert(!has(names, "cos"));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* only not-applicable dtypes in scope: nothing vouches for exp */
+	lists(s, fps, "int32", 0, &allow, &deny);
+	ck_assert(!has(json_object_get(allow, "names"), "exp"));
+	ck_assert(withheld_for(allow, "exp", NULL, "supported natively"));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* unscoped: every dtype the run screened for the key, bfloat16 for neg */
+	lists(s, fps, "", 0, &allow, &deny);
+	names = json_object_get(allow, "names");
+	ck_assert(has(names, "add"));
+	ck_assert(has(names, "exp"));
+	ck_assert(!has(names, "neg"));
+	ck_assert(withheld_for(allow, "neg", "bfloat16", "no verdict for "
+	    "bfloat16: 1 of its 1 cases"));
+	ck_assert(!has(names, "cos"));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* float32 alone: neg's unjudged bfloat16 is out of scope */
+	lists(s, fps, "float32", 0, &allow, &deny);
+	ck_assert(has(json_object_get(allow, "names"), "neg"));
+	ck_assert(has(json_object_get(allow, "names"), "add"));
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(rollup_device_scope)
+{
+	struct store	*s = fresh();
+	json_t		*fp = seed_scoped(s), *fps, *allow, *deny;
+
+	fps = json_pack("[{si sO} {si sO}]", "device", 0, "fingerprint", fp,
+	    "device", 1, "fingerprint", fp);
+	lists(s, fps, "float32", 0, &allow, &deny);
+	ck_assert(has(json_object_get(allow, "names"), "add"));
+	json_decref(allow);
+	json_decref(deny);
+	/* GPU 1 judged nothing of add: GPU 0's verdicts do not vouch for it */
+	lists(s, fps, "float32", 1, &allow, &deny);
+	ck_assert(!has(json_object_get(allow, "names"), "add"));
+	ck_assert(withheld_for(allow, "add", NULL, "could be judged"));
+	json_decref(allow);
+	json_decref(deny);
+	/* every device: withheld too, though GPU 0 listed it first */
+	lists(s, fps, "float32", -1, &allow, &deny);
+	ck_assert(!has(json_object_get(allow, "names"), "add"));
+	ck_assert(withheld_for(allow, "add", NULL, "could be judged"));
+	json_decref(allow);
+	json_decref(deny);
+	lists(s, fps, "", -1, &allow, &deny);
+	ck_assert(!has(json_object_get(allow, "names"), "add"));
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
+
+START_TEST(rollup_provenance)
+{
+	struct store	*s = fresh();
+	json_t		*fp = seed_scoped(s), *fps, *allow, *deny, *l, *r;
+	int		 i;
+
+	fps = json_pack("[{si sO}]", "device", 0, "fingerprint", fp);
+	lists(s, fps, "", 0, &allow, &deny);
+	for (i = 0; i < 2; i++) {
+		l = i ? deny : allow;
+		ck_assert_str_eq(json_string_value(json_object_get(l, "policy")),
+		    "strict");
+		ck_assert_str_eq(json_string_value(json_object_get(l, "mode")),
+		    "eager");
+		r = json_array_get(json_object_get(l, "runs"), 0);
+		ck_assert_int_eq(json_integer_value(json_object_get(r, "run")), 1);
+		ck_assert_str_eq(json_string_value(json_object_get(r,
+		    "completed")), "2026-01-01T00:00:00Z");
+		ck_assert_str_eq(json_string_value(json_object_get(r, "library")),
+		    "demo");
+		ck_assert_str_eq(json_string_value(json_object_get(r,
+		    "library_version")), "1.2");
+		ck_assert_str_eq(json_string_value(json_object_get(r, "gpu_name")),
+		    "H200");
+		ck_assert_ptr_nonnull(json_object_get(r, "gpu_uuid"));
+		ck_assert_ptr_nonnull(json_object_get(r, "library_hash"));
+		ck_assert_ptr_nonnull(json_object_get(r, "driver"));
+	}
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
+
+/*
  * Start-up after a stop: the newest run left 'running' is kept for resuming
  * (older leftovers fail), and its counts are recounted from what the store
  * holds whatever the runs row said.
@@ -342,6 +561,9 @@ main(void)
 	tcase_add_test(t, rollup_rules);
 	tcase_add_test(t, rollup_fails_closed);
 	tcase_add_test(t, rollup_ignores_running_and_restricted);
+	tcase_add_test(t, rollup_dtype_scope);
+	tcase_add_test(t, rollup_device_scope);
+	tcase_add_test(t, rollup_provenance);
 	tcase_add_test(t, interrupted_runs_kept_and_recounted);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);

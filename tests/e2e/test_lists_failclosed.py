@@ -1,0 +1,269 @@
+"""The served lists fail closed: a dtype or device never judged withholds a
+name, every list says where it comes from, a list that cannot be served
+enables nothing even when a script ignores the status, and no request waits
+for a busy runner."""
+import csv
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+import yaml
+
+from e2e_harness import ROOT, Daemon, full_screen
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+import opscreen_demolib  # noqa: E402  (the demo library, as a deployment loads it)
+
+SCOPE = {"runner__dtypes": "float32,bfloat16", "runner__classes": "same_shape"}
+REGISTERED = sorted({fn.__name__ for _, fn, *_ in opscreen_demolib._FULL_CONFIG})
+PROVENANCE = ("library", "library_version", "library_hash", "torch", "triton",
+              "driver", "gpu_name", "gpu_uuid", "completed")
+
+
+@pytest.fixture(scope="module")
+def screened(tmp_path_factory, daemon_bin):
+    d, run = full_screen(tmp_path_factory.mktemp("lists"), SCOPE)
+    d.run_id = run
+    yield d
+    d.stop()
+
+
+def body_lines(body):
+    """The list lines of a text or CSV body: the `#` header dropped."""
+    return [ln for ln in body.decode().splitlines() if not ln.startswith("#")]
+
+
+def enabled_by(tmp_path, body, how):
+    """What the demo library registers from `body` saved to a file, loaded the
+    way a deployment loads it (only_enable(include=path) for allow-lists,
+    enable(unused=path) for deny-lists): the names it would enable."""
+    path = tmp_path / "list.yaml"
+    path.write_bytes(body)
+    lib = torch.library.Library("aten", "IMPL")
+    opscreen_demolib._registered.clear()
+    try:
+        if how == "include":
+            opscreen_demolib.only_enable(lib, include=str(path))
+        else:
+            opscreen_demolib.enable(lib, unused=str(path))
+        return set(opscreen_demolib.all_registered_ops())
+    finally:
+        lib._destroy()
+        opscreen_demolib._registered.clear()
+
+
+# ---- dtype scope ---------------------------------------------------------------
+
+def test_unscreened_dtype_allows_nothing(screened):
+    """float64 was never screened: rsqrt (aborts) and tanh (hangs) were
+    allowed from their dtype-free bootstrap verdicts alone; now nothing is,
+    and each is withheld with the dtype named."""
+    st, allow = screened.get_json("/allowlist?dtypes=float64")
+    assert st == 200, allow
+    assert allow["names"] == [], allow["names"]
+    withheld = {w["name"]: w["reasons"] for w in allow["withheld"]}
+    for name in ("rsqrt", "tanh", "abs", "add"):
+        assert name in withheld, (name, allow["withheld"])
+        assert any(r.get("dtype") == "float64" and "float64" in r["reason"] and
+                   "never screened" in r["reason"] for r in withheld[name]), \
+            withheld[name]
+    # a mixed scope needs both: float64 still withholds everything
+    st, allow = screened.get_json("/allowlist?dtypes=float32,float64")
+    assert st == 200 and allow["names"] == [], allow["names"]
+    # and the YAML a deployment loads enables nothing
+    st, _, body = screened.get("/allowlist?dtypes=float64&format=yaml")
+    assert st == 200 and yaml.safe_load(body)["include"] == []
+
+
+def test_screened_dtypes_still_allow_the_correct_ops(screened):
+    for scope in ("float32", "bfloat16", "float32,bfloat16", None):
+        q = f"?dtypes={scope}" if scope else ""
+        st, allow = screened.get_json("/allowlist" + q)
+        assert st == 200, allow
+        names = set(allow["names"])
+        assert {"abs", "add", "mul", "neg", "relu", "sin", "cos", "sub"} <= names, \
+            (scope, names)
+        assert not names & {"rsqrt", "tanh"}, (scope, names)
+        st, deny = screened.get_json("/denylist" + q)
+        assert {"rsqrt", "tanh"} <= {e["name"] for e in deny["names"]}, (scope, deny)
+    # exp is broken in bfloat16 only
+    assert "exp" in screened.get_json("/allowlist?dtypes=float32")[1]["names"]
+    assert "exp" not in screened.get_json("/allowlist?dtypes=bfloat16")[1]["names"]
+
+
+# ---- provenance -------------------------------------------------------------------
+
+def test_every_list_names_its_provenance(screened):
+    for which in ("allowlist", "denylist"):
+        st, lst = screened.get_json(f"/{which}")
+        assert st == 200, lst
+        assert lst["policy"] == "strict" and lst["mode"] == "eager", lst
+        (r,) = lst["runs"]
+        assert r["run"] == screened.run_id and r["device"] == -1, r
+        for f in PROVENANCE:
+            assert f in r, (f, r)
+        assert r["library"] == "demolib" and r["library_version"] == "0.1.0"
+        assert len(r["library_hash"]) == 64 and r["torch"] == torch.__version__
+        assert r["gpu_name"] == "cpu"
+        assert r["completed"].endswith("Z") and r["completed"][:2] == "20", r
+        for fmt in ("yaml", "text", "csv"):
+            st, _, body = screened.get(f"/{which}?format={fmt}")
+            assert st == 200
+            head = [ln for ln in body.decode().splitlines() if ln.startswith("#")]
+            text = "\n".join(head)
+            assert body.startswith(b"# opscreen " + which.encode()), body[:200]
+            for want in ("policy strict", "mode eager", f"run {screened.run_id} ",
+                         f"completed {r['completed']}", "library demolib 0.1.0",
+                         "source " + r["library_hash"], "torch " + r["torch"],
+                         "triton ", "driver ", "gpu cpu", "uuid "):
+                assert want in text, (which, fmt, want, text)
+
+
+def test_the_yaml_with_its_header_still_loads(screened, tmp_path):
+    st, allow = screened.get_json("/allowlist")
+    st, deny = screened.get_json("/denylist")
+    denied = {e["name"] for e in deny["names"]}
+    _, _, body = screened.get("/allowlist?format=yaml")
+    assert yaml.safe_load(body) == {"include": allow["names"]}
+    assert enabled_by(tmp_path, body, "include") == set(allow["names"])
+    _, _, body = screened.get("/denylist?format=yaml")
+    assert set(yaml.safe_load(body)["exclude"]) == denied
+    assert enabled_by(tmp_path, body, "exclude") == set(REGISTERED) - denied
+    _, _, body = screened.get("/allowlist?format=text")
+    assert body_lines(body) == allow["names"]
+    _, _, body = screened.get("/denylist?format=csv")
+    rows = list(csv.DictReader(io.StringIO("\n".join(body_lines(body)))))
+    assert {r["name"] for r in rows} == denied
+
+
+# ---- no complete screen: 503 bodies that enable nothing -----------------------------
+
+def test_503_bodies_enable_nothing(make_daemon, tmp_path):
+    """No screen yet, the table known from the runner's hello: a script that
+    ignores the status and loads the body enables no op."""
+    d = make_daemon().start()
+    d.wait_fingerprint()
+    st, err = d.get_json("/allowlist")
+    assert st == 503 and "no complete screen" in err["error"], err
+    assert d.get_json("/denylist")[0] == 503
+
+    st, ctype, body = d.get("/allowlist?format=yaml")
+    assert st == 503 and ctype == "application/yaml", body
+    assert yaml.safe_load(body) == {"include": []}, body
+    assert enabled_by(tmp_path, body, "include") == set()
+    assert b"no complete screen" in body
+
+    st, ctype, body = d.get("/denylist?format=yaml")
+    assert st == 503 and ctype == "application/yaml", body
+    assert sorted(yaml.safe_load(body)["exclude"]) == REGISTERED, body
+    assert enabled_by(tmp_path, body, "exclude") == set()
+
+    for which, want in (("allowlist", []), ("denylist", REGISTERED)):
+        st, ctype, body = d.get(f"/{which}?format=text")
+        assert st == 503 and ctype.startswith("text/plain"), body
+        assert sorted(body_lines(body)) == want, body
+        st, ctype, body = d.get(f"/{which}?format=csv")
+        assert st == 503 and ctype.startswith("text/csv"), body
+        rows = list(csv.reader(io.StringIO("\n".join(body_lines(body)))))
+        assert sorted(r[0] for r in rows[1:]) == want, body
+    # a bad request for a list in a known format is refused the same way
+    st, _, body = d.get("/denylist?format=yaml&dtypes=float128")
+    assert st == 400 and sorted(yaml.safe_load(body)["exclude"]) == REGISTERED
+    st, _, body = d.get("/allowlist?format=yaml&colour=blue")
+    assert st == 400 and yaml.safe_load(body) == {"include": []}
+
+
+def test_503_bodies_when_the_table_is_unknown(make_daemon, tmp_path):
+    """The library cannot be imported: no table to name. The YAML deny body's
+    `exclude` is no list, so a loader raises instead of enabling every op."""
+    d = make_daemon(runner__library="no_such_library_xyz").start()
+    deadline = time.time() + 60
+    while not d.get_json("/healthz")[1]["devices"][0].get("error"):
+        assert time.time() < deadline
+        time.sleep(0.2)
+    st, _, body = d.get("/denylist?format=yaml")
+    assert st == 503, body
+    assert b"registration table is not known" in body
+    data = yaml.safe_load(body)
+    assert not isinstance(data["exclude"], (list, tuple, set, str, dict)), data
+    with pytest.raises(TypeError):
+        enabled_by(tmp_path, body, "exclude")
+    assert opscreen_demolib.all_registered_ops() == []
+    st, _, body = d.get("/allowlist?format=yaml")
+    assert st == 503 and yaml.safe_load(body) == {"include": []}
+    for which in ("allowlist", "denylist"):
+        st, _, body = d.get(f"/{which}?format=text")
+        assert st == 503 and body_lines(body) == [], body
+
+
+# ---- no API thread waits for a runner ---------------------------------------------
+
+def runner_pids(d):
+    out = subprocess.run(["pgrep", "-P", str(d.proc.pid)], capture_output=True,
+                         text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_allowlist_does_not_wait_for_busy_runners(tmp_path, daemon_bin):
+    """The only runner hangs in tanh with the fingerprint period passed: lists
+    answer at once from the last confirmation (it waited 2 s per request). A
+    runner that cannot confirm past the period plus the grace still makes
+    the lists 503, and fast."""
+    conf = dict(runner__dtypes="float32", runner__classes="same_shape",
+                runner__fingerprint_period=1, runner__workers_per_device=1,
+                runner__compile_workers=0, runner__case_deadline=3,
+                runner__cpu_case_deadline=12)
+    d, _ = full_screen(tmp_path / "d", conf)
+    try:
+        assert d.get_json("/allowlist")[0] == 200
+        st, out = d.post_run({"ops": ["tanh"], "classes": ["same_shape"],
+                              "dtypes": ["float32"]})
+        assert st == 202, out
+        deadline = time.time() + 30
+        while True:
+            st, r = d.get_json(f"/runs/{out['run']}")
+            if r["state"] == "running" and (r.get("progress") or {}).get("total"):
+                break
+            assert time.time() < deadline, r
+            time.sleep(0.05)
+        time.sleep(1.5)     # past the period, the runner in the hang
+        t0 = time.time()
+        for i in range(50):
+            t = time.time()
+            st, _, body = d.get("/allowlist")
+            assert time.time() - t < 0.5, (i, time.time() - t)
+            assert st == 200, body
+        assert time.time() - t0 < 2.0, time.time() - t0
+        assert d.get_json(f"/runs/{out['run']}")[1]["state"] == "running"
+        d.wait_run(out["run"], timeout=60)
+
+        # a runner that never answers: 503 once the grace has passed, fast
+        time.sleep(1.5)     # the restarted runner has said hello
+        (pid,) = runner_pids(d)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            deadline = time.time() + 60
+            while True:
+                t = time.time()
+                st, _, body = d.get("/allowlist")
+                assert time.time() - t < 0.5, time.time() - t
+                if st == 503:
+                    break
+                assert st == 200 and time.time() < deadline, body
+                time.sleep(0.2)
+            assert b"fingerprint has not been re-read" in body
+            st, _, body = d.get("/denylist?format=yaml")
+            assert st == 503 and sorted(yaml.safe_load(body)["exclude"]) == REGISTERED
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        deadline = time.time() + 30
+        while d.get("/allowlist")[0] != 200:
+            assert time.time() < deadline, d.logtext()
+            time.sleep(0.2)
+    finally:
+        d.stop()
