@@ -347,7 +347,9 @@ valid_dtype_list(const char *s, char *bad, size_t len)
 {
 	char	 buf[256], *p, *tok, *save = NULL;
 
-	if (strlen(s) >= sizeof(buf) || *s == '\0') {
+	/* an empty item (",float32", "a,,b") is a typo, not a scope */
+	if (strlen(s) >= sizeof(buf) || *s == '\0' || *s == ',' ||
+	    s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL) {
 		snprintf(bad, len, "%.64s", s);
 		return 0;
 	}
@@ -650,20 +652,26 @@ query_rows(sqlite3 *db, const char *sql, int64_t a, const char *s, int limit)
 static enum MHD_Result
 serve_runs(struct MHD_Connection *c, const char *rest)
 {
-	static const char	*none[] = { "limit", NULL };
+	static const char	*list[] = { "limit", NULL }, *none[] = { NULL };
 	sqlite3			*db;
 	json_t			*rows, *run, *p;
-	int64_t			 id;
+	int64_t			 id, limit = 100;
 	char			 bad[128];
+	const char		*v;
+	int			 one = rest != NULL && *rest != '\0';
 
-	if (query_unknown(c, none, bad, sizeof(bad)))
-		return send_error(c, 400, "unknown query parameter '%s'", bad);
+	if (query_unknown(c, one ? none : list, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'%s", bad,
+		    one ? "" : " (known: limit)");
+	if (!one && (v = arg(c, "limit")) != NULL && (parse_id(v, &limit) == -1 ||
+	    limit > 1000))
+		return send_error(c, 400, "limit must be an integer 1..1000");
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
-	if (rest == NULL || *rest == '\0') {
+	if (!one) {
 		rows = query_rows(db, "SELECT id, state, request, full, created, "
 		    "started, finished, total, done, error FROM runs ORDER BY id "
-		    "DESC", 0, NULL, 100);
+		    "DESC", 0, NULL, (int)limit);
 		if (rows == NULL)
 			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
 		return send_json(c, 200, json_pack("{so}", "runs", rows));
@@ -779,10 +787,14 @@ serve_ops(struct MHD_Connection *c, const char *name)
 static enum MHD_Result
 serve_case(struct MHD_Connection *c, const char *rest)
 {
-	sqlite3		*db;
-	json_t		*rows;
-	int64_t		 id;
+	static const char	*none[] = { NULL };
+	sqlite3			*db;
+	json_t			*rows;
+	int64_t			 id;
+	char			 bad[128];
 
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
 	if (parse_id(rest, &id) == -1)
 		return send_error(c, 400, "case id must be a positive integer");
 	if ((db = store_reader(env->conf.database)) == NULL)
@@ -997,7 +1009,12 @@ post_runs(struct MHD_Connection *c, struct req *r)
 static enum MHD_Result
 healthz(struct MHD_Connection *c)
 {
-	json_t	*o, *p;
+	static const char	*none[] = { NULL };
+	json_t			*o, *p;
+	char			 bad[128];
+
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
 
 	o = json_pack("{ss ss sf so}", "status", "ok", "version",
 	    OPSCREEN_VERSION, "uptime_s", now_mono() - env->started, "devices",
