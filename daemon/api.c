@@ -21,6 +21,13 @@
 #define CACHE_MAX	64
 #define ARGS_MAX	32	/* query parameters; no endpoint takes more than 4 */
 #define METRICS_TTL	1.0	/* seconds the live figures of /metrics may age */
+/*
+ * Per connection: the request line and headers must fit (a longer one gets
+ * MHD's own 414/431), as in nginx's default 4 x 8k header buffers. Kept small
+ * because MHD 0.9.75 zeroes the whole pool after every request (MHD_pool_reset):
+ * at 128 KiB that memset was 39% of the daemon's CPU under wrk (docs/bench/api.md).
+ */
+#define CONN_MEMORY	(32 * 1024)
 
 struct req {
 	char	*body;
@@ -1306,7 +1313,7 @@ api_start(void)
 	    (unsigned int)env->conf.api_connection_timeout,
 	    /* one address cannot hold every connection */
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 	    MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
 	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,

@@ -160,8 +160,7 @@ BAD = {
     "a parameter given twice": get(b"/allowlist?format=json&format=yaml"),
     "2,000 parameters": get(b"/allowlist?" + b"&".join(
         b"a%d=1" % i for i in range(2000))),
-    "5,000 parameters": get(b"/healthz?" + b"&".join(
-        b"p%d=x" % i for i in range(5000))),
+    "5,000 parameters": get(b"/healthz?" + b"&".join([b"p"] * 5000)),
     "10,000 empty parameters": get(b"/metrics?" + b"&" * 10000),
     "HTTP/1.1 without Host": b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n",
     "two Host headers": b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n"
@@ -190,6 +189,12 @@ def test_an_error_message_cut_inside_a_character_still_answers(plain):
         doc = assert_json_4xx(raw(plain.port, get(b"/x" + pad + "é".encode() * 600)),
                               404)
         assert doc["error"].startswith("no such endpoint: /x"), doc
+
+
+def test_a_request_line_past_the_connection_memory_still_gets_an_answer(plain):
+    # past 32 KiB libmicrohttpd answers itself (414, its own HTML body)
+    took, st, _, _ = raw(plain.port, get(b"/allowlist?format=" + b"j" * 40000))
+    assert st == 414 and took < 5, (st, took)
 
 
 def test_http_1_0_without_host_is_fine(plain):
