@@ -39,14 +39,14 @@ struct req {
 
 /*
  * One per open connection (MHD's socket context), on a list the reaper walks:
- * `since` is when the connection opened or last finished an answer, so the
+ * since_ms is when the connection opened or last finished an answer, so the
  * request in progress must be read and answered by since + request_timeout.
  */
 struct conn {
 	struct conn	*prev, *next;
 	int		 fd;
 	int		 cut;
-	double		 since;
+	int64_t		 since_ms;	/* atomic: set per answer, lock-free */
 };
 
 /* Rendered lists, as MHD responses queued again and again (refcounted). */
@@ -58,7 +58,8 @@ struct cached {
 };
 
 static struct MHD_Daemon	*httpd;
-static pthread_mutex_t		 cache_mtx = PTHREAD_MUTEX_INITIALIZER;
+/* readers share it: a hit must not wait for another thread's hit */
+static pthread_rwlock_t		 cache_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct cached		 cache[CACHE_MAX];
 static int			 ncache;
 unsigned long			 api_generation;
@@ -379,7 +380,7 @@ cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 	struct MHD_Response	*resp = NULL;
 	int			 i, status = 0;
 
-	pthread_mutex_lock(&cache_mtx);
+	pthread_rwlock_rdlock(&cache_lock);
 	for (i = 0; i < ncache; i++)
 		if (cache[i].gen == gen && !strcmp(cache[i].key, key)) {
 			resp = cache[i].resp;
@@ -388,7 +389,7 @@ cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 			*rc = MHD_queue_response(c, status, resp);
 			break;
 		}
-	pthread_mutex_unlock(&cache_mtx);
+	pthread_rwlock_unlock(&cache_lock);
 	return resp != NULL;
 }
 
@@ -405,7 +406,7 @@ cache_put(const char *key, unsigned long gen, int status, const char *ct,
 		return;
 	MHD_add_response_header(r, "Content-Type", ct);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
-	pthread_mutex_lock(&cache_mtx);
+	pthread_rwlock_wrlock(&cache_lock);
 	if (ncache == CACHE_MAX) {
 		for (i = 0; i < ncache; i++) {
 			free(cache[i].key);
@@ -420,7 +421,7 @@ cache_put(const char *key, unsigned long gen, int status, const char *ct,
 		ncache++;
 	} else
 		MHD_destroy_response(r);
-	pthread_mutex_unlock(&cache_mtx);
+	pthread_rwlock_unlock(&cache_lock);
 }
 
 /* ---- lists ------------------------------------------------------------------ */
@@ -1167,7 +1168,8 @@ conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
 			return;
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		k->fd = ci ? ci->connect_fd : -1;
-		k->since = now_mono();
+		__atomic_store_n(&k->since_ms, (int64_t)(now_mono() * 1000),
+		    __ATOMIC_RELAXED);
 		pthread_mutex_lock(&conn_mtx);
 		if ((k->next = conns) != NULL)
 			conns->prev = k;
@@ -1201,9 +1203,9 @@ conn_rearm(struct MHD_Connection *c)
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	if (ci == NULL || (k = ci->socket_context) == NULL)
 		return;
-	pthread_mutex_lock(&conn_mtx);
-	k->since = now_mono();
-	pthread_mutex_unlock(&conn_mtx);
+	/* per request: no lock, the reaper reads it atomically */
+	__atomic_store_n(&k->since_ms, (int64_t)(now_mono() * 1000),
+	    __ATOMIC_RELAXED);
 }
 
 /*
@@ -1227,8 +1229,9 @@ reaper_main(void *arg)
 			now = now_mono();
 			ncut = 0;
 			for (k = conns; k; k = k->next)
-				if (!k->cut && k->fd >= 0 && now - k->since >
-				    env->conf.api_request_timeout) {
+				if (!k->cut && k->fd >= 0 && now * 1000 -
+				    __atomic_load_n(&k->since_ms, __ATOMIC_RELAXED) >
+				    env->conf.api_request_timeout * 1000.0) {
 					shutdown(k->fd, SHUT_RDWR);
 					k->cut = 1;
 					ncut++;

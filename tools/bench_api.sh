@@ -5,7 +5,7 @@
 # database, completes one full screen of the demo library (so /allowlist
 # answers 200), measures, starts a second screen and measures again.
 # Environment: PORT (opscreend; nginx takes PORT+1), THREADS (api.threads),
-# NICE (runner.nice), DURATION (wrk -d), CLASSES and DTYPES (the screen's
+# OPSCREEND (the binary), NICE (runner.nice), DURATION (wrk -d), CLASSES and DTYPES (the screen's
 # scope; empty: everything), PYTHON.
 set -eu
 PY=${PYTHON:-$( [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo python3)}
@@ -34,11 +34,11 @@ nice = ${NICE:-10}
 classes = ${CLASSES:-}
 dtypes = ${DTYPES:-}
 [api]
-threads = ${THREADS:-2}
+threads = ${THREADS:-1}
 # wrk's 64 connections all come from 127.0.0.1
 max_connections_per_ip = 128
 CONF
-./build/opscreend -c $W/opscreen.conf > $W/log 2>&1 &
+${OPSCREEND:-./build/opscreend} -c $W/opscreen.conf > $W/log 2>&1 &
 D=$!
 N=
 trap 'kill $D 2>/dev/null; wait $D 2>/dev/null; [ -z "$N" ] || kill $N 2>/dev/null; rm -rf $W' EXIT
