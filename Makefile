@@ -52,11 +52,13 @@ build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql
 	  sh tools/embed.sh migration_004 db/004_shrink_reuse.sql; } > $@
 
 # the dashboard: one symbol per file of web/
-build/gen_web.c: web/index.html web/app.js web/style.css tools/embed.sh
+build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \
+		tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh web_index_html web/index.html && \
 	  sh tools/embed.sh web_app_js web/app.js && \
-	  sh tools/embed.sh web_style_css web/style.css; } > $@
+	  sh tools/embed.sh web_style_css web/style.css && \
+	  sh tools/embed.sh web_openapi_json web/openapi.json; } > $@
 
 build/gen_%.o: build/gen_%.c
 	$(CC) $(CFLAGS) -c -o $@ $<

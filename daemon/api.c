@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <ctype.h>
+#include <unistd.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,11 +19,34 @@
 #include "probes.h"
 
 #define CACHE_MAX	64
+#define ARGS_MAX	32	/* query parameters; no endpoint takes more than 4 */
+#define METRICS_TTL	1.0	/* seconds the live figures of /metrics may age */
+/*
+ * Per connection: the request line and headers must fit (a longer one gets
+ * MHD's own 414/431), as in nginx's default 4 x 8k header buffers. Kept small
+ * because MHD 0.9.75 zeroes the whole pool after every request (MHD_pool_reset):
+ * at 128 KiB that memset was 39% of the daemon's CPU under wrk (docs/bench/api.md).
+ */
+#define CONN_MEMORY	(32 * 1024)
 
 struct req {
 	char	*body;
 	size_t	 len;
 	int	 too_big;
+	int	 started;	/* the first call (headers complete) is done */
+	size_t	 nargs;		/* query parameters in the raw URI */
+};
+
+/*
+ * One per open connection (MHD's socket context), on a list the reaper walks:
+ * since_ms is when the connection opened or last finished an answer, so the
+ * request in progress must be read and answered by since + request_timeout.
+ */
+struct conn {
+	struct conn	*prev, *next;
+	int		 fd;
+	int		 cut;
+	int64_t		 since_ms;	/* atomic: set per answer, lock-free */
 };
 
 /* Rendered lists, as MHD responses queued again and again (refcounted). */
@@ -34,10 +58,27 @@ struct cached {
 };
 
 static struct MHD_Daemon	*httpd;
-static pthread_mutex_t		 cache_mtx = PTHREAD_MUTEX_INITIALIZER;
+/* readers share it: a hit must not wait for another thread's hit */
+static pthread_rwlock_t		 cache_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct cached		 cache[CACHE_MAX];
 static int			 ncache;
 unsigned long			 api_generation;
+
+/* /metrics: one rendered answer, good for a generation and METRICS_TTL */
+static pthread_mutex_t		 metrics_mtx = PTHREAD_MUTEX_INITIALIZER;
+static struct MHD_Response	*metrics_resp;
+static unsigned long		 metrics_gen;
+static double			 metrics_at;
+static int			 metrics_busy;
+
+static pthread_mutex_t		 conn_mtx = PTHREAD_MUTEX_INITIALIZER;
+static struct conn		*conns;
+static pthread_t		 reaper;
+static int			 reaper_on, reaper_stop;
+
+/* The answer when an answer cannot be built: fixed, valid JSON. */
+static const char		 FALLBACK[] = "{\"error\": \"internal error: "
+    "the answer could not be encoded\", \"status\": 500}\n";
 
 static const char	*CT_JSON = "application/json";
 static const char	*CT_TEXT = "text/plain; charset=utf-8";
@@ -64,15 +105,82 @@ send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
 	return rc;
 }
 
+/* An embedded file: the binary's own bytes, never copied. */
+static enum MHD_Result
+send_static(struct MHD_Connection *c, const char *ctype, const char *body)
+{
+	struct MHD_Response	*r;
+	enum MHD_Result		 rc;
+
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+	    MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", ctype);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	rc = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* Every request gets an answer: FALLBACK when there is nothing to send. */
+static enum MHD_Result
+send_fallback(struct MHD_Connection *c)
+{
+	struct MHD_Response	*r;
+	enum MHD_Result		 rc;
+
+	r = MHD_create_response_from_buffer(sizeof(FALLBACK) - 1,
+	    (void *)FALLBACK, MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", CT_JSON);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	rc = MHD_queue_response(c, 500, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
 static enum MHD_Result
 send_json(struct MHD_Connection *c, int status, json_t *o)
 {
-	char	*s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char	*s = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER) :
+	    NULL;
 
 	json_decref(o);
-	if (s == NULL)
-		return MHD_NO;
+	if (s == NULL) {
+		log_warnx("http: cannot encode a %d answer", status);
+		return send_fallback(c);
+	}
 	return send_buf(c, status, CT_JSON, s, strlen(s));
+}
+
+/* vsnprintf cuts by bytes: drop a multibyte character cut at the end. */
+static void
+utf8_trim(char *s)
+{
+	size_t		 n = strlen(s), i = n, need;
+	unsigned char	 lead;
+
+	while (i > 0 && n - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0 || (lead = (unsigned char)s[i - 1]) < 0xc0)
+		return;
+	need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
+}
+
+/* jansson is the UTF-8 judge: what it cannot hold is not valid. */
+static int
+utf8_valid(const char *s, size_t len)
+{
+	json_t	*j;
+
+	if ((j = json_stringn(s, len)) == NULL)
+		return 0;
+	json_decref(j);
+	return memchr(s, '\0', len) == NULL;
 }
 
 static enum MHD_Result
@@ -84,12 +192,16 @@ send_error(struct MHD_Connection *c, int status, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	 msg[1024];
+	json_t	*o;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return send_json(c, status, json_pack("{ss si}", "error", msg, "status",
-	    status));
+	utf8_trim(msg);
+	if ((o = json_pack("{ss si}", "error", msg, "status", status)) == NULL)
+		o = json_pack("{ss si}", "error", "the error message is not "
+		    "valid UTF-8", "status", status);
+	return send_json(c, status, o);
 }
 
 /* ---- query strings -------------------------------------------------------- */
@@ -110,7 +222,8 @@ qcheck_it(void *arg, enum MHD_ValueKind kind, const char *key, const char *val)
 	for (i = 0; q->allowed[i]; i++)
 		if (!strcmp(key, q->allowed[i]))
 			return MHD_YES;
-	snprintf(q->bad, sizeof(q->bad), "%s", key);
+	snprintf(q->bad, sizeof(q->bad), "%.64s", key);
+	utf8_trim(q->bad);
 	return MHD_NO;
 }
 
@@ -128,6 +241,91 @@ query_unknown(struct MHD_Connection *c, const char **allowed, char *buf,
 		return NULL;
 	snprintf(buf, len, "%s", q.bad);
 	return buf;
+}
+
+/* ---- what every request must be before a handler sees it ------------------- */
+
+struct rcheck {
+	const char	*key[ARGS_MAX];
+	size_t		 klen[ARGS_MAX];
+	size_t		 n;
+	const char	*why;
+	int		 ncl, nhost, te;
+};
+
+static enum MHD_Result
+rcheck_arg(void *arg, enum MHD_ValueKind kind, const char *key, size_t klen,
+    const char *val, size_t vlen)
+{
+	struct rcheck	*r = arg;
+	size_t		 i;
+
+	(void)kind;
+	if (!utf8_valid(key, klen) || (val && !utf8_valid(val, vlen))) {
+		r->why = "a query parameter is not UTF-8 text (or holds a NUL)";
+		return MHD_NO;
+	}
+	for (i = 0; i < r->n; i++)
+		if (r->klen[i] == klen && !memcmp(r->key[i], key, klen)) {
+			/* two values for one name: which one counts is a guess */
+			r->why = "a query parameter is given twice";
+			return MHD_NO;
+		}
+	if (r->n == ARGS_MAX) {
+		r->why = "too many query parameters";
+		return MHD_NO;
+	}
+	r->key[r->n] = key;
+	r->klen[r->n++] = klen;
+	return MHD_YES;
+}
+
+static enum MHD_Result
+rcheck_header(void *arg, enum MHD_ValueKind kind, const char *key,
+    const char *val)
+{
+	struct rcheck	*r = arg;
+
+	(void)kind;
+	(void)val;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		r->ncl++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		r->nhost++;
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		r->te = 1;
+	return MHD_YES;
+}
+
+/*
+ * NULL when the request may reach a handler; else why not (a 400). Framing
+ * that two parsers could read two ways (RFC 9112 6.3: two Content-Lengths, or
+ * one beside Transfer-Encoding) is refused, not guessed at.
+ */
+static const char *
+request_invalid(struct MHD_Connection *c, const char *url, const char *version,
+    const struct req *rq)
+{
+	struct rcheck	 r;
+
+	if (rq->nargs > ARGS_MAX)
+		return "more than 32 query parameters";
+	if (!utf8_valid(url, strlen(url)))
+		return "the path is not UTF-8 text";
+	memset(&r, 0, sizeof(r));
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, rcheck_arg, &r);
+	if (r.why)
+		return r.why;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, rcheck_header, &r);
+	if (r.ncl > 1)
+		return "more than one Content-Length header";
+	if (r.ncl && r.te)
+		return "both Content-Length and Transfer-Encoding";
+	if (r.nhost > 1)
+		return "more than one Host header";
+	if (r.nhost == 0 && !strcmp(version, MHD_HTTP_VERSION_1_1))
+		return "an HTTP/1.1 request without a Host header";
+	return NULL;
 }
 
 static const char *
@@ -157,7 +355,9 @@ valid_dtype_list(const char *s, char *bad, size_t len)
 {
 	char	 buf[256], *p, *tok, *save = NULL;
 
-	if (strlen(s) >= sizeof(buf) || *s == '\0') {
+	/* an empty item (",float32", "a,,b") is a typo, not a scope */
+	if (strlen(s) >= sizeof(buf) || *s == '\0' || *s == ',' ||
+	    s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL) {
 		snprintf(bad, len, "%.64s", s);
 		return 0;
 	}
@@ -180,7 +380,7 @@ cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 	struct MHD_Response	*resp = NULL;
 	int			 i, status = 0;
 
-	pthread_mutex_lock(&cache_mtx);
+	pthread_rwlock_rdlock(&cache_lock);
 	for (i = 0; i < ncache; i++)
 		if (cache[i].gen == gen && !strcmp(cache[i].key, key)) {
 			resp = cache[i].resp;
@@ -189,7 +389,7 @@ cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 			*rc = MHD_queue_response(c, status, resp);
 			break;
 		}
-	pthread_mutex_unlock(&cache_mtx);
+	pthread_rwlock_unlock(&cache_lock);
 	return resp != NULL;
 }
 
@@ -206,7 +406,7 @@ cache_put(const char *key, unsigned long gen, int status, const char *ct,
 		return;
 	MHD_add_response_header(r, "Content-Type", ct);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
-	pthread_mutex_lock(&cache_mtx);
+	pthread_rwlock_wrlock(&cache_lock);
 	if (ncache == CACHE_MAX) {
 		for (i = 0; i < ncache; i++) {
 			free(cache[i].key);
@@ -221,7 +421,7 @@ cache_put(const char *key, unsigned long gen, int status, const char *ct,
 		ncache++;
 	} else
 		MHD_destroy_response(r);
-	pthread_mutex_unlock(&cache_mtx);
+	pthread_rwlock_unlock(&cache_lock);
 }
 
 /* ---- lists ------------------------------------------------------------------ */
@@ -641,20 +841,26 @@ query_rows(sqlite3 *db, const char *sql, int64_t a, const char *s, int limit)
 static enum MHD_Result
 serve_runs(struct MHD_Connection *c, const char *rest)
 {
-	static const char	*none[] = { "limit", NULL };
+	static const char	*list[] = { "limit", NULL }, *none[] = { NULL };
 	sqlite3			*db;
 	json_t			*rows, *run, *p;
-	int64_t			 id;
+	int64_t			 id, limit = 100;
 	char			 bad[128];
+	const char		*v;
+	int			 one = rest != NULL && *rest != '\0';
 
-	if (query_unknown(c, none, bad, sizeof(bad)))
-		return send_error(c, 400, "unknown query parameter '%s'", bad);
+	if (query_unknown(c, one ? none : list, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'%s", bad,
+		    one ? "" : " (known: limit)");
+	if (!one && (v = arg(c, "limit")) != NULL && (parse_id(v, &limit) == -1 ||
+	    limit > 1000))
+		return send_error(c, 400, "limit must be an integer 1..1000");
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
-	if (rest == NULL || *rest == '\0') {
+	if (!one) {
 		rows = query_rows(db, "SELECT id, state, request, full, created, "
 		    "started, finished, total, done, error FROM runs ORDER BY id "
-		    "DESC", 0, NULL, 100);
+		    "DESC", 0, NULL, (int)limit);
 		if (rows == NULL)
 			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
 		return send_json(c, 200, json_pack("{so}", "runs", rows));
@@ -770,10 +976,14 @@ serve_ops(struct MHD_Connection *c, const char *name)
 static enum MHD_Result
 serve_case(struct MHD_Connection *c, const char *rest)
 {
-	sqlite3		*db;
-	json_t		*rows;
-	int64_t		 id;
+	static const char	*none[] = { NULL };
+	sqlite3			*db;
+	json_t			*rows;
+	int64_t			 id;
+	char			 bad[128];
 
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
 	if (parse_id(rest, &id) == -1)
 		return send_error(c, 400, "case id must be a positive integer");
 	if ((db = store_reader(env->conf.database)) == NULL)
@@ -856,21 +1066,65 @@ serve_regressions(struct MHD_Connection *c)
 	    (json_int_t)(last ? last : since)));
 }
 
+/*
+ * The exposition costs a roll-up per device (tens of ms): one render serves
+ * every scrape of its list generation for METRICS_TTL seconds, since its live
+ * figures (cases, restarts) move without a generation bump. While one thread
+ * renders, the others answer with the previous render.
+ */
 static enum MHD_Result
 serve_metrics(struct MHD_Connection *c)
 {
 	static const char	*none[] = { NULL };
+	struct MHD_Response	*r;
 	sqlite3			*db;
 	char			*out, bad[128];
 	size_t			 len = 0;
+	unsigned long		 gen;
+	double			 now;
+	enum MHD_Result		 rc;
 
 	if (query_unknown(c, none, bad, sizeof(bad)))
 		return send_error(c, 400, "unknown query parameter '%s'", bad);
-	if ((db = store_reader(env->conf.database)) == NULL)
-		return send_error(c, 500, "store unavailable");
-	if ((out = metrics_render(db, &len)) == NULL)
-		return send_error(c, 500, "cannot render the metrics");
-	return send_buf(c, 200, CT_PROM, out, len);
+	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
+	now = now_mono();
+	pthread_mutex_lock(&metrics_mtx);
+	if (metrics_resp != NULL && (metrics_busy || (metrics_gen == gen &&
+	    now - metrics_at < METRICS_TTL))) {
+		rc = MHD_queue_response(c, 200, metrics_resp);
+		pthread_mutex_unlock(&metrics_mtx);
+		return rc;
+	}
+	metrics_busy = 1;
+	pthread_mutex_unlock(&metrics_mtx);
+
+	r = NULL;
+	if ((db = store_reader(env->conf.database)) != NULL &&
+	    (out = metrics_render(db, &len)) != NULL) {
+		r = MHD_create_response_from_buffer(len, out,
+		    MHD_RESPMEM_MUST_FREE);
+		if (r == NULL)
+			free(out);
+		else {
+			MHD_add_response_header(r, "Content-Type", CT_PROM);
+			MHD_add_response_header(r, "Cache-Control", "no-store");
+		}
+	}
+	pthread_mutex_lock(&metrics_mtx);
+	metrics_busy = 0;
+	if (r != NULL) {
+		if (metrics_resp != NULL)
+			MHD_destroy_response(metrics_resp);
+		metrics_resp = r;
+		metrics_gen = gen;
+		metrics_at = now;
+		rc = MHD_queue_response(c, 200, r);
+	}
+	pthread_mutex_unlock(&metrics_mtx);
+	if (r == NULL)
+		return db == NULL ? send_error(c, 500, "store unavailable") :
+		    send_error(c, 500, "cannot render the metrics");
+	return rc;
 }
 
 /*
@@ -949,8 +1203,13 @@ post_runs(struct MHD_Connection *c, struct req *r)
 static enum MHD_Result
 healthz(struct MHD_Connection *c)
 {
+	static const char	*none[] = { NULL };
 	json_t			*o, *p;
 	struct store_health	 h;
+	char			 bad[128];
+
+	if (query_unknown(c, none, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s'", bad);
 
 	/* 200 while alive (a restart mends no full disk); the body says more */
 	store_health(&h);
@@ -976,11 +1235,15 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	struct req	*r = *ctx;
 
 	(void)cls;
-	(void)version;
-	if (r == NULL) {
-		if ((r = calloc(1, sizeof(*r))) == NULL)
-			return MHD_NO;
-		*ctx = r;
+	if (r == NULL && (r = *ctx = calloc(1, sizeof(*r))) == NULL)
+		return send_fallback(c);
+	if (!r->started) {
+		const char	*why;
+
+		r->started = 1;
+		/* answered now; MHD closes the connection rather than read on */
+		if ((why = request_invalid(c, url, version, r)) != NULL)
+			return send_error(c, 400, "%s", why);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -994,7 +1257,7 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 			char	*nb = realloc(r->body, r->len + *upload_size + 1);
 
 			if (nb == NULL)
-				return MHD_NO;
+				return send_fallback(c);
 			r->body = nb;
 			memcpy(r->body + r->len, upload, *upload_size);
 			r->len += *upload_size;
@@ -1052,13 +1315,137 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return serve_metrics(c);
 	{
 		const char	*ct, *page = web_asset(url, &ct);
-		char		*s;
 
 		if (page != NULL)
-			return (s = strdup(page)) ? send_buf(c, 200, ct, s,
-			    strlen(s)) : MHD_NO;
+			return send_static(c, ct, page);
 	}
 	return send_error(c, 404, "no such endpoint: %s", url);
+}
+
+/*
+ * Called with the raw request line's URI before MHD splits the query (the
+ * only hook before it). MHD 0.9.75 stores every parameter in the connection's
+ * memory pool and, when the pool runs out (about 1,000 parameters), neither
+ * answers nor closes: the client waits for the idle timeout. So the count is
+ * taken here, and a query over ARGS_MAX is cut off in MHD's buffer (the URI
+ * is that buffer; MHD parses it after this returns), leaving the handler a
+ * request it answers with a 400. The context returned is the request's.
+ */
+static void *
+uri_log(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req	*r;
+	const char	*q, *p;
+
+	(void)cls;
+	(void)c;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	if ((q = strchr(uri, '?')) != NULL) {
+		for (r->nargs = 1, p = q + 1; *p; p++)
+			r->nargs += *p == '&';
+		if (r->nargs > ARGS_MAX)
+			((char *)q)[1] = '\0';
+	}
+	return r;
+}
+
+static void
+conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
+    enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo	*ci;
+	struct conn			*k;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		if ((k = calloc(1, sizeof(*k))) == NULL)
+			return;
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k->fd = ci ? ci->connect_fd : -1;
+		__atomic_store_n(&k->since_ms, (int64_t)(now_mono() * 1000),
+		    __ATOMIC_RELAXED);
+		pthread_mutex_lock(&conn_mtx);
+		if ((k->next = conns) != NULL)
+			conns->prev = k;
+		conns = k;
+		pthread_mutex_unlock(&conn_mtx);
+		*sctx = k;
+		return;
+	}
+	/* MHD notifies before it closes the socket: the fd is still ours */
+	if ((k = *sctx) == NULL)
+		return;
+	pthread_mutex_lock(&conn_mtx);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&conn_mtx);
+	free(k);
+	*sctx = NULL;
+}
+
+/* An answer went out: the connection's next request gets a full deadline. */
+static void
+conn_rearm(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo	*ci;
+	struct conn			*k;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci == NULL || (k = ci->socket_context) == NULL)
+		return;
+	/* per request: no lock, the reaper reads it atomically */
+	__atomic_store_n(&k->since_ms, (int64_t)(now_mono() * 1000),
+	    __ATOMIC_RELAXED);
+}
+
+/*
+ * MHD's connection_timeout is an idle timeout: a byte every few seconds
+ * keeps a connection forever. The reaper ends every connection that has not
+ * delivered its request and taken its answer within api.request_timeout:
+ * shutdown() makes MHD read end-of-file and close it in its own thread.
+ */
+static void *
+reaper_main(void *arg)
+{
+	struct conn	*k;
+	double		 now, last_log = 0;
+	int		 stop, ncut, total = 0;
+
+	(void)arg;
+	for (;;) {
+		usleep(250 * 1000);
+		pthread_mutex_lock(&conn_mtx);
+		if ((stop = reaper_stop) == 0) {
+			now = now_mono();
+			ncut = 0;
+			for (k = conns; k; k = k->next)
+				if (!k->cut && k->fd >= 0 && now * 1000 -
+				    __atomic_load_n(&k->since_ms, __ATOMIC_RELAXED) >
+				    env->conf.api_request_timeout * 1000.0) {
+					shutdown(k->fd, SHUT_RDWR);
+					k->cut = 1;
+					ncut++;
+				}
+			total += ncut;
+		}
+		pthread_mutex_unlock(&conn_mtx);
+		if (stop)
+			break;
+		/* one line per 10 s at most: a flood must not flood the log */
+		if (total && now - last_log >= 10) {
+			log_warnx("http: closed %d connection(s) that did not "
+			    "send a request within api.request_timeout (%d s)",
+			    total, env->conf.api_request_timeout);
+			total = 0;
+			last_log = now;
+		}
+	}
+	return NULL;
 }
 
 static void
@@ -1068,8 +1455,8 @@ completed(void *cls, struct MHD_Connection *c, void **ctx,
 	struct req	*r = *ctx;
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	conn_rearm(c);
 	if (r) {
 		free(r->body);
 		free(r);
@@ -1096,7 +1483,10 @@ api_start(void)
 	struct sockaddr		*sa;
 	unsigned int		 flags = MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_ERROR_LOG | MHD_USE_EPOLL;
+	int			 per_ip = env->conf.api_max_connections_per_ip;
 
+	if (per_ip > env->conf.api_max_connections)
+		per_ip = env->conf.api_max_connections;
 	memset(&sin, 0, sizeof(sin));
 	memset(&sin6, 0, sizeof(sin6));
 	if (inet_pton(AF_INET, env->conf.listen, &sin.sin_addr) == 1) {
@@ -1119,14 +1509,23 @@ api_start(void)
 	    (unsigned int)env->conf.api_max_connections,
 	    MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)env->conf.api_connection_timeout,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned int)env->conf.api_max_connections,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
+	    /* one address cannot hold every connection */
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)per_ip,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+	    MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 	    MHD_OPTION_END);
 	if (httpd == NULL)
 		return error("cannot listen on %s:%d (in use, or not permitted)",
 		    env->conf.listen, env->conf.port);
+	reaper_stop = 0;
+	if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0) {
+		MHD_stop_daemon(httpd);
+		httpd = NULL;
+		return error("cannot start the connection reaper");
+	}
+	reaper_on = 1;
 	log_info("listening on http://%s:%d", env->conf.listen, env->conf.port);
 	return 0;
 }
@@ -1140,6 +1539,13 @@ api_invalidate(void)
 void
 api_stop(void)
 {
+	if (reaper_on) {
+		pthread_mutex_lock(&conn_mtx);
+		reaper_stop = 1;
+		pthread_mutex_unlock(&conn_mtx);
+		pthread_join(reaper, NULL);
+		reaper_on = 0;
+	}
 	if (httpd)
 		MHD_stop_daemon(httpd);
 	httpd = NULL;

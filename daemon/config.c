@@ -81,6 +81,8 @@ config_defaults(struct config *c)
 	c->api_threads = 4;
 	c->api_max_connections = 256;
 	c->api_connection_timeout = 10;
+	c->api_max_connections_per_ip = 32;
+	c->api_request_timeout = 10;
 }
 
 static int
@@ -285,6 +287,12 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be an integer 1..65536" : NULL;
 	if (IS("api.connection_timeout"))
 		return parse_int(v, 1, 3600, &c->api_connection_timeout) ?
+		    "must be seconds, 1..3600" : NULL;
+	if (IS("api.max_connections_per_ip"))
+		return parse_int(v, 1, 65536, &c->api_max_connections_per_ip) ?
+		    "must be an integer 1..65536" : NULL;
+	if (IS("api.request_timeout"))
+		return parse_int(v, 1, 3600, &c->api_request_timeout) ?
 		    "must be seconds, 1..3600" : NULL;
 #undef IS
 	return "unknown key";

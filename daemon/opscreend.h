@@ -65,7 +65,9 @@ struct config {
 	int	 screen_on_start;
 	int	 api_threads;
 	int	 api_max_connections;
-	int	 api_connection_timeout;
+	int	 api_connection_timeout;	/* idle seconds */
+	int	 api_max_connections_per_ip;
+	int	 api_request_timeout;	/* seconds to deliver a request */
 	char	 default_classes[256];
 	char	 default_dtypes[256];
 	int	 nerrors;

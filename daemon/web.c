@@ -1,12 +1,14 @@
 /*
- * web.c: the dashboard's static files (web/), embedded at build time by
- * tools/embed.sh into build/gen_web.c; api.c serves what web_asset() finds.
+ * web.c: the dashboard's static files and the API's OpenAPI description
+ * (web/), embedded at build time by tools/embed.sh into build/gen_web.c;
+ * api.c serves what web_asset() finds.
  */
 #include <string.h>
 
 #include "opscreend.h"
 
-extern const char web_index_html[], web_app_js[], web_style_css[];
+extern const char web_index_html[], web_app_js[], web_style_css[],
+    web_openapi_json[];
 
 static const struct {
 	const char	*url;
@@ -17,6 +19,7 @@ static const struct {
 	{ "/index.html", "text/html; charset=utf-8",	web_index_html },
 	{ "/app.js",	"text/javascript; charset=utf-8", web_app_js },
 	{ "/style.css",	"text/css; charset=utf-8",	web_style_css },
+	{ "/openapi.json", "application/json",		web_openapi_json },
 };
 
 /* The embedded file for url (NUL-terminated) and its type, or NULL. */

@@ -1,12 +1,20 @@
 #!/bin/sh
-# bench_api.sh: /allowlist under wrk on loopback while a screen runs on the CPU.
-# Starts opscreend on a temporary database, completes one screen of the demo
-# library (so /allowlist answers 200), starts a second screen and, while it
-# runs, drives /allowlist with `wrk -c 64 -d 10s`. Prints wrk's report.
+# bench_api.sh: /allowlist and /metrics under wrk on loopback, side by side
+# with nginx serving the same /allowlist body as a static file (one worker),
+# idle and while a screen runs on the CPU. Starts opscreend on a temporary
+# database, completes one full screen of the demo library (so /allowlist
+# answers 200), measures, starts a second screen and measures again.
+# Environment: PORT (opscreend; nginx takes PORT+1), THREADS (api.threads),
+# OPSCREEND (the binary), NICE (runner.nice), DURATION (wrk -d), CLASSES and DTYPES (the screen's
+# scope; empty: everything), PYTHON.
 set -eu
 PY=${PYTHON:-$( [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo python3)}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 W=$(mktemp -d)
 PORT=${PORT:-18470}
+NPORT=$((PORT + 1))
+DUR=${DURATION:-10s}
+WRK="wrk -t1 -c64 -d$DUR --latency"
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/token
 chmod 600 $W/token	# opscreend refuses a token others may read
 cat > $W/opscreen.conf <<CONF
@@ -23,12 +31,17 @@ case_deadline = 8
 cpu_case_deadline = 8
 workers_per_device = 1
 nice = ${NICE:-10}
+classes = ${CLASSES:-}
+dtypes = ${DTYPES:-}
 [api]
-threads = ${THREADS:-4}
+threads = ${THREADS:-1}
+# wrk's 64 connections all come from 127.0.0.1
+max_connections_per_ip = 128
 CONF
-./build/opscreend -c $W/opscreen.conf > $W/log 2>&1 &
+${OPSCREEND:-./build/opscreend} -c $W/opscreen.conf > $W/log 2>&1 &
 D=$!
-trap 'kill $D 2>/dev/null; wait $D 2>/dev/null; rm -rf $W' EXIT
+N=
+trap 'kill $D 2>/dev/null; wait $D 2>/dev/null; [ -z "$N" ] || kill $N 2>/dev/null; rm -rf $W' EXIT
 post() {
 	curl -s -X POST -H "Authorization: Bearer $(cat $W/token)" \
 	    -d "$1" localhost:$PORT/runs | $PY -c 'import json,sys; print(json.load(sys.stdin)["run"])'
@@ -45,15 +58,53 @@ done
 R1=$(post '{}')
 while ! state $R1 | grep -q complete; do sleep 2; done
 echo "first screen: $(state $R1)"
-echo "--- idle (no screen running), 64 connections"
-wrk -t 2 -c 64 -d 10s --latency http://127.0.0.1:$PORT/allowlist
-echo "--- idle (no screen running), 1 connection: the service time"
-wrk -t 1 -c 1 -d 5s --latency http://127.0.0.1:$PORT/allowlist
+
+# nginx: the same body, the same Content-Type, one worker, no access log
+mkdir -p $W/www $W/nginx
+chmod 711 $W	# nginx's worker runs as www-data
+curl -s -o $W/www/allowlist localhost:$PORT/allowlist
+cat > $W/nginx.conf <<NGX
+worker_processes 1;
+daemon off;
+pid $W/nginx/pid;
+error_log $W/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $W/nginx; proxy_temp_path $W/nginx;
+	fastcgi_temp_path $W/nginx; uwsgi_temp_path $W/nginx; scgi_temp_path $W/nginx;
+	keepalive_requests 1000000;
+	server {
+		listen 127.0.0.1:$NPORT;
+		location = /allowlist {
+			root $W/www;
+			default_type application/json;
+			add_header Cache-Control no-store;
+		}
+	}
+}
+NGX
+$NGINX -c $W/nginx.conf &
+N=$!
+sleep 1
+curl -s -o $W/n.body localhost:$NPORT/allowlist
+cmp -s $W/www/allowlist $W/n.body || { echo "nginx does not serve the body"; cat $W/nginx/error.log; ls -la $W/www $W/n.body; exit 1; }
+echo "body: $(wc -c < $W/www/allowlist) bytes; $($NGINX -v 2>&1)"
+
+pair() {
+	echo "--- $1: opscreend"
+	$WRK http://127.0.0.1:$PORT/allowlist
+	echo "--- $1: nginx"
+	$WRK http://127.0.0.1:$NPORT/allowlist
+}
+pair "idle"
+echo "--- idle: opscreend /metrics"
+$WRK http://127.0.0.1:$PORT/metrics
 # A screen that keeps the CPU busy: the compute-heavy demo ops, every class.
 R2=$(post '{"ops": ["add.Tensor", "mul.Tensor", "sub.Tensor", "sum", "sum.dim_IntList", "minimum", "maximum", "_softmax", "where.self", "amax", "abs", "sin", "cos"]}')
 sleep 3
-B=$(state $R2)
-curl -s -o /dev/null -w "GET /allowlist: %{http_code}\n" localhost:$PORT/allowlist
-echo "--- while run $R2 screens (before: $B)"
-wrk -t 2 -c 64 -d 10s --latency http://127.0.0.1:$PORT/allowlist
+echo "second screen: $(state $R2)"
+pair "while run $R2 screens"
+echo "--- while run $R2 screens: opscreend /metrics"
+$WRK http://127.0.0.1:$PORT/metrics
 echo "second screen after wrk: $(state $R2)"

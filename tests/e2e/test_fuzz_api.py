@@ -1,10 +1,16 @@
 """Nothing a client sends crashes the daemon or corrupts the store: a bounded,
 seeded stream of malformed requests (random paths, query strings, methods,
-bodies, headers, and raw non-HTTP bytes) against a daemon that has data."""
+bodies, headers, and raw non-HTTP bytes) against a daemon that has data, and a
+property-based fuzz of every operation generated from web/openapi.json."""
 import json
+import os
 import random
+import re
 import socket
 import sqlite3
+import subprocess
+import sys
+import time
 import urllib.parse
 
 PATHS = ["/allowlist", "/denylist", "/ops", "/ops/add", "/runs", "/runs/1",
@@ -79,3 +85,49 @@ def test_random_requests_never_hurt(make_daemon):
     db = sqlite3.connect(d.db)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+
+
+# ---- property-based: every operation of web/openapi.json, by schemathesis ----
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMATHESIS = os.path.join(os.path.dirname(sys.executable), "schemathesis")
+# not_a_server_error: no 5xx, no dropped connection; the conformance checks:
+# every status, content type and body is one the description gives;
+# negative_data_rejection: what the description forbids gets a 4xx
+CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
+          "response_schema_conformance,negative_data_rejection")
+
+
+def test_every_operation_fuzzed_from_the_description(make_daemon, tmp_path):
+    # a small screen, so the lists, /ops/{name} and /cases/{id} have data;
+    # POST /runs gets the token: what it queues is bounded by QUEUED_RUNS_MAX
+    # (then 429) and each full run of this scope takes seconds
+    d = make_daemon(runner__classes="same_shape", runner__dtypes="float32").start()
+    d.wait_fingerprint()
+    st, out = d.post_run({})
+    assert st == 202
+    assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+    base = f"http://127.0.0.1:{d.port}"
+    t0 = time.monotonic()
+    p = subprocess.run(
+        [SCHEMATHESIS, "--config-file", os.path.join(HERE, "schemathesis.toml"),
+         "run", base + "/openapi.json", "--url", base,
+         "-H", "Authorization: Bearer " + d.token, "--checks", CHECKS,
+         "--max-examples", "25", "--seed", "20261201", "--workers", "1",
+         "--request-timeout", "10", "--no-shrink", "--warnings", "off"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        env=dict(os.environ, NO_COLOR="1"))
+    took = time.monotonic() - t0
+    assert p.returncode == 0, p.stdout[-8000:] + p.stderr[-2000:]
+    # every operation tested (schemathesis leaves out /openapi.json itself)
+    m = re.search(r"Selected: (\d+)/(\d+)\s+Tested: (\d+)", p.stdout)
+    assert m and m.group(1) == m.group(2) == m.group(3), p.stdout[-3000:]
+    assert int(m.group(3)) >= 16, m.group(0)
+    assert took < 180, took
+    assert d.proc.poll() is None, d.logtext()
+    db = sqlite3.connect(d.db)
+    active = db.execute("SELECT count(*) FROM runs WHERE state IN "
+                        "('queued', 'running')").fetchone()[0]
+    assert active <= 4 + 1, active          # QUEUED_RUNS_MAX queued, one running
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()

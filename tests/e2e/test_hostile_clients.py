@@ -1,0 +1,217 @@
+"""Hostile and broken clients, over raw sockets on loopback: one address cannot
+hold every connection, a slow sender is cut after api.request_timeout, and
+every request that reaches the handler gets a 4xx JSON answer, never silence.
+Every loop is bounded; the daemon listens on 127.0.0.1 and the attacker binds
+127.0.0.2 (all of 127/8 is loopback on Linux)."""
+import json
+import socket
+import time
+
+import pytest
+
+
+def raw(port, data, timeout=10.0):
+    """Sends data, reads until the server closes; (seconds, status, headers,
+    body) with status None when no HTTP answer came."""
+    t0 = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        out = b""
+        try:
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                out += b
+        except (socket.timeout, ConnectionResetError):
+            pass
+    took = time.monotonic() - t0
+    if not out.startswith(b"HTTP/1."):
+        return took, None, {}, out
+    head, _, body = out.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, v in
+               (ln.split(":", 1) for ln in lines[1:] if ":" in ln)}
+    return took, int(lines[0].split()[1]), headers, body
+
+
+def assert_json_4xx(result, status=400):
+    took, st, headers, body = result
+    assert st == status, (st, body[:300])
+    assert headers.get("content-type") == "application/json", headers
+    doc = json.loads(body)
+    assert doc["status"] == status and isinstance(doc["error"], str), doc
+    assert took < 5, took
+    return doc
+
+
+def get(path, extra=b""):
+    return (b"GET " + path + b" HTTP/1.1\r\nHost: localhost\r\n" + extra +
+            b"Connection: close\r\n\r\n")
+
+
+def healthz_ok(port, timeout=5.0):
+    try:
+        _, st, _, _ = raw(port, get(b"/healthz"), timeout=timeout)
+        return st == 200
+    except OSError:
+        return False
+
+
+def test_one_address_cannot_hold_every_connection(make_daemon):
+    # the shipped limits: 256 connections, 32 per address, 10 s per request
+    d = make_daemon().start()
+    held = []
+    try:
+        for _ in range(300):
+            s = socket.socket()
+            s.settimeout(5)
+            s.bind(("127.0.0.2", 0))
+            try:
+                s.connect(("127.0.0.1", d.port))
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                held.append(s)
+            except OSError:
+                s.close()
+        time.sleep(0.5)
+        answered = sum(healthz_ok(d.port) for _ in range(6))
+        assert answered == 6, (answered, d.logtext())
+        # the ones over the per-address limit were closed at once
+        alive = 0
+        for s in held:
+            s.setblocking(False)
+            try:
+                alive += s.recv(1) != b""
+            except BlockingIOError:
+                alive += 1
+            except OSError:
+                pass
+        assert 0 < alive <= 32, alive
+    finally:
+        for s in held:
+            s.close()
+    assert d.proc.poll() is None
+
+
+@pytest.mark.parametrize("what", ["header", "body"])
+def test_a_slow_sender_is_cut_after_the_request_timeout(make_daemon, what):
+    # a byte every 0.5 s beats the idle timeout (10 s) for ever; the request
+    # deadline (3 s here) does not care
+    d = make_daemon(api__request_timeout=3).start()
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=2)
+    t0 = time.monotonic()
+    cut = None
+    if what == "header":
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    else:
+        s.sendall(b"POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                  d.token.encode() + b"\r\nContent-Length: 1000\r\n\r\n{")
+    try:
+        while time.monotonic() - t0 < 15:
+            time.sleep(0.5)
+            s.sendall(b"a")
+            s.setblocking(False)
+            try:
+                if s.recv(4096) == b"":
+                    cut = time.monotonic() - t0
+                    break
+            except BlockingIOError:
+                pass
+            finally:
+                s.setblocking(True)
+    except OSError:
+        cut = time.monotonic() - t0
+    s.close()
+    assert cut is not None, "a slow sender kept its connection for 15 s"
+    assert 2.5 < cut < 6, cut
+    assert healthz_ok(d.port)
+    deadline = time.monotonic() + 3
+    while "api.request_timeout" not in d.logtext() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "did not send a request within api.request_timeout" in d.logtext()
+    if what == "body":
+        assert d.get_json("/runs")[1]["runs"] == []
+
+
+def test_a_busy_keepalive_connection_is_not_cut(make_daemon):
+    # the deadline is per request: each answer re-arms it
+    d = make_daemon(api__request_timeout=2).start()
+    with socket.create_connection(("127.0.0.1", d.port), timeout=5) as s:
+        f = s.makefile("rb")
+        for _ in range(8):
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert f.readline().startswith(b"HTTP/1.1 200")
+            n = 0
+            while (ln := f.readline()) not in (b"\r\n", b""):
+                if ln.lower().startswith(b"content-length:"):
+                    n = int(ln.split(b":")[1])
+            f.read(n)
+            time.sleep(0.5)      # 4 s in all, twice the deadline
+
+
+BAD = {
+    "path not UTF-8": get(b"/\xff\xfe"),
+    "path with a cut sequence": get(b"/ops/\xc3"),
+    "escaped path not UTF-8": get(b"/ops/%ff%fe"),
+    "query value not UTF-8": get(b"/allowlist?format=%ff"),
+    "query key not UTF-8": get(b"/allowlist?%c3=1"),
+    "query value with a NUL": get(b"/allowlist?format=json%00yaml"),
+    "query raw bytes not UTF-8": get(b"/allowlist?dtypes=\xe9"),
+    "a parameter given twice": get(b"/allowlist?format=json&format=yaml"),
+    "2,000 parameters": get(b"/allowlist?" + b"&".join(
+        b"a%d=1" % i for i in range(2000))),
+    "5,000 parameters": get(b"/healthz?" + b"&".join([b"p"] * 5000)),
+    "10,000 empty parameters": get(b"/metrics?" + b"&" * 10000),
+    "HTTP/1.1 without Host": b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n",
+    "two Host headers": b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n"
+                        b"Connection: close\r\n\r\n",
+}
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory, daemon_bin):
+    from e2e_harness import Daemon
+    d = Daemon(tmp_path_factory.mktemp("hostile")).start()
+    yield d
+    d.stop()
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_a_broken_request_gets_a_json_400(plain, name):
+    assert_json_4xx(raw(plain.port, BAD[name]))
+    assert plain.proc.poll() is None
+
+
+def test_an_error_message_cut_inside_a_character_still_answers(plain):
+    # "no such endpoint: /xé..." is longer than the 1 KiB message buffer: the
+    # cut falls inside a two-byte character
+    for pad in (b"", b"a"):
+        doc = assert_json_4xx(raw(plain.port, get(b"/x" + pad + "é".encode() * 600)),
+                              404)
+        assert doc["error"].startswith("no such endpoint: /x"), doc
+
+
+def test_a_request_line_past_the_connection_memory_still_gets_an_answer(plain):
+    # past 32 KiB libmicrohttpd answers itself (414, its own HTML body)
+    took, st, _, _ = raw(plain.port, get(b"/allowlist?format=" + b"j" * 40000))
+    assert st == 414 and took < 5, (st, took)
+
+
+def test_http_1_0_without_host_is_fine(plain):
+    _, st, _, _ = raw(plain.port, b"GET /healthz HTTP/1.0\r\n\r\n")
+    assert st == 200
+
+
+@pytest.mark.parametrize("framing", [
+    b"Content-Length: 2\r\nContent-Length: 40\r\n",
+    b"Content-Length: 2\r\nContent-Length: 2\r\n",
+    b"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n",
+])
+def test_ambiguous_framing_is_refused_and_queues_nothing(plain, framing):
+    body = b'{}' + b' ' * 38
+    req = (b"POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+           plain.token.encode() + b"\r\n" + framing +
+           b"Connection: close\r\n\r\n" + body)
+    assert_json_4xx(raw(plain.port, req))
+    st, runs = plain.get_json("/runs")
+    assert st == 200 and runs["runs"] == [], runs
