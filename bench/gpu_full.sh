@@ -302,6 +302,7 @@ body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\":
 # xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
+# "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE" (bench/failclosed_checks.py),
 # in order; a wait that runs out of time stops the list (the daemon runs on
 # for the next call).
 for act in $ACTIONS; do
@@ -327,6 +328,30 @@ for act in $ACTIONS; do
 	                python3 bench/first_call.py --op "$op" --dtype "$dt" $cases &
 	        done; wait; } | tee -a "$OUT/firstcall/first_call.txt";;
 	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
+	nonvml)	# nonvml:LIBRARY: a GPU host whose NVML does not load (a path
+		# that does not exist) must screen nothing and serve no list
+		W=/tmp/opscreen-nonvml; rm -rf "$W"; mkdir -p "$W" "$OUT/nonvml"
+		head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"; chmod 600 "$W/token"
+		printf '[daemon]\nlisten = 127.0.0.1\nport = 8479\ndatabase = %s/opscreen.db\ntoken_file = %s/token\nscreen_on_start = yes\n[runner]\npython = python3\nrunner_path = %s/probes:%s/tests/demolib\nlibrary = %s\ndevices = all\nnvml_library = /nonexistent/libnvidia-ml.so.1\n' \
+		    "$W" "$W" "$ROOT" "$ROOT" "$ph" > "$W/opscreen.conf"
+		PYTHONPATH=/tmp/site-502 ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 & np=$!
+		sleep 4
+		{ for u in /healthz /allowlist "/allowlist?format=yaml" "/denylist?format=yaml" "/denylist?format=text"; do
+			echo "--- GET $u: $(curl -s -o "$W/body" -w '%{http_code}' "localhost:8479$u")"; head -c 600 "$W/body"; echo; done
+		  echo "--- runner processes under the daemon: $(pgrep -P $np | wc -l)"
+		  echo "--- log:"; cat "$W/opscreend.log"; } > "$OUT/nonvml/$ph.txt" 2>&1
+		kill $np; wait $np 2>/dev/null; cat "$OUT/nonvml/$ph.txt";;
+	early)	# early:PHASE: once the runner has reported the table and before
+		# the screen completes, the 503 bodies and what they register
+		PORT=$(port_of "$ph")
+		for i in $(seq 1 120); do
+			curl -s localhost:$PORT/healthz | grep -q '"library_version"' && break; sleep 1; done
+		PYTHONPATH=$(site_of "$ph") python3 bench/failclosed_checks.py early "$PORT" "$OUT/early-$ph" 2>&1 |
+		    grep -v Warning | tee "$OUT/early-$ph/checks.txt";;
+	scopes)	# scopes:PHASE: the lists by dtype and device scope, provenance
+		PORT=$(port_of "$ph"); mkdir -p "$OUT/scopes-$ph"
+		PYTHONPATH=$(site_of "$ph") python3 bench/failclosed_checks.py scopes "$PORT" "$OUT/scopes-$ph" 2>&1 |
+		    grep -v Warning | tee "$OUT/scopes-$ph/checks.txt";;
 	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
 		# (a call brings back at most 8 files of 16 MiB)
 	        (cd "$OUT" && for d in */; do d=${d%/}
