@@ -5,7 +5,7 @@
 # database, completes one full screen of the demo library (so /allowlist
 # answers 200), measures, starts a second screen and measures again.
 # Environment: PORT (opscreend; nginx takes PORT+1), THREADS (api.threads),
-# OPSCREEND (the binary), NICE (runner.nice), DURATION (wrk -d), CLASSES and DTYPES (the screen's
+# OPSCREEND (the binary), NICE (runner.nice), DURATION (wrk -d), ROUNDS (ABBA rounds, 1), CLASSES and DTYPES (the screen's
 # scope; empty: everything), PYTHON.
 set -eu
 PY=${PYTHON:-$( [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo python3)}
@@ -91,11 +91,19 @@ curl -s -o $W/n.body localhost:$NPORT/allowlist
 cmp -s $W/www/allowlist $W/n.body || { echo "nginx does not serve the body"; cat $W/nginx/error.log; ls -la $W/www $W/n.body; exit 1; }
 echo "body: $(wc -c < $W/www/allowlist) bytes; $($NGINX -v 2>&1)"
 
+one() {	# $1 label, $2 server, $3 port
+	echo "--- $1: $2"
+	$WRK http://127.0.0.1:$3/allowlist
+}
+# ABBA: opscreend, nginx, nginx, opscreend, so that a load that rises or
+# falls through the window (a screen's start, its end) weighs on both alike
 pair() {
-	echo "--- $1: opscreend"
-	$WRK http://127.0.0.1:$PORT/allowlist
-	echo "--- $1: nginx"
-	$WRK http://127.0.0.1:$NPORT/allowlist
+	r=0
+	while [ $r -lt ${ROUNDS:-1} ]; do
+		one "$1" opscreend $PORT; one "$1" nginx $NPORT
+		one "$1" nginx $NPORT; one "$1" opscreend $PORT
+		r=$((r + 1))
+	done
 }
 pair "idle"
 echo "--- idle: opscreend /metrics"

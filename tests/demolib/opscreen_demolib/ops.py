@@ -7,6 +7,7 @@ function names, as in FlagGems, so this module never uses those builtins.
 """
 
 import os
+import struct
 import time
 
 import numpy as np
@@ -44,7 +45,32 @@ def abs(self):
     return _back(np.abs(_np(self, self.dtype)), self.dtype)
 
 
+# OPSCREEN_DEMOLIB_GARBAGE="neg:KIND" makes neg write to the runner's private
+# channel (OPSCREEN_FD) before it answers, like a library that writes to a
+# descriptor it does not own: KIND "frame" (a frame whose body is not JSON),
+# "huge" (a length past the frame bound), "bytes" (bytes that are no frame),
+# "message" (a well-formed result for a case that is not in flight).
+_GARBAGE = os.environ.get("OPSCREEN_DEMOLIB_GARBAGE", "").split(":")
+
+
+def _garbage(name):
+    if len(_GARBAGE) != 2 or _GARBAGE[0] != name:
+        return
+    kind = _GARBAGE[1]
+    if kind == "frame":
+        data = struct.pack(">I", 10) + b"\xff{garbage"
+    elif kind == "huge":
+        data = struct.pack(">I", 0xFFFFFFF0) + b"x" * 64
+    elif kind == "message":
+        body = b'{"type": "result", "id": 999999999, "outputs": []}'
+        data = struct.pack(">I", len(body)) + body
+    else:
+        data = b"\x00\x01garbage\xff" * 16
+    os.write(int(os.environ.get("OPSCREEN_FD", "3")), data)
+
+
 def neg(self):
+    _garbage("neg")
     return _back(np.negative(_np(self, self.dtype)), self.dtype)
 
 

@@ -1,0 +1,173 @@
+"""A runner fails in the middle of a full screen: it is killed (SIGKILL, as
+the OOM killer does), stopped (SIGSTOP: alive but never answering), or the
+library writes garbage on the runner's private channel. The daemon records
+the case in flight (crash or timeout, with its evidence), starts a fresh
+runner, and finishes the run with every case stored once; it keeps serving
+throughout, nothing of the run is served before it completes, and every key
+the fault did not touch gets the verdicts of an undisturbed screen."""
+import os
+import signal
+import sqlite3
+import time
+
+import pytest
+
+from e2e_harness import Daemon
+
+# the operator's own scope: a full screen (it serves lists) of 181 cases
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
+            "WHERE run_id=?")
+
+
+def _q(path, sql, args=()):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        return db.execute(sql, args).fetchall()
+    finally:
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, daemon_bin):
+    """The verdicts of one undisturbed full screen in the same scope."""
+    d = Daemon(tmp_path_factory.mktemp("reference"), **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300)
+        assert run["state"] == "complete" and run["full"] == 1, run
+        return {r[:3]: r[3:] for r in _q(d.db, VERDICTS, (out["run"],))}
+    finally:
+        d.stop()
+
+
+def _runners(pid):
+    """The daemon's runner processes (its children running the runner)."""
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                cmd = f.read()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid and b"opscreen_runner" in cmd:
+            out.append(int(p))
+    return out
+
+
+def _wait_done(d, run_id, share):
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        st, run = d.get_json(f"/runs/{run_id}")
+        if run["total"] and run["done"] >= share * run["total"]:
+            return run
+        time.sleep(0.2)
+    raise AssertionError(f"run {run_id} did not reach {share}: {run}")
+
+
+def _finish_and_check(d, run_id, reference):
+    """The run completes with every case stored once; returns its results
+    by key as {key: [(status, reason, detail, stderr_tail)]}."""
+    run = d.wait_run(run_id, timeout=400)
+    assert run["state"] == "complete" and run["full"] == 1, (run, d.logtext())
+    (cases,) = _q(d.db, "SELECT count(*) FROM cases WHERE run_id=?", (run_id,))[0]
+    (results, distinct) = _q(d.db, "SELECT count(*), count(DISTINCT r.case_id) "
+                             "FROM results r JOIN cases c ON c.id = r.case_id "
+                             "WHERE c.run_id=?", (run_id,))[0]
+    (pending,) = _q(d.db, "SELECT count(*) FROM cases WHERE run_id=? AND "
+                    "state='pending'", (run_id,))[0]
+    assert cases == results == distinct == run["total"] == run["done"], \
+        (cases, results, distinct, run)
+    assert pending == 0
+    assert _q(d.db, "PRAGMA foreign_key_check") == []
+    st, h = d.get_json("/healthz")
+    assert st == 200 and h["status"] == "ok", h
+    st, allow = d.get_json("/allowlist")
+    assert st == 200 and allow["runs"][0]["run"] == run_id, allow
+    by_key = {}
+    for key, status, reason, detail, tail in _q(
+            d.db, "SELECT c.key, r.status, r.reason, r.detail, "
+            "coalesce(r.stderr_tail, '') FROM results r JOIN cases c ON "
+            "c.id = r.case_id WHERE c.run_id=?", (run_id,)):
+        by_key.setdefault(key, []).append((status, reason, detail, tail))
+    return by_key
+
+
+def _untouched_equal(d, run_id, reference, touched):
+    got = {r[:3]: r[3:] for r in _q(d.db, VERDICTS, (run_id,))}
+    diff = {k: (reference.get(k), got.get(k)) for k in set(reference) | set(got)
+            if k[1] not in touched and reference.get(k) != got.get(k)}
+    assert diff == {}, diff
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
+def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
+                                              sig):
+    # a stopped runner is found by the case deadline (5 s here)
+    d = Daemon(tmp_path / "d", runner__case_deadline=5,
+               runner__cpu_case_deadline=5, **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run_id = out["run"]
+        _wait_done(d, run_id, 0.25)
+        victims = _runners(d.proc.pid)
+        assert victims, "no runner to fail"
+        os.kill(victims[0], getattr(signal, sig))
+        # the daemon keeps serving while the runner is gone or stuck, and
+        # serves nothing of the incomplete run
+        for _ in range(10):
+            st, _, body = d.get("/healthz")
+            assert st == 200
+            st, _, body = d.get("/allowlist?format=yaml")
+            assert st == 503 and b"include: []" in body, body
+            time.sleep(0.2)
+        by_key = _finish_and_check(d, run_id, reference)
+        failed = {k: [r for r in rs if r[0] in ("crash", "timeout")]
+                  for k, rs in by_key.items()}
+        failed = {k: rs for k, rs in failed.items() if rs}
+        # the case in flight, if the runner had one, and only it
+        assert sum(len(rs) for rs in failed.values()) <= 1, failed
+        want = "crash" if sig == "SIGKILL" else "timeout"
+        for rs in failed.values():
+            assert rs[0][0] == want, rs
+        assert victims[0] not in _runners(d.proc.pid)
+        assert len(_runners(d.proc.pid)) >= 1   # a fresh one took its place
+        _untouched_equal(d, run_id, reference, set(failed))
+    finally:
+        d.stop()
+
+
+@pytest.mark.parametrize("kind", ["frame", "huge", "bytes", "message"])
+def test_garbage_on_the_runner_channel(tmp_path, daemon_bin, reference, kind):
+    d = Daemon(tmp_path / "d", env={"OPSCREEN_DEMOLIB_GARBAGE": f"neg:{kind}"},
+               **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        by_key = _finish_and_check(d, out["run"], reference)
+        neg = by_key["neg"]
+        if kind == "message":
+            # a well-formed result for a case not in flight is ignored; the
+            # real one follows and is judged as in an undisturbed screen
+            assert "result for case 999999999" in d.logtext()
+            _untouched_equal(d, out["run"], reference, set())
+        else:
+            # a runner that breaks the framing is ended and its case recorded
+            # as a crash: the name is denied, never allowed
+            assert any(r[0] == "crash" for r in neg), neg
+            st, allow = d.get_json("/allowlist")
+            assert "neg" not in allow["names"], allow
+            st, deny = d.get_json("/denylist")
+            assert "neg" in [e["name"] for e in deny["names"]], deny
+            _untouched_equal(d, out["run"], reference, {"neg"})
+    finally:
+        d.stop()
