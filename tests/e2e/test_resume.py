@@ -179,6 +179,13 @@ def test_interrupted_run_resumes(make_daemon, screened, point):
     # nothing runs before the runner has shown its library is the recorded one
     st, r = d.get_json(f"/runs/{run}")
     assert st == 200 and r["state"] in ("running", "complete"), r
+    # the API answers before the main loop has taken the run up again (no
+    # write before the port is bound): its live progress follows at once
+    deadline = time.time() + 10
+    while r["state"] == "running" and "progress" not in r and \
+            time.time() < deadline:
+        time.sleep(0.02)
+        st, r = d.get_json(f"/runs/{run}")
     if r["state"] == "running":
         assert r["total"] >= total and r["progress"]["resumed"] is True, r
         if r["progress"].get("waiting_for_runner"):
