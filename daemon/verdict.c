@@ -362,8 +362,9 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	return -1;
 }
 
+/* Which of a call's outputs is its evidence: fail, then error, then degenerate. */
 static int
-verdict_rank(enum case_status st)
+status_rank(enum case_status st)
 {
 	switch (st) {
 	case CASE_FAIL:
@@ -433,8 +434,8 @@ verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
 		if (verdict_out(out, i, oracle_failed, &ov) == -1)
 			return -1;
 		*ni |= ov.native_inaccurate;
-		if (verdict_rank(ov.status) > verdict_rank(v->status) ||
-		    (verdict_rank(ov.status) == verdict_rank(v->status) &&
+		if (status_rank(ov.status) > status_rank(v->status) ||
+		    (status_rank(ov.status) == status_rank(v->status) &&
 		    ov.score > v->score))
 			*v = ov;
 	}
@@ -657,8 +658,85 @@ case_status_name(enum case_status st)
 		return "crash";
 	case CASE_HAZARD:
 		return "hazard";
+	case CASE_SKIPPED:
+		return "skipped";
 	}
 	return "error";
+}
+
+/*
+ * A stored results.status back to its enum.  An unknown word is an error
+ * (inconclusive, never verified): fail closed; "skipped" is a status of its
+ * own, folded as inconclusive because nothing was measured.
+ */
+enum case_status
+case_status_parse(const char *s)
+{
+	static const enum case_status all[] = { CASE_PASS, CASE_FAIL, CASE_NA,
+	    CASE_DEGENERATE, CASE_ERROR, CASE_TIMEOUT, CASE_CRASH,
+	    CASE_HAZARD, CASE_SKIPPED };
+	size_t	 i;
+
+	if (s == NULL)
+		return CASE_ERROR;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, case_status_name(all[i])))
+			return all[i];
+	return CASE_ERROR;
+}
+
+static const char *const verdict_names[VERDICT_NVERDICTS] = {
+	[VERDICT_VERIFIED] = "verified",
+	[VERDICT_WITHHELD] = "withheld",
+	[VERDICT_INCONCLUSIVE] = "inconclusive",
+	[VERDICT_HAZARD] = "hazard",
+	[VERDICT_BROKEN] = "broken",
+};
+
+const char *
+verdict_name(enum verdict v)
+{
+	if ((unsigned)v >= VERDICT_NVERDICTS)
+		return verdict_names[VERDICT_BROKEN];
+	return verdict_names[v];
+}
+
+/* Higher is worse; the enum is declared in rank order. */
+int
+verdict_rank(enum verdict v)
+{
+	if ((unsigned)v >= VERDICT_NVERDICTS)
+		return VERDICT_BROKEN;
+	return (int)v;
+}
+
+/* 0 and *v set, or -1 for a word outside the vocabulary. */
+int
+verdict_parse(const char *s, enum verdict *v)
+{
+	int	 i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < VERDICT_NVERDICTS; i++)
+		if (!strcmp(s, verdict_names[i])) {
+			*v = (enum verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* [{"name", "rank"}, ...] in rank order: what the dashboard and tools read. */
+json_t *
+verdict_vocabulary(void)
+{
+	json_t	*a = json_array();
+	int	 i;
+
+	for (i = 0; i < VERDICT_NVERDICTS; i++)
+		json_array_append_new(a, json_pack("{ss si}", "name",
+		    verdict_names[i], "rank", verdict_rank((enum verdict)i)));
+	return a;
 }
 
 void
@@ -707,6 +785,10 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 	case CASE_HAZARD:
 		f->hazard++;
 		tier = 2;	/* below broken, above inconclusive */
+		break;
+	case CASE_SKIPPED:
+		f->skipped++;
+		tier = 1;	/* nothing measured: inconclusive */
 		break;
 	}
 	if (v->native_inaccurate)
@@ -817,12 +899,13 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 	const char	*res, *why;
 
 	if (f->fail + f->timeout + f->crash > 0) {
-		res = "broken";
+		res = verdict_name(VERDICT_BROKEN);
 		why = f->worst_reason;
 	} else if (f->hazard > 0) {
-		res = "hazard";
+		res = verdict_name(VERDICT_HAZARD);
 		why = f->worst_reason;
-	} else if (f->error > 0 || (f->degenerate > 0 && f->pass == 0)) {
+	} else if (f->error + f->skipped > 0 ||
+	    (f->degenerate > 0 && f->pass == 0)) {
 		/*
 		 * A case whose oracle stayed degenerate through every
 		 * regeneration (the exact answer is 0 or NaN: var of one
@@ -830,10 +913,10 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 		 * convolution) judged nothing; the other cases decide, and
 		 * with none passed the key x dtype is inconclusive.
 		 */
-		res = "inconclusive";
+		res = verdict_name(VERDICT_INCONCLUSIVE);
 		why = f->worst_reason;
 	} else if (f->pass > 0) {
-		res = "verified";
+		res = verdict_name(VERDICT_VERIFIED);
 		why = "ok";
 	} else {
 		res = NULL;

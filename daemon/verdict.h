@@ -17,8 +17,26 @@ enum case_status {
 	CASE_ERROR,
 	CASE_TIMEOUT,
 	CASE_CRASH,
-	CASE_HAZARD		/* compile time over budget; bootstrap finding */
+	CASE_HAZARD,		/* compile time over budget; bootstrap finding */
+	CASE_SKIPPED		/* not run (a budget, fail-fast, a hung sibling) */
 };
+
+/*
+ * The one verdict vocabulary, in rank order (worse is higher): a key x dtype
+ * is verified, inconclusive, hazard or broken (verdict_fold_result); a name
+ * is withheld from the allow-list when a key of it is inconclusive or was
+ * never judged.  A name's state is the worst of its keys'.  Served as
+ * "verdict_vocabulary" in the /allowlist and /denylist JSON
+ * (docs/protocol.md); tools/report_full.py and web/app.js read it.
+ */
+enum verdict {
+	VERDICT_VERIFIED,
+	VERDICT_WITHHELD,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_HAZARD,
+	VERDICT_BROKEN
+};
+#define VERDICT_NVERDICTS	5
 
 /* compile class: the budget when the case does not carry one */
 #define VERDICT_COMPILE_BUDGET_MS	60000.0
@@ -46,6 +64,7 @@ struct case_verdict {
 
 struct verdict_fold {
 	int		 n, pass, fail, na, degenerate, error, timeout, crash;
+	int		 skipped;
 	double		 worst_score;
 	long long	 worst_case;
 	char		 worst_reason[48];
@@ -67,6 +86,11 @@ struct verdict_fold {
 int		 verdict_case(const json_t *, const json_t *,
 		    struct case_verdict *);
 const char	*case_status_name(enum case_status);
+enum case_status case_status_parse(const char *);
+const char	*verdict_name(enum verdict);
+int		 verdict_rank(enum verdict);
+int		 verdict_parse(const char *, enum verdict *);
+json_t		*verdict_vocabulary(void);
 void		 verdict_fold_init(struct verdict_fold *);
 void		 verdict_fold_add(struct verdict_fold *, long long,
 		    const char *, const struct case_verdict *);

@@ -899,6 +899,70 @@ START_TEST(repeat_call)
 }
 END_TEST
 
+/* One vocabulary: names, ranks in order, parse round trip, served JSON. */
+START_TEST(vocabulary)
+{
+	enum verdict	 v;
+	json_t		*a;
+	int		 i;
+
+	ck_assert_str_eq(verdict_name(VERDICT_VERIFIED), "verified");
+	ck_assert_str_eq(verdict_name(VERDICT_BROKEN), "broken");
+	ck_assert_int_lt(verdict_rank(VERDICT_VERIFIED),
+	    verdict_rank(VERDICT_WITHHELD));
+	ck_assert_int_lt(verdict_rank(VERDICT_WITHHELD),
+	    verdict_rank(VERDICT_INCONCLUSIVE));
+	ck_assert_int_lt(verdict_rank(VERDICT_INCONCLUSIVE),
+	    verdict_rank(VERDICT_HAZARD));
+	ck_assert_int_lt(verdict_rank(VERDICT_HAZARD),
+	    verdict_rank(VERDICT_BROKEN));
+	for (i = 0; i < VERDICT_NVERDICTS; i++) {
+		ck_assert_int_eq(verdict_parse(verdict_name((enum verdict)i),
+		    &v), 0);
+		ck_assert_int_eq(v, i);
+	}
+	ck_assert_int_eq(verdict_parse("pass", &v), -1);
+	ck_assert_int_eq(verdict_parse(NULL, &v), -1);
+	a = verdict_vocabulary();
+	ck_assert_int_eq(json_array_size(a), VERDICT_NVERDICTS);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(a,
+	    4), "name")), "broken");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(a,
+	    4), "rank")), verdict_rank(VERDICT_BROKEN));
+	json_decref(a);
+}
+END_TEST
+
+/* "skipped" is parsed as itself, not as the fallback for unknown words. */
+START_TEST(status_parse_skipped)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			why[48];
+
+	ck_assert_int_eq(case_status_parse("skipped"), CASE_SKIPPED);
+	ck_assert_int_eq(case_status_parse("pass"), CASE_PASS);
+	ck_assert_int_eq(case_status_parse("hazard"), CASE_HAZARD);
+	ck_assert_int_eq(case_status_parse("no such word"), CASE_ERROR);
+	ck_assert_int_eq(case_status_parse(NULL), CASE_ERROR);
+	ck_assert_str_eq(case_status_name(CASE_SKIPPED), "skipped");
+	/* a passed case and a skipped one: nothing measured the skip */
+	verdict_fold_init(&f);
+	memset(&v, 0, sizeof(v));
+	v.status = CASE_PASS;
+	verdict_fold_add(&f, 1, "correctness", &v);
+	v.status = case_status_parse("skipped");
+	snprintf(v.reason, sizeof(v.reason), "key_budget");
+	verdict_fold_add(&f, 2, "correctness", &v);
+	verdict_fold_finish(&f, 4);
+	ck_assert_int_eq(f.skipped, 1);
+	ck_assert_int_eq(f.error, 0);
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)),
+	    "inconclusive");
+	ck_assert_str_eq(why, "key_budget");
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -906,6 +970,8 @@ verdict_suite(void)
 	TCase	*tc = tcase_create("core");
 
 	tcase_add_test(tc, ratio_to_native);
+	tcase_add_test(tc, vocabulary);
+	tcase_add_test(tc, status_parse_skipped);
 	tcase_add_test(tc, floor_2r);
 	tcase_add_test(tc, floor_1ulp);
 	tcase_add_test(tc, nonfinite);
