@@ -38,6 +38,17 @@ enum verdict {
 };
 #define VERDICT_NVERDICTS	5
 
+/*
+ * Decisions taken here on the runner's raw facts (docs/protocol.md):
+ * random ops fail when the candidate's p-value is below VERDICT_STAT_ALPHA
+ * (the false-alarm rate per case of a correct library); the two fp64 oracles
+ * agree when no NaN/inf position differs and every |a - b| is within
+ * VERDICT_ORACLE_REL * (|b| + max|b|): 2^-40 leaves room for another
+ * summation order and libm, 2^17 times below a float32 ULP.
+ */
+#define VERDICT_STAT_ALPHA	1e-4
+#define VERDICT_ORACLE_REL	0x1p-40
+
 /* compile class: the budget when the case does not carry one */
 #define VERDICT_COMPILE_BUDGET_MS	60000.0
 #define VERDICT_LADDER_MAX		16
@@ -86,6 +97,7 @@ struct verdict_fold {
 int		 verdict_case(const json_t *, const json_t *,
 		    struct case_verdict *);
 const char	*case_status_name(enum case_status);
+int		 verdict_oracle_agree(const json_t *, char *, size_t);
 enum case_status case_status_parse(const char *);
 const char	*verdict_name(enum verdict);
 int		 verdict_rank(enum verdict);

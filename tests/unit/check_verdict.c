@@ -627,8 +627,22 @@ START_TEST(stat_rule)
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "stat_unreliable");
 	json_decref(r);
-	/* alpha missing or out of (0,1): malformed */
-	r = ok1(sout(0.5, 0.5, 1.5));
+	/* the level is VERDICT_STAT_ALPHA whatever alpha a runner sends */
+	r = ok1(sout(1e-3, 0.5, 0.9));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	r = ok1(sout(1e-9, 0.5, 1e-12));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	json_decref(r);
+	r = ok1(sout(VERDICT_STAT_ALPHA * 0.99, 0.5, 1e-4));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	json_decref(r);
+	/* no p-value: malformed */
+	r = ok1(sout(0.5, 0.5, 1e-4));
+	json_object_del(json_array_get(json_object_get(r, "outputs"), 0), "p_c");
 	ck_assert_int_eq(verdict_case(sp, r, &v), -1);
 	json_decref(r);
 	json_decref(sp);
@@ -769,6 +783,36 @@ START_TEST(oracle_fault)
 	json_object_set_new(r, "oracle_check", json_pack("{s:b}", "ok", 1));
 	verdict_case(sp, r, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
+	/* raw differences: the tolerance is VERDICT_ORACLE_REL, decided here */
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
+	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
+	    0.0, "nonfinite", 0, "max_abs", 1e-13, "max_rel",
+	    VERDICT_ORACLE_REL, "nonfinite", 0));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
+	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
+	    0.0, "nonfinite", 0, "max_abs", 1e-12, "max_rel",
+	    VERDICT_ORACLE_REL * 2, "nonfinite", 0));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	ck_assert(strstr(v.detail, "output 1") != NULL);
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i}]}",
+	    "outputs", 1, "diffs", "max_abs", 0.0, "max_rel", 0.0, "nonfinite",
+	    3));
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	/* another number of outputs */
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[],s:s}",
+	    "outputs", 2, "diffs", "detail", "kernels/ gives 2 outputs, torch 1"));
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	/* kernels/ raised: no comparison, no finding */
+	json_object_set_new(r, "oracle_check", json_pack("{s:s}", "error",
+	    "KernelError: x"));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(sp);
 }
@@ -801,14 +845,43 @@ END_TEST
 static json_t *
 guarded(json_t *first, const char *side, int reads, int writes, json_t *gout)
 {
-	json_t	*g = json_pack("{s:s,s:b,s:b,s:[]}", "poison", side, "reads",
-		    reads, "writes", writes, "outputs");
+	/* the runner's raw observations; verdict_guard decides */
+	json_t	*g = json_pack("{s:s,s:b,s:b,s:b,s:[]}", "poison", side, "intact",
+		    !writes, "changed", reads, "reproduced", reads, "outputs");
 
 	if (gout != NULL)
 		json_array_append_new(json_object_get(g, "outputs"), gout);
 	return json_pack("{s:s,s:i,s:s,s:[o],s:o}", "type", "result", "id", 1,
 	    "status", "ok", "outputs", first, "guard", g);
 }
+
+/* Older runners sent the flags; a changed output not reproduced is none. */
+START_TEST(guard_facts)
+{
+	struct case_verdict	 v;
+	json_t			*sp = spec(), *r, *g;
+
+	r = guarded(eout("exact", 0, 0), "low", 1, 0, eout("exact", 1, 0));
+	g = json_object_get(r, "guard");
+	json_object_set_new(g, "reproduced", json_false());
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* the old form: reads/writes flags */
+	json_object_del(g, "intact");
+	json_object_del(g, "changed");
+	json_object_del(g, "reproduced");
+	json_object_set_new(g, "reads", json_true());
+	json_object_set_new(g, "writes", json_false());
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
+	json_object_set_new(g, "reads", json_false());
+	json_object_set_new(g, "writes", json_true());
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "writes_outside_inputs");
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
 
 START_TEST(guard_call)
 {
@@ -995,6 +1068,7 @@ verdict_suite(void)
 	tcase_add_test(tc, out_of_memory);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
+	tcase_add_test(tc, guard_facts);
 	suite_add_tcase(s, tc);
 	return s;
 }
