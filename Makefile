@@ -92,10 +92,10 @@ build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_store: tests/unit/check_store.c build/daemon/store.o build/daemon/log.o \
-		build/daemon/rollup.o build/gen_migrations.o
+		build/daemon/rollup.o build/daemon/verdict.o build/gen_migrations.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-build/check_regress: tests/unit/check_regress.c build/daemon/regress.o \
+build/check_regress: tests/unit/check_regress.c build/daemon/regress.o build/daemon/verdict.o \
 		build/daemon/store.o build/daemon/log.o build/gen_migrations.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 

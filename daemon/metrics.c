@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "opscreend.h"
+#include "verdict.h"
 
 #define METRICS_MAX	(4u * 1024 * 1024)	/* bound on one answer */
 
@@ -120,12 +121,11 @@ metrics_scalar(sqlite3 *db, const char *sql, int64_t dflt)
 static void
 metrics_names(struct mbuf *m, sqlite3 *db, json_t *fps)
 {
-	static const char	*states[] = { "verified", "broken", "hazard",
-	    "inconclusive", "withheld" };
 	struct rollup_query	 q;
 	json_t			*d, *allow, *deny, *err, *e, *r, *runs;
 	size_t			 i, j, k;
-	int64_t			 count[5], serving;
+	int64_t			 count[VERDICT_NVERDICTS], serving;
+	enum verdict		 v;
 	char			 lab[320];
 	int			 device, status;
 	struct mbuf		 served = { 0 }, run = { 0 };
@@ -141,25 +141,33 @@ metrics_names(struct mbuf *m, sqlite3 *db, json_t *fps)
 		serving = 0;
 		if (status == 200) {
 			memset(count, 0, sizeof(count));
-			count[0] = json_array_size(json_object_get(allow, "names"));
-			json_array_foreach(json_object_get(deny, "names"), j, e)
-				count[strcmp(json_string_value(json_object_get(e,
-				    "verdict")) ?: "", "hazard") ? 1 : 2]++;
+			count[VERDICT_VERIFIED] = json_array_size(
+			    json_object_get(allow, "names"));
+			json_array_foreach(json_object_get(deny, "names"), j,
+			    e) {
+				if (verdict_parse(json_string_value(
+				    json_object_get(e, "verdict")), &v) == -1 ||
+				    v != VERDICT_HAZARD)
+					v = VERDICT_BROKEN;
+				count[v]++;
+			}
 			json_array_foreach(json_object_get(allow, "withheld"), j,
 			    e) {
 				int	 inc = 0;
 
 				json_array_foreach(json_object_get(e, "reasons"),
 				    k, r)
-					if (!strcmp(json_string_value(
-					    json_object_get(r, "verdict")) ?: "",
-					    "inconclusive"))
+					if (verdict_parse(json_string_value(
+					    json_object_get(r, "verdict")), &v) == 0
+					    && v == VERDICT_INCONCLUSIVE)
 						inc = 1;
-				count[inc ? 3 : 4]++;
+				count[inc ? VERDICT_INCONCLUSIVE :
+				    VERDICT_WITHHELD]++;
 			}
-			for (j = 0; j < 5; j++)
+			for (j = 0; j < VERDICT_NVERDICTS; j++)
 				metrics_add(m, "opscreen_names{%s,state=\"%s\"} "
-				    "%lld\n", lab, states[j], (long long)count[j]);
+				    "%lld\n", lab, verdict_name((enum verdict)j),
+				    (long long)count[j]);
 			runs = json_object_get(allow, "runs");
 			serving = json_integer_value(json_object_get(
 			    json_array_get(runs, 0), "run"));

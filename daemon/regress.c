@@ -8,24 +8,38 @@
 #include <string.h>
 
 #include "opscreend.h"
+#include "verdict.h"
 
 /*
  * A name's state per (device, dtype) is the worst of its keys' verdicts: one
  * broken key keeps the whole name off the allow-list, so that is what an
- * operator sees change.
+ * operator sees change.  The state is a rank of enum verdict, computed in
+ * SQL by a CASE written from the vocabulary (regress_rank_sql); a word
+ * outside it ranks as verified, as the key-level fold never writes one.
  */
-#define NAME_STATES \
-	"WITH s AS (SELECT run_id, device, name, dtype, CASE " \
-	"WHEN sum(verdict='broken') > 0 THEN 'broken' " \
-	"WHEN sum(verdict='hazard') > 0 THEN 'hazard' " \
-	"WHEN sum(verdict='inconclusive') > 0 THEN 'inconclusive' " \
-	"ELSE 'verified' END AS state FROM verdicts WHERE run_id IN (?1, ?2) " \
-	"GROUP BY run_id, device, name, dtype) "
+static void
+regress_rank_sql(char *buf, size_t len)
+{
+	size_t	 off;
+	int	 i, n;
+
+	n = snprintf(buf, len, "CASE verdict");
+	off = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < VERDICT_NVERDICTS && off < len; i++) {
+		n = snprintf(buf + off, len - off, " WHEN '%s' THEN %d",
+		    verdict_name((enum verdict)i),
+		    verdict_rank((enum verdict)i));
+		off += n > 0 ? (size_t)n : 0;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, " ELSE %d END",
+		    verdict_rank(VERDICT_VERIFIED));
+}
 
 static int
-is_bad(const char *state)
+is_bad(int rank)
 {
-	return !strcmp(state, "broken") || !strcmp(state, "hazard");
+	return rank >= verdict_rank(VERDICT_HAZARD);
 }
 
 /* The complete unrestricted run before `run`: >0, 0 none, -1 error. */
@@ -115,11 +129,16 @@ regress_evidence(sqlite3 *db, int64_t run, int device, const char *name,
 {
 	sqlite3_stmt	*st;
 
-	if (sqlite3_prepare_v2(db, "SELECT key, verdict, reason, class, detail, "
-	    "evidence_case FROM verdicts WHERE run_id=? AND device=? AND name=? "
-	    "AND dtype=? AND verdict IN ('broken', 'hazard') ORDER BY "
-	    "verdict='hazard', key LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	char		 rank[256], sql[1024];
+
+	regress_rank_sql(rank, sizeof(rank));
+	snprintf(sql, sizeof(sql), "SELECT key, verdict, reason, class, detail, "
+	    "evidence_case FROM verdicts WHERE run_id=?1 AND device=?2 AND "
+	    "name=?3 AND dtype=?4 AND (%s) >= ?5 ORDER BY (%s) DESC, key LIMIT 1",
+	    rank, rank);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
+	sqlite3_bind_int(st, 5, verdict_rank(VERDICT_HAZARD));
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
@@ -237,32 +256,39 @@ regress_run(sqlite3 *db, int64_t run, double now, int *nevents)
 	json_t		*ev;
 	int64_t		 prev;
 	int		 nreg = 0, n = 0;
+	char		 rank[256], sql[1024];
 
 	*nevents = 0;
 	if ((prev = regress_previous(db, run)) <= 0)
 		return prev < 0 ? -1 : 0;
-	if (sqlite3_prepare_v2(db, NAME_STATES "SELECT n.device, n.name, n.dtype, "
-	    "o.state, n.state FROM s n JOIN s o ON o.run_id=?2 AND "
+	regress_rank_sql(rank, sizeof(rank));
+	snprintf(sql, sizeof(sql), "WITH s AS (SELECT run_id, device, name, "
+	    "dtype, max(%s) AS state FROM verdicts WHERE run_id IN (?1, ?2) "
+	    "GROUP BY run_id, device, name, dtype) SELECT n.device, n.name, "
+	    "n.dtype, o.state, n.state FROM s n JOIN s o ON o.run_id=?2 AND "
 	    "o.device=n.device AND o.name=n.name AND o.dtype=n.dtype WHERE "
-	    "n.run_id=?1 AND o.state != n.state AND (o.state='verified' OR "
-	    "n.state='verified') ORDER BY n.name, n.dtype, n.device", -1, &st,
-	    NULL) != SQLITE_OK)
+	    "n.run_id=?1 AND o.state != n.state AND (o.state=?3 OR n.state=?3) "
+	    "ORDER BY n.name, n.dtype, n.device", rank);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int64(st, 2, prev);
+	sqlite3_bind_int(st, 3, verdict_rank(VERDICT_VERIFIED));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int		 device = sqlite3_column_int(st, 0);
 		const char	*name = (const char *)sqlite3_column_text(st, 1);
 		const char	*dtype = (const char *)sqlite3_column_text(st, 2);
-		const char	*from = (const char *)sqlite3_column_text(st, 3);
-		const char	*to = (const char *)sqlite3_column_text(st, 4);
+		int		 rfrom = sqlite3_column_int(st, 3);
+		int		 rto = sqlite3_column_int(st, 4);
+		const char	*from = verdict_name((enum verdict)rfrom);
+		const char	*to = verdict_name((enum verdict)rto);
 		const char	*kind;
 		int		 same;
 
 		/* verified <-> inconclusive says nothing about the library */
-		if (is_bad(to))
+		if (is_bad(rto))
 			kind = "regression";
-		else if (is_bad(from))
+		else if (is_bad(rfrom))
 			kind = "fix";
 		else
 			continue;
@@ -275,13 +301,13 @@ regress_run(sqlite3 *db, int64_t run, double now, int *nevents)
 		same = same_library(db, run, prev, device);
 		json_object_set_new(ev, "same_library", json_boolean(same));
 		/* the evidence is the bad side: the new run's, or the old one's */
-		regress_evidence(db, is_bad(to) ? run : prev, device, name, dtype,
+		regress_evidence(db, is_bad(rto) ? run : prev, device, name, dtype,
 		    ev);
 		if (regress_insert(db, run, now, kind, ev) == -1) {
 			json_decref(ev);
 			goto fail;
 		}
-		if (is_bad(to)) {
+		if (is_bad(rto)) {
 			nreg++;
 			log_warnx("regression: %s (%s, device %d) was verified in "
 			    "run %lld, %s in run %lld%s: %s %s", name, dtype, device,

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "opscreend.h"
+#include "verdict.h"
 
 static int
 dtype_in_scope(const char *scope, const char *dtype)
@@ -208,6 +209,7 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char	*verdict = (const char *)sqlite3_column_text(st, 3);
+		enum verdict	 vd;
 		int		 any;
 
 		key = (const char *)sqlite3_column_text(st, 0);
@@ -225,7 +227,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 		}
 		if (!any && !dtype_in_scope(scope, dtype))
 			continue;
-		if (!strcmp(verdict, "verified")) {
+		/* a word outside the vocabulary is denied: fail closed */
+		if (verdict_parse(verdict, &vd) == -1)
+			vd = VERDICT_BROKEN;
+		if (vd == VERDICT_VERIFIED) {
 			if (!any)
 				json_object_set_new(n, "verified", json_integer(
 				    json_integer_value(json_object_get(n,
@@ -246,7 +251,7 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 			    sqlite3_column_int(st, 10)));
 			json_object_set_new(ev, "run", json_integer(run));
 			json_array_append_new(json_object_get(n,
-			    strcmp(verdict, "inconclusive") ? "deny" : "withheld"),
+			    vd == VERDICT_INCONCLUSIVE ? "withheld" : "deny"),
 			    ev);
 		}
 	}
@@ -443,7 +448,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			json_t	*worst = json_array_get(dn, 0), *e;
 			size_t	 x;
 			char	*repro;
-			int	 hazard = 1;
+			enum verdict	 vn = VERDICT_HAZARD, ve;
 
 			/* the evidence shown first: a shrunk case when there is one */
 			json_array_foreach(dn, x, e)
@@ -452,13 +457,16 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 					break;
 				}
 
-			/* hazard only when nothing about the name is broken */
-			json_array_foreach(dn, x, e)
-				if (strcmp(json_string_value(json_object_get(e,
-				    "verdict")), "hazard") != 0)
-					hazard = 0;
+			/* the name's verdict is the worst of its evidence's */
+			json_array_foreach(dn, x, e) {
+				if (verdict_parse(json_string_value(
+				    json_object_get(e, "verdict")), &ve) == -1)
+					ve = VERDICT_BROKEN;
+				if (verdict_rank(ve) > verdict_rank(vn))
+					vn = ve;
+			}
 			ev = json_pack("{ss ss sO sO sO sO}", "name", keys[j],
-			    "verdict", hazard ? "hazard" : "broken",
+			    "verdict", verdict_name(vn),
 			    "reason", json_object_get(worst, "reason"),
 			    "class", json_object_get(worst, "class"),
 			    "detail", json_object_get(worst, "detail"),
@@ -485,11 +493,13 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	    withheld, "stale", any_stale, "dtypes", q->dtypes[0] ? q->dtypes :
 	    "all", "policy", ROLLUP_POLICY, "mode", ROLLUP_MODE);
 	json_object_set(*allow, "runs", runs);
+	json_object_set_new(*allow, "verdict_vocabulary", verdict_vocabulary());
 	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
 	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
 	    ROLLUP_POLICY, "mode", ROLLUP_MODE);
 	json_object_set(*deny, "runs", runs);
 	json_object_set_new(*deny, "library_hazards", library_hazards(db, runs));
+	json_object_set_new(*deny, "verdict_vocabulary", verdict_vocabulary());
  out:
 	free(keys);
 	json_decref(names);

@@ -226,7 +226,7 @@ verdict_exact(const json_t *out, size_t i, const char *kind, long long numel,
 /*
  * Random ops: the runner reports the p-value of its goodness-of-fit test on
  * the candidate's and native's samples.  The candidate fails when its sample
- * is rejected at alpha; when native's is rejected too the test itself is not
+ * is rejected at VERDICT_STAT_ALPHA; when native's is rejected too the test itself is not
  * trusted on this case.
  */
 static int
@@ -235,8 +235,9 @@ verdict_stat(const json_t *out, size_t i, struct case_verdict *v)
 	const char	*test;
 	double		 p_c, p_n = 1, alpha;
 
-	if (verdict_num(out, "p_c", &p_c) == -1 ||
-	    verdict_num(out, "alpha", &alpha) == -1 || alpha <= 0 || alpha >= 1)
+	/* the level is ours; a runner's "alpha" (older results) is not read */
+	alpha = VERDICT_STAT_ALPHA;
+	if (verdict_num(out, "p_c", &p_c) == -1)
 		return -1;
 	verdict_num(out, "p_n", &p_n);
 	test = json_string_value(json_object_get(out, "test"));
@@ -362,8 +363,9 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	return -1;
 }
 
+/* Which of a call's outputs is its evidence: fail, then error, then degenerate. */
 static int
-verdict_rank(enum case_status st)
+status_rank(enum case_status st)
 {
 	switch (st) {
 	case CASE_FAIL:
@@ -433,8 +435,8 @@ verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
 		if (verdict_out(out, i, oracle_failed, &ov) == -1)
 			return -1;
 		*ni |= ov.native_inaccurate;
-		if (verdict_rank(ov.status) > verdict_rank(v->status) ||
-		    (verdict_rank(ov.status) == verdict_rank(v->status) &&
+		if (status_rank(ov.status) > status_rank(v->status) ||
+		    (status_rank(ov.status) == status_rank(v->status) &&
 		    ov.score > v->score))
 			*v = ov;
 	}
@@ -506,7 +508,7 @@ verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
 	const char		*side = json_string_value(json_object_get(g,
 				    "poison"));
 	char			 was[sizeof(v->detail)], then[sizeof(v->detail)];
-	int			 ni = 0;
+	int			 ni = 0, reads, writes;
 
 	snprintf(was, sizeof(was), "%s", v->status == CASE_FAIL ? v->detail :
 	    "");
@@ -519,13 +521,29 @@ verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
 		if (gv.status == CASE_FAIL)
 			snprintf(then, sizeof(then), " (then %s)", gv.detail);
 	}
-	if (json_is_true(json_object_get(g, "reads")) && then[0] != '\0')
+	/*
+	 * The runner reports what it saw: "intact" (every guard still holds
+	 * the poison), "changed" (the output's bits differ from the first
+	 * call's) and "reproduced" (the same guarded call again gave the same
+	 * changed bits and an unguarded call still the first call's).  A
+	 * result without them (older runners) carries the flags themselves.
+	 */
+	if (json_is_boolean(json_object_get(g, "intact")))
+		writes = json_is_false(json_object_get(g, "intact"));
+	else
+		writes = json_is_true(json_object_get(g, "writes"));
+	if (json_is_boolean(json_object_get(g, "changed")))
+		reads = json_is_true(json_object_get(g, "changed")) &&
+		    json_is_true(json_object_get(g, "reproduced"));
+	else
+		reads = json_is_true(json_object_get(g, "reads"));
+	if (reads && then[0] != '\0')
 		verdict_set(v, CASE_FAIL, "reads_outside_inputs",
 		    VERDICT_SCORE_SHAPE, "its output changed when the memory "
 		    "next to its inputs held their dtype's %s value%s: it reads "
 		    "outside its inputs%s%s", side, then, was[0] ?
 		    "; unguarded: " : "", was);
-	else if (json_is_true(json_object_get(g, "writes")))
+	else if (writes)
 		verdict_set(v, CASE_FAIL, "writes_outside_inputs",
 		    VERDICT_SCORE_SHAPE, "it overwrote the memory next to its "
 		    "inputs (their dtype's %s value)%s%s", side, was[0] ?
@@ -616,11 +634,13 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	 * verdict rests on either (an oracle fault, never silently resolved).
 	 */
 	chk = json_object_get(result, "oracle_check");
-	if (json_is_object(chk) && json_is_false(json_object_get(chk, "ok"))) {
-		msg = json_string_value(json_object_get(chk, "detail"));
-		verdict_set(v, CASE_ERROR, "oracle_fault", 0, "%s",
-		    msg ? msg : "the two fp64 oracles disagree");
-		return 0;
+	if (json_is_object(chk)) {
+		char	why[sizeof(v->detail)];
+
+		if (verdict_oracle_agree(chk, why, sizeof(why)) == 0) {
+			verdict_set(v, CASE_ERROR, "oracle_fault", 0, "%s", why);
+			return 0;
+		}
 	}
 
 	/* in-place and out= ops must return the tensor they wrote, as aten */
@@ -635,6 +655,51 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	if (v->status == CASE_PASS)
 		verdict_compile(case_spec, result, v);
 	return 0;
+}
+
+/*
+ * The runner's cross-check of the two fp64 oracles (kernels/ and torch's):
+ * per output, "nonfinite" (positions where NaN/inf differ, -1 for another
+ * shape), "max_rel" (max |a - b| / (|b| + max|b|) over positions finite in
+ * both) and "max_abs".  1 they agree, 0 not (why gets the evidence).  A
+ * check without "diffs" (older runners, or kernels/ failing: "error") is
+ * read by its own "ok".
+ */
+int
+verdict_oracle_agree(const json_t *chk, char *why, size_t len)
+{
+	const json_t	*diffs = json_object_get(chk, "diffs"), *d;
+	const char	*msg;
+	double		 rel, nf, ab;
+	size_t		 i;
+
+	if (!json_is_array(diffs)) {
+		if (!json_is_false(json_object_get(chk, "ok")))
+			return 1;
+		msg = json_string_value(json_object_get(chk, "detail"));
+		snprintf(why, len, "%s", msg ? msg :
+		    "the two fp64 oracles disagree");
+		return 0;
+	}
+	if ((msg = json_string_value(json_object_get(chk, "detail"))) != NULL) {
+		/* another number of outputs: nothing to compare */
+		snprintf(why, len, "%s", msg);
+		return 0;
+	}
+	json_array_foreach(diffs, i, d) {
+		if (verdict_num(d, "nonfinite", &nf) == -1 ||
+		    verdict_num(d, "max_rel", &rel) == -1)
+			rel = INFINITY, nf = -1;
+		ab = INFINITY;
+		verdict_num(d, "max_abs", &ab);
+		if (nf == 0 && rel <= VERDICT_ORACLE_REL)
+			continue;
+		snprintf(why, len, "output %zu: kernels/ and torch fp64 oracles "
+		    "differ by %.3g (%.0f nan/inf positions differ; relative "
+		    "%.3g > 2^-40)", i, ab, nf, rel);
+		return 0;
+	}
+	return 1;
 }
 
 const char *
@@ -657,8 +722,85 @@ case_status_name(enum case_status st)
 		return "crash";
 	case CASE_HAZARD:
 		return "hazard";
+	case CASE_SKIPPED:
+		return "skipped";
 	}
 	return "error";
+}
+
+/*
+ * A stored results.status back to its enum.  An unknown word is an error
+ * (inconclusive, never verified): fail closed; "skipped" is a status of its
+ * own, folded as inconclusive because nothing was measured.
+ */
+enum case_status
+case_status_parse(const char *s)
+{
+	static const enum case_status all[] = { CASE_PASS, CASE_FAIL, CASE_NA,
+	    CASE_DEGENERATE, CASE_ERROR, CASE_TIMEOUT, CASE_CRASH,
+	    CASE_HAZARD, CASE_SKIPPED };
+	size_t	 i;
+
+	if (s == NULL)
+		return CASE_ERROR;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s, case_status_name(all[i])))
+			return all[i];
+	return CASE_ERROR;
+}
+
+static const char *const verdict_names[VERDICT_NVERDICTS] = {
+	[VERDICT_VERIFIED] = "verified",
+	[VERDICT_WITHHELD] = "withheld",
+	[VERDICT_INCONCLUSIVE] = "inconclusive",
+	[VERDICT_HAZARD] = "hazard",
+	[VERDICT_BROKEN] = "broken",
+};
+
+const char *
+verdict_name(enum verdict v)
+{
+	if ((unsigned)v >= VERDICT_NVERDICTS)
+		return verdict_names[VERDICT_BROKEN];
+	return verdict_names[v];
+}
+
+/* Higher is worse; the enum is declared in rank order. */
+int
+verdict_rank(enum verdict v)
+{
+	if ((unsigned)v >= VERDICT_NVERDICTS)
+		return VERDICT_BROKEN;
+	return (int)v;
+}
+
+/* 0 and *v set, or -1 for a word outside the vocabulary. */
+int
+verdict_parse(const char *s, enum verdict *v)
+{
+	int	 i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < VERDICT_NVERDICTS; i++)
+		if (!strcmp(s, verdict_names[i])) {
+			*v = (enum verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* [{"name", "rank"}, ...] in rank order: what the dashboard and tools read. */
+json_t *
+verdict_vocabulary(void)
+{
+	json_t	*a = json_array();
+	int	 i;
+
+	for (i = 0; i < VERDICT_NVERDICTS; i++)
+		json_array_append_new(a, json_pack("{ss si}", "name",
+		    verdict_names[i], "rank", verdict_rank((enum verdict)i)));
+	return a;
 }
 
 void
@@ -707,6 +849,10 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 	case CASE_HAZARD:
 		f->hazard++;
 		tier = 2;	/* below broken, above inconclusive */
+		break;
+	case CASE_SKIPPED:
+		f->skipped++;
+		tier = 1;	/* nothing measured: inconclusive */
 		break;
 	}
 	if (v->native_inaccurate)
@@ -817,12 +963,13 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 	const char	*res, *why;
 
 	if (f->fail + f->timeout + f->crash > 0) {
-		res = "broken";
+		res = verdict_name(VERDICT_BROKEN);
 		why = f->worst_reason;
 	} else if (f->hazard > 0) {
-		res = "hazard";
+		res = verdict_name(VERDICT_HAZARD);
 		why = f->worst_reason;
-	} else if (f->error > 0 || (f->degenerate > 0 && f->pass == 0)) {
+	} else if (f->error + f->skipped > 0 ||
+	    (f->degenerate > 0 && f->pass == 0)) {
 		/*
 		 * A case whose oracle stayed degenerate through every
 		 * regeneration (the exact answer is 0 or NaN: var of one
@@ -830,10 +977,10 @@ verdict_fold_result(const struct verdict_fold *f, char *reason, size_t len)
 		 * convolution) judged nothing; the other cases decide, and
 		 * with none passed the key x dtype is inconclusive.
 		 */
-		res = "inconclusive";
+		res = verdict_name(VERDICT_INCONCLUSIVE);
 		why = f->worst_reason;
 	} else if (f->pass > 0) {
-		res = "verified";
+		res = verdict_name(VERDICT_VERIFIED);
 		why = "ok";
 	} else {
 		res = NULL;

@@ -17,8 +17,37 @@ enum case_status {
 	CASE_ERROR,
 	CASE_TIMEOUT,
 	CASE_CRASH,
-	CASE_HAZARD		/* compile time over budget; bootstrap finding */
+	CASE_HAZARD,		/* compile time over budget; bootstrap finding */
+	CASE_SKIPPED		/* not run (a budget, fail-fast, a hung sibling) */
 };
+
+/*
+ * The one verdict vocabulary, in rank order (worse is higher): a key x dtype
+ * is verified, inconclusive, hazard or broken (verdict_fold_result); a name
+ * is withheld from the allow-list when a key of it is inconclusive or was
+ * never judged.  A name's state is the worst of its keys'.  Served as
+ * "verdict_vocabulary" in the /allowlist and /denylist JSON
+ * (docs/protocol.md); tools/report_full.py and web/app.js read it.
+ */
+enum verdict {
+	VERDICT_VERIFIED,
+	VERDICT_WITHHELD,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_HAZARD,
+	VERDICT_BROKEN
+};
+#define VERDICT_NVERDICTS	5
+
+/*
+ * Decisions taken here on the runner's raw facts (docs/protocol.md):
+ * random ops fail when the candidate's p-value is below VERDICT_STAT_ALPHA
+ * (the false-alarm rate per case of a correct library); the two fp64 oracles
+ * agree when no NaN/inf position differs and every |a - b| is within
+ * VERDICT_ORACLE_REL * (|b| + max|b|): 2^-40 leaves room for another
+ * summation order and libm, 2^17 times below a float32 ULP.
+ */
+#define VERDICT_STAT_ALPHA	1e-4
+#define VERDICT_ORACLE_REL	0x1p-40
 
 /* compile class: the budget when the case does not carry one */
 #define VERDICT_COMPILE_BUDGET_MS	60000.0
@@ -46,6 +75,7 @@ struct case_verdict {
 
 struct verdict_fold {
 	int		 n, pass, fail, na, degenerate, error, timeout, crash;
+	int		 skipped;
 	double		 worst_score;
 	long long	 worst_case;
 	char		 worst_reason[48];
@@ -67,6 +97,12 @@ struct verdict_fold {
 int		 verdict_case(const json_t *, const json_t *,
 		    struct case_verdict *);
 const char	*case_status_name(enum case_status);
+int		 verdict_oracle_agree(const json_t *, char *, size_t);
+enum case_status case_status_parse(const char *);
+const char	*verdict_name(enum verdict);
+int		 verdict_rank(enum verdict);
+int		 verdict_parse(const char *, enum verdict *);
+json_t		*verdict_vocabulary(void);
 void		 verdict_fold_init(struct verdict_fold *);
 void		 verdict_fold_add(struct verdict_fold *, long long,
 		    const char *, const struct case_verdict *);

@@ -16,7 +16,13 @@ import json
 import sqlite3
 from collections import Counter, defaultdict
 
-RANK = {"broken": 3, "hazard": 2, "inconclusive": 1, "verified": 0}
+# The daemon's verdict vocabulary in rank order (worse later): the mirror of
+# enum verdict in daemon/verdict.c, which the daemon serves as
+# "verdict_vocabulary" in its /allowlist and /denylist JSON. The report reads a
+# database, where the order is not stored; tests/e2e/test_screen.py
+# (test_verdict_vocabulary_is_the_daemons) fails when the two differ.
+VERDICTS = ("verified", "withheld", "inconclusive", "hazard", "broken")
+RANK = {v: i for i, v in enumerate(VERDICTS)}
 
 
 def q(db, sql, *args):
@@ -135,8 +141,8 @@ def main():
     kstate = Counter(max(v, key=lambda x: RANK[x]) for v in keys.values())
     nkd = Counter(x[3] for x in vs)
     w("## Entries (aten keys of the registration table)\n")
-    w("An entry's verdict is its worst over its dtypes (broken > hazard > "
-      "inconclusive > verified).\n")
+    w("An entry's verdict is its worst over its dtypes (" +
+      " > ".join(v for v in reversed(VERDICTS) if v != "withheld") + ").\n")
     w("| verdict | entries | share | key x dtype | share |\n|---|---|---|---|---|")
     for v in ("verified", "broken", "hazard", "inconclusive"):
         w(f"| {v} | {kstate.get(v, 0)} | {100 * kstate.get(v, 0) / max(len(keys), 1):.1f}% "

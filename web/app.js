@@ -5,13 +5,18 @@
  */
 "use strict";
 
-const VERDICTS = ["verified", "broken", "hazard", "inconclusive", "withheld"];
-/* a name x dtype cell shows the worst verdict of the name's keys */
-const RANK = { verified: 0, withheld: 1, inconclusive: 2, hazard: 3, broken: 4 };
+/*
+ * The verdict vocabulary and its ranks come from the daemon (daemon/verdict.c,
+ * "verdict_vocabulary" of /allowlist): a name x dtype cell shows the worst
+ * verdict of the name's keys.  Until a list has been served there is no
+ * ranking: a word not in the vocabulary ranks as the worst.
+ */
+let VERDICTS = [];
+let RANK = {};
 const FAILING = new Set(["fail", "timeout", "crash", "error", "hazard"]);
 const MAX_EVIDENCE = 12;	/* failing cases fetched per name page */
 
-const state = { filter: new Set(VERDICTS), search: "", run: null,
+const state = { hidden: new Set(), search: "", run: null,
   lastComplete: undefined, route: "" };
 
 function $(id) { return document.getElementById(id); }
@@ -95,18 +100,32 @@ async function refreshHeader() {
 
 /* ---- matrix --------------------------------------------------------------- */
 
-function buildFilters() {
+function rank(v) {
+  return v in RANK ? RANK[v] : Infinity;
+}
+
+/* the daemon's vocabulary: ranks, and one filter per verdict in rank order */
+function useVocabulary(vocab) {
+  if (!Array.isArray(vocab) || !vocab.length) return;
+  const names = vocab.slice().sort((a, b) => a.rank - b.rank).map(v => v.name);
+  if (names.join(" ") === VERDICTS.join(" ")) return;
+  VERDICTS = names;
+  RANK = Object.fromEntries(vocab.map(v => [v.name, v.rank]));
   const box = $("filters");
+  box.replaceChildren();
   for (const v of VERDICTS) {
     const cb = el("input", { type: "checkbox", "data-verdict": v });
-    cb.checked = true;
+    cb.checked = !state.hidden.has(v);
     cb.addEventListener("change", () => {
-      if (cb.checked) state.filter.add(v); else state.filter.delete(v);
+      if (cb.checked) state.hidden.delete(v); else state.hidden.add(v);
       applyFilters();
     });
     box.appendChild(el("label", {}, cb, " ", chip(v)));
     box.appendChild(document.createTextNode(" "));
   }
+}
+
+function buildFilters() {
   $("search").addEventListener("input", e => {
     state.search = e.target.value.trim().toLowerCase();
     applyFilters();
@@ -118,7 +137,7 @@ function applyFilters() {
     const name = tr.getAttribute("data-name");
     const verdicts = (tr.getAttribute("data-verdicts") || "").split(" ");
     const show = name.toLowerCase().includes(state.search) &&
-      verdicts.some(v => state.filter.has(v));
+      verdicts.some(v => !state.hidden.has(v));
     tr.hidden = !show;
   }
 }
@@ -126,6 +145,7 @@ function applyFilters() {
 async function refreshMatrix() {
   const [ops, allow] = await Promise.all([getJSON("/ops"),
     getJSON("/allowlist?stale=ok")]);
+  if (allow.ok) useVocabulary(allow.body.verdict_vocabulary);
   const err = $("matrix-error");
   if (!ops.ok) {
     err.textContent = ops.body.error || ("GET /ops: " + ops.status);
@@ -141,7 +161,7 @@ async function refreshMatrix() {
     if (!cells.has(v.name)) cells.set(v.name, new Map());
     const row = cells.get(v.name);
     const cur = row.get(v.dtype);
-    if (cur === undefined || (RANK[v.verdict] ?? 2) > (RANK[cur] ?? 2))
+    if (cur === undefined || rank(v.verdict) > rank(cur))
       row.set(v.dtype, v.verdict);
   }
   /* withheld names serve a key nothing measured: not verified, not broken */
@@ -167,7 +187,7 @@ async function refreshMatrix() {
     const seen = new Set();
     for (const d of cols) {
       let v = row.get(d);
-      if (withheld.has(name) && (v === undefined || RANK[v] < RANK.withheld))
+      if (withheld.has(name) && (v === undefined || rank(v) < rank("withheld")))
         v = "withheld";
       if (v === undefined) {
         tr.appendChild(el("td", { class: "cell v-none" }, "\u2013"));

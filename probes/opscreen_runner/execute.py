@@ -1,5 +1,6 @@
 """One case: build inputs, run native, oracle and candidate, report figures."""
 
+import math
 import os
 import shutil
 import statistics
@@ -58,10 +59,12 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
     """The candidate called on guarded copies of its inputs
     (inputs.guarded): the memory next to them holds the dtype's lowest, then
     its highest value. None when neither changes the output's bits nor is
-    overwritten; else (side, reads, writes, that call's output). A changed
-    output counts only when it is the poison's doing: the same guarded call
-    again gives the same changed bits, and an unguarded call still the first
-    call's (a nondeterministic kernel is the repeat rule's). candidate() is
+    overwritten; else (side, facts, that call's output) with the facts the
+    daemon judges (daemon/verdict.c, verdict_guard): "intact" (every guard
+    still holds the poison), "changed" (the output's bits differ from the
+    first call's) and "reproduced" (the same guarded call again gives the
+    same changed bits, and an unguarded call still the first call's: a
+    nondeterministic kernel is the repeat rule's). candidate() is
     the library's context for one call: the guard's own copies, fills and
     comparisons run on torch's kernels, never on the library's (a case of
     copy_, fill_ or equal would otherwise compile and run the candidate on
@@ -89,12 +92,13 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
             wf = inputs.intact_flags(guards)
             rf = figures.same_bits_flags(first, out)
             got = figures.read_flags(wf + (rf or []))
-            writes = not all(got[:len(wf)])
-            reads = rf is None or not all(got[len(wf):])
-            if reads:
+            intact = all(got[:len(wf)])
+            changed = rf is None or not all(got[len(wf):])
+            reproduced = False
+            if changed:
                 g2, k2, _ = inputs.guarded(args, kwargs, mutates, side)
                 a3, k3, _ = inputs.fresh(args, kwargs, mutates)
-                reads = figures.same_bits(out, call(g2, k2)) and \
+                reproduced = figures.same_bits(out, call(g2, k2)) and \
                     figures.same_bits(first, call(a3, k3))
         except _DisableFailed:
             raise
@@ -104,8 +108,10 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
             if not device_ok(device):
                 raise
             return None
-        if reads or writes:
-            return side, reads, writes, out
+        # a call that changed nothing the daemon would judge: the next side
+        if reproduced or not intact:
+            return side, {"intact": intact, "changed": changed,
+                          "reproduced": reproduced}, out
     return None
 
 
@@ -223,41 +229,38 @@ def _same_picks(case, args, kwargs, a, b):
 
 
 def oracle_check(case, args, kwargs, oracle, device):
-    """Cross-check of the two fp64 oracles (kernels/ and torch's) on every
-    output where kernels/ has one; None when it has none for this key."""
+    """Cross-check of the two fp64 oracles (kernels/ and torch's): their
+    differences on every output where kernels/ has one (`diffs`, see
+    kernels.oracle_agreement), judged by the daemon; None when kernels/ has
+    no oracle for this key."""
     if oracle is None or not kernels.available(device):
         return None
     try:
         mine = kernels.oracle(case["key"], args, kwargs)
     except Exception as e:  # a kernels/ bug is reported, never fatal to the case
-        return {"ok": True, "error": _describe(e)}
+        return {"error": _describe(e)}
     if mine is None:
         return None
     ours, theirs = figures.flatten(mine), figures.flatten(oracle)
-    rec = {"ok": True, "outputs": 0, "max_abs": 0.0}
+    rec = {"outputs": 0, "diffs": []}
     if len(ours) != len(theirs):
-        return {"ok": False, "outputs": len(ours), "detail":
-                f"kernels/ gives {len(ours)} outputs, torch {len(theirs)}"}
+        rec.update(outputs=len(ours), detail=f"kernels/ gives {len(ours)} outputs, "
+                   f"torch {len(theirs)}")
+        return rec
     sorts = case["key"].split(".")[0] in kernels.SORTS
-    for i, (a, b) in enumerate(zip(ours, theirs)):
-        if sorts and not (a.is_floating_point() or b.is_floating_point()):
+    for a, b in zip(ours, theirs):
+        if not (a.is_floating_point() or b.is_floating_point()):
             # indices of a sort: ties may come in either order, the values
-            # they point at may not
-            ok = a.shape == b.shape and _same_picks(case, args, kwargs, a, b)
-            agree = {"ok": ok, "max_abs": 0.0 if ok else float("inf"), "nonfinite": 0}
-        elif not (a.is_floating_point() or b.is_floating_point()):
-            ok = a.shape == b.shape and bool((a.to(b.device) == b).all().item())
-            agree = {"ok": ok, "max_abs": 0.0 if ok else float("inf"), "nonfinite": 0}
+            # they point at may not; other integers are equal or not
+            same = a.shape == b.shape and (
+                _same_picks(case, args, kwargs, a, b) if sorts else
+                bool((a.to(b.device) == b).all().item()))
+            diff = {"max_abs": 0.0 if same else math.inf,
+                    "max_rel": 0.0 if same else math.inf, "nonfinite": 0}
         else:
-            agree = kernels.oracle_agreement(a, b)
+            diff = kernels.oracle_agreement(a, b)
         rec["outputs"] += 1
-        rec["max_abs"] = max(rec["max_abs"], agree["max_abs"])
-        if not agree["ok"]:
-            rec["ok"] = False
-            rec["detail"] = (f"output {i}: kernels/ and torch fp64 oracles differ by "
-                             f"{agree['max_abs']:.3g} ({agree['nonfinite']} nan/inf "
-                             "positions differ)")
-            break
+        rec["diffs"].append(diff)
     return rec
 
 
@@ -336,7 +339,7 @@ def run_case(case, adapter, device, notify=None):
 
     cand, cerr, c_mut, fatal = None, None, None, False
     again = None  # the last steady call's output: the same inputs, called again
-    guard = None  # (poison side, reads, writes, output) from _guard_check
+    guard = None  # (poison side, facts, output) from _guard_check
     t_en = time.perf_counter()
     try:
         ctx = adapter.candidate(case["name"])
@@ -440,11 +443,12 @@ def run_case(case, adapter, device, notify=None):
                 res["repeat"] = {"call": 1 + STEADY_CALLS, "outputs": figures.compare(
                     case, op, args, kwargs, again, native, ref, fused)}
             if guard is not None:
-                side, reads, writes, gout = guard
-                res["guard"] = {"poison": side, "reads": reads, "writes": writes,
-                                "outputs": figures.compare(case, op, args, kwargs, gout,
-                                                           native, ref, fused)
-                                if reads else []}
+                side, facts, gout = guard
+                res["guard"] = dict(facts, poison=side,
+                                    outputs=figures.compare(case, op, args, kwargs,
+                                                            gout, native, ref, fused)
+                                    if facts["changed"] and facts["reproduced"]
+                                    else [])
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)

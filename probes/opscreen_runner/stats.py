@@ -2,13 +2,15 @@
 
 The candidate and native each draw their samples from a generator seeded with
 the case seed; each sample is tested against the distribution the aten call
-asks for (bound from the call's own arguments). The daemon fails the case when
-the candidate's p-value is below ALPHA and native's is not (docs/protocol.md).
+asks for (bound from the call's own arguments). The runner reports p-values;
+the daemon fails the case when the candidate's is below its level
+(VERDICT_STAT_ALPHA in daemon/verdict.h, 1e-4) and native's is not
+(docs/protocol.md).
 
-False-alarm rate: a correct library fails a case with probability ALPHA per
+False-alarm rate: a correct library fails a case with probability alpha per
 case (tests inside one case are combined with a Bonferroni correction). Seeds
 are fixed, so a case's outcome is reproducible; over a screen of R random
-cases the expected number of false alarms is R * ALPHA.
+cases the expected number of false alarms is R * alpha.
 
 Samples in 16-bit or 8-bit dtypes are rounded: the continuous tests compare the
 empirical CDF with the CDF of the *rounded* distribution (each sample value x
@@ -22,7 +24,6 @@ import torch
 
 from .figures import bound_arg
 
-ALPHA = 1e-4
 F64 = torch.float64
 
 
@@ -256,8 +257,7 @@ def _meta(t):
 
 def compare(case, op, args, kwargs, cand, native):
     """One stat OUT record (docs/protocol.md): p-values of candidate and native."""
-    rec = {"index": 0, "cand": _meta(cand), "native": _meta(native), "kind": "stat",
-           "alpha": ALPHA}
+    rec = {"index": 0, "cand": _meta(cand), "native": _meta(native), "kind": "stat"}
     ref = native[0] if isinstance(native, (tuple, list)) else native
     rec["numel"] = ref.numel() if isinstance(ref, torch.Tensor) else 0
     if rec["cand"] is None or rec["native"] is None or rec["cand"]["shape"] != \

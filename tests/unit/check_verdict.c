@@ -627,8 +627,22 @@ START_TEST(stat_rule)
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "stat_unreliable");
 	json_decref(r);
-	/* alpha missing or out of (0,1): malformed */
-	r = ok1(sout(0.5, 0.5, 1.5));
+	/* the level is VERDICT_STAT_ALPHA whatever alpha a runner sends */
+	r = ok1(sout(1e-3, 0.5, 0.9));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	r = ok1(sout(1e-9, 0.5, 1e-12));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	json_decref(r);
+	r = ok1(sout(VERDICT_STAT_ALPHA * 0.99, 0.5, 1e-4));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	json_decref(r);
+	/* no p-value: malformed */
+	r = ok1(sout(0.5, 0.5, 1e-4));
+	json_object_del(json_array_get(json_object_get(r, "outputs"), 0), "p_c");
 	ck_assert_int_eq(verdict_case(sp, r, &v), -1);
 	json_decref(r);
 	json_decref(sp);
@@ -769,6 +783,36 @@ START_TEST(oracle_fault)
 	json_object_set_new(r, "oracle_check", json_pack("{s:b}", "ok", 1));
 	verdict_case(sp, r, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
+	/* raw differences: the tolerance is VERDICT_ORACLE_REL, decided here */
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
+	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
+	    0.0, "nonfinite", 0, "max_abs", 1e-13, "max_rel",
+	    VERDICT_ORACLE_REL, "nonfinite", 0));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
+	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
+	    0.0, "nonfinite", 0, "max_abs", 1e-12, "max_rel",
+	    VERDICT_ORACLE_REL * 2, "nonfinite", 0));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	ck_assert(strstr(v.detail, "output 1") != NULL);
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i}]}",
+	    "outputs", 1, "diffs", "max_abs", 0.0, "max_rel", 0.0, "nonfinite",
+	    3));
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	/* another number of outputs */
+	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[],s:s}",
+	    "outputs", 2, "diffs", "detail", "kernels/ gives 2 outputs, torch 1"));
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "oracle_fault");
+	/* kernels/ raised: no comparison, no finding */
+	json_object_set_new(r, "oracle_check", json_pack("{s:s}", "error",
+	    "KernelError: x"));
+	verdict_case(sp, r, &v);
+	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(sp);
 }
@@ -801,14 +845,43 @@ END_TEST
 static json_t *
 guarded(json_t *first, const char *side, int reads, int writes, json_t *gout)
 {
-	json_t	*g = json_pack("{s:s,s:b,s:b,s:[]}", "poison", side, "reads",
-		    reads, "writes", writes, "outputs");
+	/* the runner's raw observations; verdict_guard decides */
+	json_t	*g = json_pack("{s:s,s:b,s:b,s:b,s:[]}", "poison", side, "intact",
+		    !writes, "changed", reads, "reproduced", reads, "outputs");
 
 	if (gout != NULL)
 		json_array_append_new(json_object_get(g, "outputs"), gout);
 	return json_pack("{s:s,s:i,s:s,s:[o],s:o}", "type", "result", "id", 1,
 	    "status", "ok", "outputs", first, "guard", g);
 }
+
+/* Older runners sent the flags; a changed output not reproduced is none. */
+START_TEST(guard_facts)
+{
+	struct case_verdict	 v;
+	json_t			*sp = spec(), *r, *g;
+
+	r = guarded(eout("exact", 0, 0), "low", 1, 0, eout("exact", 1, 0));
+	g = json_object_get(r, "guard");
+	json_object_set_new(g, "reproduced", json_false());
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* the old form: reads/writes flags */
+	json_object_del(g, "intact");
+	json_object_del(g, "changed");
+	json_object_del(g, "reproduced");
+	json_object_set_new(g, "reads", json_true());
+	json_object_set_new(g, "writes", json_false());
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
+	json_object_set_new(g, "reads", json_false());
+	json_object_set_new(g, "writes", json_true());
+	verdict_case(sp, r, &v);
+	ck_assert_str_eq(v.reason, "writes_outside_inputs");
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
 
 START_TEST(guard_call)
 {
@@ -899,6 +972,70 @@ START_TEST(repeat_call)
 }
 END_TEST
 
+/* One vocabulary: names, ranks in order, parse round trip, served JSON. */
+START_TEST(vocabulary)
+{
+	enum verdict	 v;
+	json_t		*a;
+	int		 i;
+
+	ck_assert_str_eq(verdict_name(VERDICT_VERIFIED), "verified");
+	ck_assert_str_eq(verdict_name(VERDICT_BROKEN), "broken");
+	ck_assert_int_lt(verdict_rank(VERDICT_VERIFIED),
+	    verdict_rank(VERDICT_WITHHELD));
+	ck_assert_int_lt(verdict_rank(VERDICT_WITHHELD),
+	    verdict_rank(VERDICT_INCONCLUSIVE));
+	ck_assert_int_lt(verdict_rank(VERDICT_INCONCLUSIVE),
+	    verdict_rank(VERDICT_HAZARD));
+	ck_assert_int_lt(verdict_rank(VERDICT_HAZARD),
+	    verdict_rank(VERDICT_BROKEN));
+	for (i = 0; i < VERDICT_NVERDICTS; i++) {
+		ck_assert_int_eq(verdict_parse(verdict_name((enum verdict)i),
+		    &v), 0);
+		ck_assert_int_eq(v, i);
+	}
+	ck_assert_int_eq(verdict_parse("pass", &v), -1);
+	ck_assert_int_eq(verdict_parse(NULL, &v), -1);
+	a = verdict_vocabulary();
+	ck_assert_int_eq(json_array_size(a), VERDICT_NVERDICTS);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(a,
+	    4), "name")), "broken");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(a,
+	    4), "rank")), verdict_rank(VERDICT_BROKEN));
+	json_decref(a);
+}
+END_TEST
+
+/* "skipped" is parsed as itself, not as the fallback for unknown words. */
+START_TEST(status_parse_skipped)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			why[48];
+
+	ck_assert_int_eq(case_status_parse("skipped"), CASE_SKIPPED);
+	ck_assert_int_eq(case_status_parse("pass"), CASE_PASS);
+	ck_assert_int_eq(case_status_parse("hazard"), CASE_HAZARD);
+	ck_assert_int_eq(case_status_parse("no such word"), CASE_ERROR);
+	ck_assert_int_eq(case_status_parse(NULL), CASE_ERROR);
+	ck_assert_str_eq(case_status_name(CASE_SKIPPED), "skipped");
+	/* a passed case and a skipped one: nothing measured the skip */
+	verdict_fold_init(&f);
+	memset(&v, 0, sizeof(v));
+	v.status = CASE_PASS;
+	verdict_fold_add(&f, 1, "correctness", &v);
+	v.status = case_status_parse("skipped");
+	snprintf(v.reason, sizeof(v.reason), "key_budget");
+	verdict_fold_add(&f, 2, "correctness", &v);
+	verdict_fold_finish(&f, 4);
+	ck_assert_int_eq(f.skipped, 1);
+	ck_assert_int_eq(f.error, 0);
+	ck_assert_str_eq(verdict_fold_result(&f, why, sizeof(why)),
+	    "inconclusive");
+	ck_assert_str_eq(why, "key_budget");
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -906,6 +1043,8 @@ verdict_suite(void)
 	TCase	*tc = tcase_create("core");
 
 	tcase_add_test(tc, ratio_to_native);
+	tcase_add_test(tc, vocabulary);
+	tcase_add_test(tc, status_parse_skipped);
 	tcase_add_test(tc, floor_2r);
 	tcase_add_test(tc, floor_1ulp);
 	tcase_add_test(tc, nonfinite);
@@ -929,6 +1068,7 @@ verdict_suite(void)
 	tcase_add_test(tc, out_of_memory);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
+	tcase_add_test(tc, guard_facts);
 	suite_add_tcase(s, tc);
 	return s;
 }
