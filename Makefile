@@ -23,7 +23,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/case.h \
+HEADERS = daemon/opscreend.h daemon/scheduler.h daemon/verdict.h probes/probes.h probes/case.h \
 	probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \

@@ -16,52 +16,30 @@
 #include "opscreend.h"
 #include "verdict.h"
 #include "probes.h"
+#include "scheduler.h"
 
-#define NSLOTS		(MAX_DEVICES + 1)
-#define BACKOFF_MAX	60.0
+struct sched sched = { .mtx = PTHREAD_MUTEX_INITIALIZER };
 
-struct devq {
-	int	 device;
-	int64_t	*ids;
-	int	*kix;		/* each case's key in cur.keys, -1: never waits */
-	size_t	 head, len, cap;
-	int	 expanded;
-	int	 resume;	/* cases stored before a restart: check, queue */
-};
-
-static struct {
-	int64_t		 run_id;
-	int		 full;
-	unsigned	 classes;
-	json_t		*dtypes;	/* array or NULL */
-	json_t		*ops;		/* array or NULL */
-	struct devq	 q[NSLOTS];
-	struct devq	 cq[NSLOTS];	/* compile-class cases, own runners */
-	int		 nq;
-	int64_t		 total, done;
-	double		 started;
-	double		 store_s;	/* time spent writing case results */
-	int		 resumed;	/* after a restart (sched_resume) */
-	json_t		*keys;		/* key names of the queues' kix */
-} cur;
-
-/* Shared with API threads. */
-static pthread_mutex_t	 sched_mtx = PTHREAD_MUTEX_INITIALIZER;
-static json_t		*cur_fp[NSLOTS];	/* fingerprint per device slot */
-static char		 cur_err[NSLOTS][1024];	/* why a slot has no runner */
-static json_t		*cur_names;		/* object: name -> 1, key -> 1 */
-static json_t		*cur_regnames;		/* object: enable name -> 1 */
-static json_t		*cur_shrunk;		/* "dev|key" -> best score shrunk */
-static json_t		*cur_spent;		/* "dev|key" -> candidate seconds */
-static json_t		*cur_prior[NSLOTS];	/* spec -> the library's last shrink */
-static json_t		*cur_fc;		/* "dev|key|dtype" -> FC_* */
-static json_t		*cur_confirm;		/* "id" -> re-measure [dev, key, dtype] */
-static int64_t		 cancel_req;
-static json_t		*progress;		/* snapshot for /runs */
-static int64_t		 restarts_total[NSLOTS];	/* runner respawns */
-static json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
-static double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
-static double		 fp_wanted;		/* an API thread asked for a look */
+static int	run_set_state(int64_t, const char *, const char *);
+static int	key_budget_replay(int, int64_t);
+static int	skip_replay(int, int64_t);
+static int	shrink_prior_load(int);
+static int	first_call_budget_replay(int, int64_t);
+static int	fc_mode(const struct worker *, int64_t, const json_t *);
+static void	fc_stop_siblings(int, int64_t, const char *, const char *);
+static int	fc_confirm(int64_t);
+static int	fc_pending(int, const char *, const char *);
+static void	on_first_call(struct worker *, json_t *, int);
+static void	first_call_over(struct worker *);
+static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
+static void	case_abort(struct worker *, enum case_status, const char *,
+		    const char *);
+static void	case_abandon(struct worker *, int64_t, const char *,
+		    const char *);
+static void	worker_respawn(struct worker *);
+static void	abandon_siblings(struct worker *, int64_t, const char *,
+		    const char *);
+static void	shrink_clear(struct worker *);
 
 static __thread sqlite3	*api_writer;
 static pthread_key_t	 writer_key;
@@ -122,8 +100,8 @@ sched_init(void)
 			    k >= env->conf.workers_per_device;
 		}
 	env->nworkers = n;
-	cur_names = json_object();
-	cur_regnames = json_object();
+	sched.names = json_object();
+	sched.regnames = json_object();
 }
 
 /* ---- recording ---------------------------------------------------------- */
@@ -333,6 +311,13 @@ pw_ready(void)
 	return pw.n == 0 && (!pw.fault || now_mono() >= pw.next);
 }
 
+/* the store's last refusal */
+static const char *
+pw_error(void)
+{
+	return pw.error;
+}
+
 /* A write that cannot be held was refused: its caller tries it again. */
 static int
 pw_retry_later(const char *what)
@@ -422,9 +407,9 @@ w_result(void *p)
 	st = NULL;
 	if (store_commit(env->store) == -1)
 		goto refused;
-	if (r->run == cur.run_id) {
-		cur.done++;
-		cur.store_s += now_mono() - t0;
+	if (r->run == sched.cur.run_id) {
+		sched.cur.done++;
+		sched.cur.store_s += now_mono() - t0;
 	}
 	return 0;
  refused:
@@ -451,7 +436,7 @@ case_record_as(int64_t case_id, const struct case_verdict *v,
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return error("case %lld: out of memory", (long long)case_id);
 	r->case_id = case_id;
-	r->run = cur.run_id;
+	r->run = sched.cur.run_id;
 	snprintf(r->status, sizeof(r->status), "%s", status ? status :
 	    case_status_name(v->status));
 	snprintf(r->state, sizeof(r->state), "%s", state);
@@ -477,8 +462,6 @@ case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
 }
 
 /* A run's end (failed, cancelled): its state, its pending cases cancelled. */
-static int	run_set_state(int64_t, const char *, const char *);
-
 static int
 w_run_end(void *p)
 {
@@ -534,18 +517,18 @@ progress_update(const char *state)
 	json_t	*p;
 	int	 s;
 
-	p = json_pack("{sI ss sI sI sf}", "run", (json_int_t)cur.run_id,
-	    "state", state, "total", (json_int_t)cur.total, "done",
-	    (json_int_t)cur.done, "started", cur.started);
-	for (s = 0; s < cur.nq; s++)
-		if (!cur.q[s].expanded)
+	p = json_pack("{sI ss sI sI sf}", "run", (json_int_t)sched.cur.run_id,
+	    "state", state, "total", (json_int_t)sched.cur.total, "done",
+	    (json_int_t)sched.cur.done, "started", sched.cur.started);
+	for (s = 0; s < sched.cur.nq; s++)
+		if (!sched.cur.q[s].expanded)
 			json_object_set_new(p, "waiting_for_runner", json_true());
-	if (cur.resumed)
+	if (sched.cur.resumed)
 		json_object_set_new(p, "resumed", json_true());
-	pthread_mutex_lock(&sched_mtx);
-	json_decref(progress);
-	progress = p;
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
+	json_decref(sched.progress);
+	sched.progress = p;
+	pthread_mutex_unlock(&sched.mtx);
 }
 
 static void
@@ -554,26 +537,26 @@ run_clear(void)
 	int	 s;
 
 	for (s = 0; s < NSLOTS; s++) {
-		free(cur.q[s].ids);
-		free(cur.cq[s].ids);
-		free(cur.q[s].kix);
-		free(cur.cq[s].kix);
+		free(sched.cur.q[s].ids);
+		free(sched.cur.cq[s].ids);
+		free(sched.cur.q[s].kix);
+		free(sched.cur.cq[s].kix);
 	}
-	json_decref(cur.keys);
-	json_decref(cur.dtypes);
-	json_decref(cur.ops);
-	memset(&cur, 0, sizeof(cur));
-	json_decref(cur_shrunk);
-	cur_shrunk = NULL;
-	json_decref(cur_spent);
-	cur_spent = NULL;
-	json_decref(cur_fc);
-	cur_fc = NULL;
-	json_decref(cur_confirm);
-	cur_confirm = NULL;
+	json_decref(sched.cur.keys);
+	json_decref(sched.cur.dtypes);
+	json_decref(sched.cur.ops);
+	memset(&sched.cur, 0, sizeof(sched.cur));
+	json_decref(sched.shrunk);
+	sched.shrunk = NULL;
+	json_decref(sched.spent);
+	sched.spent = NULL;
+	json_decref(sched.fc);
+	sched.fc = NULL;
+	json_decref(sched.confirm);
+	sched.confirm = NULL;
 	for (s = 0; s < NSLOTS; s++) {
-		json_decref(cur_prior[s]);
-		cur_prior[s] = NULL;
+		json_decref(sched.prior[s]);
+		sched.prior[s] = NULL;
 	}
 }
 
@@ -601,14 +584,14 @@ run_fail(const char *why)
 {
 	int	 i;
 
-	log_warnx("run %lld failed: %s", (long long)cur.run_id, why);
+	log_warnx("run %lld failed: %s", (long long)sched.cur.run_id, why);
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].state == W_BUSY) {
 			supervise_kill(&env->workers[i]);
 			free(env->workers[i].repro);
 			env->workers[i].repro = NULL;
 		}
-	run_end(cur.run_id, "failed", why);
+	run_end(sched.cur.run_id, "failed", why);
 	progress_update("failed");
 	run_clear();
 	api_invalidate();
@@ -668,32 +651,32 @@ run_load(int64_t id, const char *request, int full)
 	int		 s;
 
 	run_clear();
-	cur.run_id = id;
-	cur.full = full;
+	sched.cur.run_id = id;
+	sched.cur.full = full;
 	if (request == NULL || (req = json_loads(request, 0, &jerr)) == NULL)
 		req = json_object();
-	cur.classes = 0;
+	sched.cur.classes = 0;
 	cls = json_object_get(req, "classes");
 	json_array_foreach(cls, i, v) {
 		int	 c = probe_class_parse(json_string_value(v));
 
 		if (c > 0)
-			cur.classes |= c;
+			sched.cur.classes |= c;
 	}
-	if (cur.classes == 0)
-		cur.classes = conf_classes();
-	if (cur.classes == 0)
-		cur.classes = PROBE_ALL;
+	if (sched.cur.classes == 0)
+		sched.cur.classes = conf_classes();
+	if (sched.cur.classes == 0)
+		sched.cur.classes = PROBE_ALL;
 	if ((v = json_object_get(req, "dtypes")) && json_array_size(v))
-		cur.dtypes = json_incref(v);
+		sched.cur.dtypes = json_incref(v);
 	else
-		cur.dtypes = conf_dtypes();
+		sched.cur.dtypes = conf_dtypes();
 	if ((v = json_object_get(req, "ops")) && json_array_size(v))
-		cur.ops = json_incref(v);
+		sched.cur.ops = json_incref(v);
 	json_decref(req);
-	cur.nq = nslots();
-	for (s = 0; s < cur.nq; s++)
-		cur.q[s].device = device_of_slot(s);
+	sched.cur.nq = nslots();
+	for (s = 0; s < sched.cur.nq; s++)
+		sched.cur.q[s].device = device_of_slot(s);
 }
 
 static int
@@ -712,7 +695,7 @@ run_activate(void)
 	run_load(sqlite3_column_int64(st, 0), (const char *)
 	    sqlite3_column_text(st, 1), sqlite3_column_int(st, 2));
 	sqlite3_finalize(st);
-	cur.started = now_wall();
+	sched.cur.started = now_wall();
 	/*
 	 * Only a run still queued: a DELETE between the SELECT above and
 	 * here cancelled it in the store (the API thread's UPDATE), and an
@@ -725,8 +708,8 @@ run_activate(void)
 		run_clear();
 		return pw_retry_later("starting a run");
 	}
-	sqlite3_bind_double(st, 1, cur.started);
-	sqlite3_bind_int64(st, 2, cur.run_id);
+	sqlite3_bind_double(st, 1, sched.cur.started);
+	sqlite3_bind_int64(st, 2, sched.cur.run_id);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		/* still queued in the store: started after the back-off */
 		pw_note("starting a run");
@@ -739,11 +722,11 @@ run_activate(void)
 	pw_ok();
 	if (sqlite3_changes(store_db(env->store)) != 1) {
 		log_info("run %lld was cancelled before it started",
-		    (long long)cur.run_id);
+		    (long long)sched.cur.run_id);
 		run_clear();
 		return 0;
 	}
-	log_info("run %lld started", (long long)cur.run_id);
+	log_info("run %lld started", (long long)sched.cur.run_id);
 	progress_update("running");
 	return 1;
 }
@@ -754,9 +737,9 @@ op_requested(const char *key, const char *name)
 	size_t	 i;
 	json_t	*v;
 
-	if (cur.ops == NULL)
+	if (sched.cur.ops == NULL)
 		return 1;
-	json_array_foreach(cur.ops, i, v) {
+	json_array_foreach(sched.cur.ops, i, v) {
 		const char	*s = json_string_value(v);
 
 		if (s && (!strcmp(s, key) || !strcmp(s, name)))
@@ -810,10 +793,10 @@ key_index(const char *key, json_t *ix)
 
 	if (v != NULL)
 		return (int)json_integer_value(v);
-	json_array_append_new(cur.keys, json_string(key));
-	json_object_set_new(ix, key, json_integer(json_array_size(cur.keys) -
+	json_array_append_new(sched.cur.keys, json_string(key));
+	json_object_set_new(ix, key, json_integer(json_array_size(sched.cur.keys) -
 	    1));
-	return (int)json_array_size(cur.keys) - 1;
+	return (int)json_array_size(sched.cur.keys) - 1;
 }
 
 /*
@@ -827,7 +810,7 @@ static int
 queue_interleave(int slot)
 {
 	sqlite3_stmt	*st;
-	struct devq	*q = &cur.q[slot], *cq = &cur.cq[slot];
+	struct devq	*q = &sched.cur.q[slot], *cq = &sched.cur.cq[slot];
 	int		 own = env->conf.compile_workers > 0;
 	json_t		*ix, *v;
 	size_t		 i;
@@ -855,14 +838,14 @@ queue_interleave(int slot)
 	    "FROM cases WHERE run_id=? AND device=? AND state='pending')) ORDER "
 	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, q->device);
 	q->len = q->head = 0;
 	cq->len = cq->head = 0;
-	if (cur.keys == NULL)
-		cur.keys = json_array();
+	if (sched.cur.keys == NULL)
+		sched.cur.keys = json_array();
 	ix = json_object();
-	json_array_foreach(cur.keys, i, v)
+	json_array_foreach(sched.cur.keys, i, v)
 		json_object_set_new(ix, json_string_value(v), json_integer(i));
 	while (sqlite3_step(st) == SQLITE_ROW)
 		if (queue_push(own && sqlite3_column_int(st, 1) ? cq : q,
@@ -878,11 +861,6 @@ queue_interleave(int slot)
 	return 0;
 }
 
-static int	key_budget_replay(int, int64_t);
-static int	skip_replay(int, int64_t);
-static int	shrink_prior_load(int);
-static int	first_call_budget_replay(int, int64_t);
-
 /*
  * Turns the registration table a runner reported into cases for its device.
  * -1 the store refused (nothing stored; try again after pw's back-off), -2
@@ -893,7 +871,7 @@ run_expand(int slot, struct worker *w)
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*ent = NULL, *cas = NULL, *rd = NULL;
-	struct devq	*q = &cur.q[slot];
+	struct devq	*q = &sched.cur.q[slot];
 	json_t		*e, *cases, *c;
 	size_t		 i, j;
 	int64_t		 fpid, n = 0;
@@ -914,7 +892,7 @@ run_expand(int slot, struct worker *w)
 	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run_devices (run_id, "
 	    "device, fingerprint_id) VALUES (?,?,?)", -1, &rd, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_int64(rd, 1, cur.run_id);
+	sqlite3_bind_int64(rd, 1, sched.cur.run_id);
 	sqlite3_bind_int(rd, 2, q->device);
 	sqlite3_bind_int64(rd, 3, fpid);
 	if (sqlite3_step(rd) != SQLITE_DONE)
@@ -928,7 +906,7 @@ run_expand(int slot, struct worker *w)
 		if (key == NULL || name == NULL)
 			continue;
 		sqlite3_reset(ent);
-		sqlite3_bind_int64(ent, 1, cur.run_id);
+		sqlite3_bind_int64(ent, 1, sched.cur.run_id);
 		sqlite3_bind_text(ent, 2, key, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(ent, 3, name, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(ent, 4, schema ? schema : "", -1,
@@ -940,7 +918,7 @@ run_expand(int slot, struct worker *w)
 			continue;
 		cases = json_array();
 		/* every entry, probed or not, gets its registration checked */
-		if ((cur.classes & PROBE_BOOTSTRAP) && json_array_append_new(cases,
+		if ((sched.cur.classes & PROBE_BOOTSTRAP) && json_array_append_new(cases,
 		    json_pack("{ss ss ss si s[] s{} ss}", "key", key, "class",
 		    "bootstrap", "dtype", "any", "seed", 0, "args", "kwargs",
 		    "compare", "bootstrap")) == -1) {
@@ -948,7 +926,7 @@ run_expand(int slot, struct worker *w)
 			goto fail;
 		}
 		if (probe_supported(key, schema, NULL) && probe_expand(key,
-		    schema, cur.classes, cur.dtypes, cases) < 0) {
+		    schema, sched.cur.classes, sched.cur.dtypes, cases) < 0) {
 			json_decref(cases);
 			continue;
 		}
@@ -973,7 +951,7 @@ run_expand(int slot, struct worker *w)
 				goto fail;
 			}
 			sqlite3_reset(cas);
-			sqlite3_bind_int64(cas, 1, cur.run_id);
+			sqlite3_bind_int64(cas, 1, sched.cur.run_id);
 			sqlite3_bind_int(cas, 2, q->device);
 			sqlite3_bind_text(cas, 3, key, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(cas, 4, name, -1, SQLITE_TRANSIENT);
@@ -999,13 +977,13 @@ run_expand(int slot, struct worker *w)
 	 * bootstrap, library-wide: importing the library initialised CUDA, so a
 	 * process that imports it before choosing its GPU lands on device 0.
 	 */
-	if ((cur.classes & PROBE_BOOTSTRAP) && w->import != NULL &&
+	if ((sched.cur.classes & PROBE_BOOTSTRAP) && w->import != NULL &&
 	    json_is_true(json_object_get(w->import, "cuda_initialized"))) {
 		json_t	*ev = json_pack("{si ss sO}", "device", q->device,
 		    "finding", "importing the library initialises CUDA",
 		    "import", w->import);
 
-		erc = run_add_event(cur.run_id, "bootstrap_hazard", ev);
+		erc = run_add_event(sched.cur.run_id, "bootstrap_hazard", ev);
 		json_decref(ev);
 		if (erc == -1)
 			goto fail;
@@ -1014,35 +992,35 @@ run_expand(int slot, struct worker *w)
 		char	 sql[128];
 
 		snprintf(sql, sizeof(sql), "UPDATE runs SET total=total+%lld "
-		    "WHERE id=%lld", (long long)n, (long long)cur.run_id);
+		    "WHERE id=%lld", (long long)n, (long long)sched.cur.run_id);
 		if (store_exec(env->store, sql) == -1)
 			goto fail;
 	}
 	if (store_commit(env->store) == -1)
 		goto fail;
 	pw_ok();
-	cur.total += n;
+	sched.cur.total += n;
 	if (queue_interleave(slot) == -1) {
 		/* stored: expanding again would store them twice */
 		q->len = q->head = 0;
-		cur.cq[slot].len = cur.cq[slot].head = 0;
+		sched.cur.cq[slot].len = sched.cur.cq[slot].head = 0;
 		return -2;
 	}
 	q->expanded = 1;
 	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
-	    (long long)cur.run_id, (long long)n, q->device);
+	    (long long)sched.cur.run_id, (long long)n, q->device);
 	if (fpid > 0 && key_budget_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's key_budget cuts; "
-		    "the keys are charged from zero", (long long)cur.run_id);
+		    "the keys are charged from zero", (long long)sched.cur.run_id);
 	if (fpid > 0 && skip_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's skipped cases; "
-		    "they run", (long long)cur.run_id);
+		    "they run", (long long)sched.cur.run_id);
 	if (fpid > 0 && first_call_budget_replay(slot, fpid) == -1)
 		error("run %lld: cannot replay an earlier run's first-call "
-		    "cuts; the cases run", (long long)cur.run_id);
+		    "cuts; the cases run", (long long)sched.cur.run_id);
 	if (fpid > 0 && shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "
-		    "failing case shrinks anew", (long long)cur.run_id);
+		    "failing case shrinks anew", (long long)sched.cur.run_id);
 	return 0;
  fail:
 	/* nothing of the device stored: expanded again after the back-off */
@@ -1053,7 +1031,7 @@ run_expand(int slot, struct worker *w)
 	store_rollback(env->store);
 	pw_fault();
 	q->len = q->head = 0;
-	cur.cq[slot].len = cur.cq[slot].head = 0;
+	sched.cur.cq[slot].len = sched.cur.cq[slot].head = 0;
 	return -1;
 }
 
@@ -1110,7 +1088,7 @@ run_finish(void)
 	    "c.run_id=? AND NOT EXISTS (SELECT 1 FROM results r WHERE "
 	    "r.case_id = c.id)", -1, &sel, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_int64(sel, 1, cur.run_id);
+	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
 	if (sqlite3_step(sel) == SQLITE_ROW)
 		unstored = sqlite3_column_int64(sel, 0);
 	sqlite3_finalize(sel);
@@ -1119,7 +1097,7 @@ run_finish(void)
 		goto fail;
 	if (unstored > 0) {
 		error("run %lld: %lld cases have no stored result; the run is not "
-		    "completed", (long long)cur.run_id, (long long)unstored);
+		    "completed", (long long)sched.cur.run_id, (long long)unstored);
 		store_rollback(env->store);
 		return -2;
 	}
@@ -1138,7 +1116,7 @@ run_finish(void)
 	    "passed, first_call_ms, steady_ms) VALUES "
 	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_int64(sel, 1, cur.run_id);
+	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
 	verdict_fold_init(&f);
 	for (;;) {
 		rc = sqlite3_step(sel);
@@ -1157,7 +1135,7 @@ run_finish(void)
 				sqlite3_reset(ins);
 				/* unbound columns must be NULL, not the last row's */
 				sqlite3_clear_bindings(ins);
-				sqlite3_bind_int64(ins, 1, cur.run_id);
+				sqlite3_bind_int64(ins, 1, sched.cur.run_id);
 				sqlite3_bind_int(ins, 2, g_dev);
 				sqlite3_bind_text(ins, 3, g_dev_key, -1,
 				    SQLITE_TRANSIENT);
@@ -1249,45 +1227,45 @@ run_finish(void)
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	sel = ins = NULL;
-	if (cur.full) {
-		int	 k = regress_intermittent(db, cur.run_id);
+	if (sched.cur.full) {
+		int	 k = regress_intermittent(db, sched.cur.run_id);
 
 		if (k == -1)
 			goto fail;
 		nverified -= k;
 		nbroken += k;
 	}
-	if (run_set_state(cur.run_id, "complete", NULL) == -1)
+	if (run_set_state(sched.cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{
 		/* key_budget: what a later run of the library replays */
 		json_t	*ev = json_pack("{si si si sI sf sf sf sf}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
-		    (json_int_t)cur.done, "store_s", cur.store_s, "wall_s",
-		    cur.started > 0 ? now_wall() - cur.started : 0.0,
+		    (json_int_t)sched.cur.done, "store_s", sched.cur.store_s, "wall_s",
+		    sched.cur.started > 0 ? now_wall() - sched.cur.started : 0.0,
 		    "key_budget", env->conf.key_budget, "first_call_budget",
 		    env->conf.first_call_budget);
 
-		erc = run_add_event(cur.run_id, "run_complete", ev);
+		erc = run_add_event(sched.cur.run_id, "run_complete", ev);
 		json_decref(ev);
 		if (erc == -1)
 			goto fail;
 	}
 	/* in the same transaction: the lists and their changes appear together */
-	if (cur.full && (nreg = regress_run(db, cur.run_id, now_wall(),
+	if (sched.cur.full && (nreg = regress_run(db, sched.cur.run_id, now_wall(),
 	    &nevents)) == -1)
 		goto fail;
 	if (store_commit(env->store) == -1)
 		goto fail;
 	pw_ok();
 	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
-	    "%d verified, %d broken, %d inconclusive", (long long)cur.run_id,
-	    (long long)cur.done, now_wall() - cur.started, nverified, nbroken,
-	    ninc);
+	    "%d verified, %d broken, %d inconclusive",
+	    (long long)sched.cur.run_id, (long long)sched.cur.done,
+	    now_wall() - sched.cur.started, nverified, nbroken, ninc);
 	if (nevents)
 		log_info("run %lld: %d changes against the previous full screen, "
 		    "%d of them regressions (GET /regressions)",
-		    (long long)cur.run_id, nevents, nreg);
+		    (long long)sched.cur.run_id, nevents, nreg);
 	return 0;
  fail:
 	pw_note("finishing a run");
@@ -1349,13 +1327,6 @@ worker_idle(struct worker *w)
 	w->state = W_IDLE;
 	w->deadline = 0;
 }
-
-static int	fc_mode(const struct worker *, int64_t, const json_t *);
-static void	fc_stop_siblings(int, int64_t, const char *, const char *);
-static int	fc_confirm(int64_t);
-static int	fc_pending(int, const char *, const char *);
-static void	on_first_call(struct worker *, json_t *, int);
-static void	first_call_over(struct worker *);
 
 /* A ladder step is killed at twice its budget: long enough to measure it. */
 static int
@@ -1426,8 +1397,6 @@ case_dispatch(struct worker *w, int64_t id)
 }
 
 /* ---- skipping cases -------------------------------------------------------- */
-
-static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
 
 /* Prepares sql and binds the ?1..?4 of cases_skip()'s WHERE clause. */
 static sqlite3_stmt *
@@ -1502,13 +1471,13 @@ w_skip(void *p)
 	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
 		return pw_refused("skipping cases");
 	skip_last = n;
-	if (run != cur.run_id)
+	if (run != sched.cur.run_id)
 		return 0;
-	cur.done += n;
+	sched.cur.done += n;
 	if (n > 0 && sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?",
 	    -1, &st, NULL) == SQLITE_OK) {
-		queue_drop_skipped(&cur.q[s], st);
-		queue_drop_skipped(&cur.cq[s], st);
+		queue_drop_skipped(&sched.cur.q[s], st);
+		queue_drop_skipped(&sched.cur.cq[s], st);
 		sqlite3_finalize(st);
 	}
 	return 0;
@@ -1537,7 +1506,7 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
 			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
 			    (long long)env->workers[i].case_id);
 	a = json_pack("{sI si si ss so ss ss ss ss sf}", "run",
-	    (json_int_t)cur.run_id, "slot", s, "device", device, "key", key,
+	    (json_int_t)sched.cur.run_id, "slot", s, "device", device, "key", key,
 	    "dtype", dtype ? json_string(dtype) : json_null(), "reason", reason,
 	    "detail", detail, "cls", cls, "busy", busy, "created", now_wall());
 	skip_last = 0;
@@ -1612,7 +1581,7 @@ fail_fast_resume(int slot)
 	sqlite3_stmt	*st;
 	json_t		*todo = json_array(), *spec;
 	size_t		 i;
-	int		 device = cur.q[slot].device;
+	int		 device = sched.cur.q[slot].device;
 
 	if (!env->conf.fail_fast) {
 		json_decref(todo);
@@ -1625,7 +1594,7 @@ fail_fast_resume(int slot)
 		json_decref(todo);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(todo, json_pack("{s:s,s:s,s:s,s:I}", "key",
@@ -1678,10 +1647,10 @@ key_budget_add(int device, const char *key, double spent)
 	char	 k[512];
 
 	snprintf(k, sizeof(k), "%d|%s", device, key);
-	if (cur_spent == NULL)
-		cur_spent = json_object();
-	spent += json_real_value(json_object_get(cur_spent, k));
-	json_object_set_new(cur_spent, k, json_real(spent));
+	if (sched.spent == NULL)
+		sched.spent = json_object();
+	spent += json_real_value(json_object_get(sched.spent, k));
+	json_object_set_new(sched.spent, k, json_real(spent));
 	return spent;
 }
 
@@ -1692,7 +1661,7 @@ key_budget_spent(int device, const char *key)
 	char	 k[512];
 
 	snprintf(k, sizeof(k), "%d|%s", device, key);
-	return json_real_value(json_object_get(cur_spent, k));
+	return json_real_value(json_object_get(sched.spent, k));
 }
 
 /* Whether the key has had its budget: it runs no case and no shrink more. */
@@ -1812,7 +1781,7 @@ queue_ready(struct devq *q, unsigned char *memo)
 			break;
 		if (fc_confirm(q->ids[j]))
 			break;		/* a re-measure never waits */
-		key = json_string_value(json_array_get(cur.keys, k));
+		key = json_string_value(json_array_get(sched.cur.keys, k));
 		if (memo[k] == 0)
 			memo[k] = key_budget_wait(q->device, key) ? 1 :
 			    fc_pending(q->device, key, NULL) ||
@@ -1876,7 +1845,7 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	int		 device = cur.q[slot].device, n = 0, k;
+	int		 device = sched.cur.q[slot].device, n = 0, k;
 	char		 sql[1024], detail[256], cls[384];
 	json_t		*keys, *v;
 	size_t		 i;
@@ -1893,7 +1862,7 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 	    "'compile' AND pr.reason IN (%s))", prior, reasons);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fpid);
 	sqlite3_bind_double(st, 4, budget);
@@ -1950,8 +1919,8 @@ skip_replay(int slot, int64_t fpid)
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each skipped them "
-		    "after a hang or crash", (long long)cur.run_id,
-		    cur.q[slot].device, n, nkeys);
+		    "after a hang or crash", (long long)sched.cur.run_id,
+		    sched.cur.q[slot].device, n, nkeys);
 	return n;
 }
 
@@ -1985,8 +1954,8 @@ budget_replay(int slot, int64_t fpid, const char *name, double budget,
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each cut them "
-		    "(runner.%s %g s)", (long long)cur.run_id,
-		    cur.q[slot].device, n, nkeys, name, budget);
+		    "(runner.%s %g s)", (long long)sched.cur.run_id,
+		    sched.cur.q[slot].device, n, nkeys, name, budget);
 	return n;
 }
 
@@ -2031,9 +2000,6 @@ key_budget_replay(int slot, int64_t fpid)
  * alone; five such cases side by side held five runners for 252-293 s and
  * set the end of the 42-op screen.  Off by default: docs/design.md.
  */
-#define FC_PENDING	1
-#define FC_EXEMPT	2
-#define FC_CUT		3
 
 static int
 fc_get(int device, const char *key, const char *dtype)
@@ -2041,7 +2007,7 @@ fc_get(int device, const char *key, const char *dtype)
 	char	k[512];
 
 	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
-	return (int)json_integer_value(json_object_get(cur_fc, k));
+	return (int)json_integer_value(json_object_get(sched.fc, k));
 }
 
 static void
@@ -2050,9 +2016,9 @@ fc_put(int device, const char *key, const char *dtype, int state)
 	char	k[512];
 
 	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
-	if (cur_fc == NULL)
-		cur_fc = json_object();
-	json_object_set_new(cur_fc, k, json_integer(state));
+	if (sched.fc == NULL)
+		sched.fc = json_object();
+	json_object_set_new(sched.fc, k, json_integer(state));
 }
 
 /* Whether case id is to be re-measured (queued or in flight as such). */
@@ -2061,10 +2027,10 @@ fc_confirm(int64_t id)
 {
 	char	k[32];
 
-	if (cur_confirm == NULL)
+	if (sched.confirm == NULL)
 		return 0;
 	snprintf(k, sizeof(k), "%lld", (long long)id);
-	return json_object_get(cur_confirm, k) != NULL;
+	return json_object_get(sched.confirm, k) != NULL;
 }
 
 static void
@@ -2073,9 +2039,9 @@ fc_confirm_add(int64_t id, int device, const char *key, const char *dtype)
 	char	k[32];
 
 	snprintf(k, sizeof(k), "%lld", (long long)id);
-	if (cur_confirm == NULL)
-		cur_confirm = json_object();
-	json_object_set_new(cur_confirm, k, json_pack("[iss]", device, key,
+	if (sched.confirm == NULL)
+		sched.confirm = json_object();
+	json_object_set_new(sched.confirm, k, json_pack("[iss]", device, key,
 	    dtype));
 	fc_put(device, key, dtype, FC_PENDING);
 }
@@ -2088,12 +2054,12 @@ fc_confirm_end(int64_t id, int state)
 	json_t	*e;
 
 	snprintf(k, sizeof(k), "%lld", (long long)id);
-	if ((e = json_object_get(cur_confirm, k)) == NULL)
+	if ((e = json_object_get(sched.confirm, k)) == NULL)
 		return;
 	fc_put((int)json_integer_value(json_array_get(e, 0)), json_string_value(
 	    json_array_get(e, 1)), json_string_value(json_array_get(e, 2)),
 	    state);
-	json_object_del(cur_confirm, k);
+	json_object_del(sched.confirm, k);
 }
 
 /*
@@ -2110,12 +2076,12 @@ fc_pending(int device, const char *key, const char *dtype)
 	void		*it;
 	int		 hold = 0;
 
-	if (cur_confirm == NULL || json_object_size(cur_confirm) == 0)
+	if (sched.confirm == NULL || json_object_size(sched.confirm) == 0)
 		return 0;
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT state='pending' "
 	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return 0;
-	json_object_foreach_safe(cur_confirm, it, k, e) {
+	json_object_foreach_safe(sched.confirm, it, k, e) {
 		if (json_integer_value(json_array_get(e, 0)) != device ||
 		    strcmp(json_string_value(json_array_get(e, 1)), key) != 0 ||
 		    (dtype != NULL && strcmp(json_string_value(json_array_get(e,
@@ -2163,8 +2129,8 @@ key_position(const char *key)
 {
 	size_t	i;
 
-	for (i = 0; i < json_array_size(cur.keys); i++)
-		if (!strcmp(json_string_value(json_array_get(cur.keys, i)), key))
+	for (i = 0; i < json_array_size(sched.cur.keys); i++)
+		if (!strcmp(json_string_value(json_array_get(sched.cur.keys, i)), key))
 			return (int)i;
 	return -1;
 }
@@ -2179,18 +2145,10 @@ fc_queue(int slot, int64_t id, const char *key, const char *dtype)
 {
 	int	own = env->conf.compile_workers > 0;
 
-	fc_confirm_add(id, cur.q[slot].device, key, dtype);
-	return queue_unshift(own ? &cur.cq[slot] : &cur.q[slot], id, own ? -1 :
-	    key_position(key));
+	fc_confirm_add(id, sched.cur.q[slot].device, key, dtype);
+	return queue_unshift(own ? &sched.cur.cq[slot] : &sched.cur.q[slot], id,
+	    own ? -1 : key_position(key));
 }
-
-static void	case_abort(struct worker *, enum case_status, const char *,
-		    const char *);
-static void	case_abandon(struct worker *, int64_t, const char *,
-		    const char *);
-static void	worker_respawn(struct worker *);
-static void	abandon_siblings(struct worker *, int64_t, const char *,
-		    const char *);
 
 /* w's first call ran past runner.first_call_budget. */
 static void
@@ -2240,7 +2198,7 @@ first_call_over(struct worker *w)
 		return;
 	if (fc_pending(device, key, dtype)) {
 		/* one re-measure per key and dtype: this one waits for it */
-		if (queue_unshift(&cur.q[s], id, key_position(key)) == -1)
+		if (queue_unshift(&sched.cur.q[s], id, key_position(key)) == -1)
 			error("case %lld: cannot queue it again", (long long)id);
 	} else if (fc_queue(s, id, key, dtype) == -1)
 		error("case %lld: cannot queue its re-measure", (long long)id);
@@ -2277,7 +2235,7 @@ fc_stop_siblings(int slot, int64_t id, const char *key, const char *dtype)
 		    "it waits for case %lld's re-measure", (long long)oid, key,
 		    dtype, now_mono() - o->case_t0, (long long)id);
 		worker_respawn(o);
-		if (queue_unshift(&cur.q[slot], oid, key_position(key)) == -1)
+		if (queue_unshift(&sched.cur.q[slot], oid, key_position(key)) == -1)
 			error("case %lld: cannot queue it again", (long long)oid);
 	}
 }
@@ -2340,12 +2298,12 @@ shrink_mark(int device, const char *key, double score)
 	json_t		*old;
 
 	snprintf(k, sizeof(k), "%d|%s", device, key);
-	if (cur_shrunk == NULL)
-		cur_shrunk = json_object();
-	old = json_object_get(cur_shrunk, k);
+	if (sched.shrunk == NULL)
+		sched.shrunk = json_object();
+	old = json_object_get(sched.shrunk, k);
 	if (old != NULL && json_real_value(old) >= score)
 		return 0;
-	json_object_set_new(cur_shrunk, k, json_real(score));
+	json_object_set_new(sched.shrunk, k, json_real(score));
 	return 1;
 }
 
@@ -2484,10 +2442,10 @@ static int
 shrink_prior_load(int slot)
 {
 	sqlite3_stmt	*st;
-	int		 device = cur.q[slot].device;
+	int		 device = sched.cur.q[slot].device;
 
-	json_decref(cur_prior[slot]);
-	cur_prior[slot] = json_object();
+	json_decref(sched.prior[slot]);
+	sched.prior[slot] = json_object();
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.spec, r.reason, "
 	    "r.shrunk_spec, r.repro, coalesce(r.shrink_from, c.id), "
 	    "max(c.run_id) FROM cases c JOIN results r ON r.case_id = c.id JOIN "
@@ -2498,7 +2456,7 @@ shrink_prior_load(int slot)
 	    "AND r.status = 'fail' AND (r.shrink_runs > 0 OR r.shrink_from IS "
 	    "NOT NULL) GROUP BY c.spec", -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		json_t	*e = json_pack("{ss sI}", "reason", (const char *)
@@ -2513,14 +2471,14 @@ shrink_prior_load(int slot)
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			json_object_set_new(e, "repro", json_string((const char *)
 			    sqlite3_column_text(st, 3)));
-		json_object_set_new(cur_prior[slot], (const char *)
+		json_object_set_new(sched.prior[slot], (const char *)
 		    sqlite3_column_text(st, 0), e);
 	}
 	sqlite3_finalize(st);
-	if (json_object_size(cur_prior[slot]) > 0)
+	if (json_object_size(sched.prior[slot]) > 0)
 		log_info("run %lld: device %d (-1 = cpu): %zu shrinks of earlier "
-		    "runs of this library to reuse", (long long)cur.run_id,
-		    device, json_object_size(cur_prior[slot]));
+		    "runs of this library to reuse", (long long)sched.cur.run_id,
+		    device, json_object_size(sched.prior[slot]));
 	return 0;
 }
 
@@ -2589,14 +2547,14 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 	char		*repro;
 	int		 s = slot_of_device(device), done = 0;
 
-	if (s < 0 || cur_prior[s] == NULL || json_object_size(cur_prior[s]) == 0)
+	if (s < 0 || sched.prior[s] == NULL || json_object_size(sched.prior[s]) == 0)
 		return 0;
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
 	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		e = json_object_get(cur_prior[s], (const char *)
+		e = json_object_get(sched.prior[s], (const char *)
 		    sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	if (e == NULL || strcmp(json_string_value(json_object_get(e, "reason")) ?:
@@ -2684,15 +2642,13 @@ worker_restart_later(struct worker *w, double delay)
 	int	 s = slot_of_device(w->device);
 
 	if (s >= 0) {
-		pthread_mutex_lock(&sched_mtx);
-		restarts_total[s]++;
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_lock(&sched.mtx);
+		sched.restarts_total[s]++;
+		pthread_mutex_unlock(&sched.mtx);
 	}
 	w->state = W_DOWN;
 	w->next_spawn = now_mono() + delay;
 }
-
-static void	shrink_clear(struct worker *);
 
 /* Kills a runner that holds a case and has a fresh one started at once. */
 static void
@@ -2836,7 +2792,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 		worker_restart_later(w, 0);
 		return;
 	}
-	if (w->case_id && cur.run_id) {
+	if (w->case_id && sched.cur.run_id) {
 		char	 what[512];
 
 		snprintf(what, sizeof(what), "%s during the case (%s)", how, why);
@@ -2865,9 +2821,9 @@ sched_on_worker_exit(struct worker *w, const char *why)
 		    "said hello: %s", how, tail);
 	}
 	if (slot >= 0) {
-		pthread_mutex_lock(&sched_mtx);
-		snprintf(cur_err[slot], sizeof(cur_err[slot]), "%s", w->hello_error);
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_lock(&sched.mtx);
+		snprintf(sched.err[slot], sizeof(sched.err[slot]), "%s", w->hello_error);
+		pthread_mutex_unlock(&sched.mtx);
 	}
 	w->failures++;
 	log_warnx("worker %d: %s", w->slot, w->hello_error);
@@ -3059,18 +3015,18 @@ fingerprint_changed(int slot, json_t *fp)
 	int		 i;
 	char		*old = NULL, *new = NULL, why[256];
 
-	pthread_mutex_lock(&sched_mtx);
-	if (cur_fp[slot] == NULL || json_equal(cur_fp[slot], fp)) {
-		pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
+	if (sched.fp[slot] == NULL || json_equal(sched.fp[slot], fp)) {
+		pthread_mutex_unlock(&sched.mtx);
 		return;
 	}
-	json_decref(prev_fp[slot]);
-	prev_fp[slot] = cur_fp[slot];
-	cur_fp[slot] = json_deep_copy(fp);
-	fp_confirmed[slot] = now_mono();
-	old = json_dumps(prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(sched.prev_fp[slot]);
+	sched.prev_fp[slot] = sched.fp[slot];
+	sched.fp[slot] = json_deep_copy(fp);
+	sched.fp_confirmed[slot] = now_mono();
+	old = json_dumps(sched.prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
 	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_unlock(&sched.mtx);
 	api_invalidate();
 	log_warnx("device %d: library fingerprint changed; lists withheld until "
 	    "a full screen of it completes: was %s, now %s", device_of_slot(slot),
@@ -3080,12 +3036,12 @@ fingerprint_changed(int slot, json_t *fp)
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].device == device_of_slot(slot))
 			env->workers[i].fp_stale = 1;
-	if (cur.run_id != 0 && slot < cur.nq &&
-	    (cur.q[slot].expanded || cur.q[slot].resume)) {
+	if (sched.cur.run_id != 0 && slot < sched.cur.nq &&
+	    (sched.cur.q[slot].expanded || sched.cur.q[slot].resume)) {
 		snprintf(why, sizeof(why), "library changed on device %d during "
 		    "the run (%lld of %lld cases done); a full screen of the new "
 		    "library is queued", device_of_slot(slot),
-		    (long long)cur.done, (long long)cur.total);
+		    (long long)sched.cur.done, (long long)sched.cur.total);
 		run_fail(why);
 	}
 	queue_full_screen("library fingerprint changed");
@@ -3103,14 +3059,14 @@ on_fingerprint(struct worker *w, json_t *msg)
 		    w->slot);
 		return;
 	}
-	pthread_mutex_lock(&sched_mtx);
-	if (cur_fp[slot] && json_equal(cur_fp[slot], fp)) {
-		fp_confirmed[slot] = now_mono();
-		pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
+	if (sched.fp[slot] && json_equal(sched.fp[slot], fp)) {
+		sched.fp_confirmed[slot] = now_mono();
+		pthread_mutex_unlock(&sched.mtx);
 		log_debug("worker %d: library fingerprint unchanged", w->slot);
 		return;
 	}
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_unlock(&sched.mtx);
 	fingerprint_changed(slot, fp);
 }
 
@@ -3147,10 +3103,10 @@ fingerprint_poll(double t)
 		if (w->state != W_IDLE || (s = slot_of_device(w->device)) < 0 ||
 		    asked[s])
 			continue;
-		pthread_mutex_lock(&sched_mtx);
-		due = cur_fp[s] != NULL && ((period > 0 && t - fp_confirmed[s] >=
-		    period) || fp_confirmed[s] < fp_wanted);
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_lock(&sched.mtx);
+		due = sched.fp[s] != NULL && ((period > 0 && t - sched.fp_confirmed[s] >=
+		    period) || sched.fp_confirmed[s] < sched.fp_wanted);
+		pthread_mutex_unlock(&sched.mtx);
 		if (!due)
 			continue;
 		msg = json_pack("{ss}", "type", "fingerprint");
@@ -3184,12 +3140,12 @@ on_hello(struct worker *w, json_t *msg)
 		    "library '%s' cannot be used: %s", env->library, err);
 		error("worker %d: %s", w->slot, w->hello_error);
 		if (slot >= 0) {
-			pthread_mutex_lock(&sched_mtx);
-			snprintf(cur_err[slot], sizeof(cur_err[slot]), "%s",
+			pthread_mutex_lock(&sched.mtx);
+			snprintf(sched.err[slot], sizeof(sched.err[slot]), "%s",
 			    w->hello_error);
-			json_decref(cur_fp[slot]);
-			cur_fp[slot] = NULL;
-			pthread_mutex_unlock(&sched_mtx);
+			json_decref(sched.fp[slot]);
+			sched.fp[slot] = NULL;
+			pthread_mutex_unlock(&sched.mtx);
 			api_invalidate();
 		}
 		w->state = W_DEAD;	/* it exits; the EOF path restarts it */
@@ -3213,20 +3169,20 @@ on_hello(struct worker *w, json_t *msg)
 	if (slot >= 0) {
 		int	 changed;
 
-		pthread_mutex_lock(&sched_mtx);
-		fp_confirmed[slot] = now_mono();
-		changed = cur_fp[slot] != NULL &&
-		    !json_equal(cur_fp[slot], w->fingerprint);
+		pthread_mutex_lock(&sched.mtx);
+		sched.fp_confirmed[slot] = now_mono();
+		changed = sched.fp[slot] != NULL &&
+		    !json_equal(sched.fp[slot], w->fingerprint);
 		if (changed) {
-			pthread_mutex_unlock(&sched_mtx);
+			pthread_mutex_unlock(&sched.mtx);
 			fingerprint_changed(slot, w->fingerprint);
 			w->fp_stale = 0;	/* this one runs the new code */
-			pthread_mutex_lock(&sched_mtx);
+			pthread_mutex_lock(&sched.mtx);
 		}
-		if (cur_fp[slot] == NULL ||
-		    !json_equal(cur_fp[slot], w->fingerprint)) {
-			json_decref(cur_fp[slot]);
-			cur_fp[slot] = json_deep_copy(w->fingerprint);
+		if (sched.fp[slot] == NULL ||
+		    !json_equal(sched.fp[slot], w->fingerprint)) {
+			json_decref(sched.fp[slot]);
+			sched.fp[slot] = json_deep_copy(w->fingerprint);
 			api_invalidate();
 			log_info("worker %d: %s %s on %s, %zu registered entries",
 			    w->slot, json_string_value(json_object_get(fp, "library")),
@@ -3234,18 +3190,18 @@ on_hello(struct worker *w, json_t *msg)
 			    json_string_value(json_object_get(fp, "gpu_name")),
 			    json_array_size(w->entries));
 		}
-		cur_err[slot][0] = '\0';
+		sched.err[slot][0] = '\0';
 		json_array_foreach(w->entries, i, e) {
-			json_object_set_new(cur_names, json_string_value(
+			json_object_set_new(sched.names, json_string_value(
 			    json_object_get(e, "name")) ?: "", json_true());
-			json_object_set_new(cur_names, json_string_value(
+			json_object_set_new(sched.names, json_string_value(
 			    json_object_get(e, "key")) ?: "", json_true());
 			if (json_string_value(json_object_get(e, "name")))
-				json_object_set_new(cur_regnames,
+				json_object_set_new(sched.regnames,
 				    json_string_value(json_object_get(e, "name")),
 				    json_true());
 		}
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_unlock(&sched.mtx);
 	}
 }
 
@@ -3279,7 +3235,7 @@ case_requeue(struct worker *w, int64_t id)
 
 	snprintf(key, sizeof(key), "%s", w->case_key);
 	worker_idle(w);
-	if (s < 0 || queue_unshift(compile ? &cur.cq[s] : &cur.q[s], id,
+	if (s < 0 || queue_unshift(compile ? &sched.cur.cq[s] : &sched.cur.q[s], id,
 	    compile ? -1 : key_position(key)) == -1)
 		error("case %lld: cannot queue it again; its run cannot complete",
 		    (long long)id);
@@ -3318,7 +3274,7 @@ on_result(struct worker *w, json_t *msg)
 		/* unjudged: it runs again once the store answers */
 		pw_note("reading a case");
 		error("case %lld: spec not found (%s); queued again", (long long)id,
-		    pw.error);
+		    pw_error());
 		case_requeue(w, id);
 		pw_fault();
 		return;
@@ -3463,7 +3419,7 @@ static int
 resume_accounts(int slot)
 {
 	sqlite3_stmt	*st;
-	int		 device = cur.q[slot].device;
+	int		 device = sched.cur.q[slot].device;
 	json_t		*spent = json_object(), *v;
 	const char	*key;
 
@@ -3478,7 +3434,7 @@ resume_accounts(int slot)
 		json_decref(spent);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if ((key = (const char *)sqlite3_column_text(st, 0)) == NULL)
@@ -3507,7 +3463,7 @@ static int
 run_resume_device(int slot, struct worker *w)
 {
 	sqlite3_stmt	*st;
-	struct devq	*q = &cur.q[slot];
+	struct devq	*q = &sched.cur.q[slot];
 	json_t		*was = NULL;
 	json_error_t	 jerr;
 	char		*now, *js;
@@ -3521,7 +3477,7 @@ run_resume_device(int slot, struct worker *w)
 		free(now);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, cur.run_id);
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, q->device);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		same = !strcmp((const char *)sqlite3_column_text(st, 0), now);
@@ -3535,15 +3491,15 @@ run_resume_device(int slot, struct worker *w)
 		js = json_dumps(w->fingerprint, JSON_COMPACT | JSON_SORT_KEYS);
 		log_warnx("run %lld: device %d (-1 = cpu) has another library "
 		    "than the run recorded for it (now %s): not resumed",
-		    (long long)cur.run_id, q->device, js ? js : "?");
+		    (long long)sched.cur.run_id, q->device, js ? js : "?");
 		free(js);
 		/* /allowlist names what the library was and what it is */
-		pthread_mutex_lock(&sched_mtx);
-		if (was != NULL && prev_fp[slot] == NULL) {
-			prev_fp[slot] = was;
+		pthread_mutex_lock(&sched.mtx);
+		if (was != NULL && sched.prev_fp[slot] == NULL) {
+			sched.prev_fp[slot] = was;
 			was = NULL;
 		}
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_unlock(&sched.mtx);
 		json_decref(was);
 		api_invalidate();
 		run_fail("library changed while opscreend was stopped; screen "
@@ -3557,12 +3513,12 @@ run_resume_device(int slot, struct worker *w)
 		return -1;
 	if (shrink_prior_load(slot) == -1)
 		error("run %lld: cannot read earlier runs' shrinks; every "
-		    "failing case shrinks anew", (long long)cur.run_id);
+		    "failing case shrinks anew", (long long)sched.cur.run_id);
 	q->resume = 0;
 	q->expanded = 1;
 	log_info("run %lld: device %d (-1 = cpu) has the library the run "
-	    "recorded; %zu cases queued again", (long long)cur.run_id, q->device,
-	    q->len + cur.cq[slot].len);
+	    "recorded; %zu cases queued again", (long long)sched.cur.run_id, q->device,
+	    q->len + sched.cur.cq[slot].len);
 	return 0;
 }
 
@@ -3607,7 +3563,7 @@ sched_resume(int *full)
 	pw_write(w_interrupt, json_pack("{sI}", "keep", (json_int_t)id));
 	if (id == 0)
 		return 0;
-	cur.started = started;
+	sched.cur.started = started;
 
 	/* the devices whose cases are stored; each must still be ours */
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device FROM "
@@ -3624,7 +3580,7 @@ sched_resume(int *full)
 				    "is not screened any more (devices = %s)",
 				    device, env->conf.devices);
 			else
-				cur.q[s].resume = 1;
+				sched.cur.q[s].resume = 1;
 		}
 		sqlite3_finalize(st);
 	}
@@ -3637,10 +3593,10 @@ sched_resume(int *full)
 		run_fail(err);
 		return -1;
 	}
-	*full = cur.full;
-	cur.resumed = 1;
-	cur.total = total;
-	cur.done = done;
+	*full = sched.cur.full;
+	sched.cur.resumed = 1;
+	sched.cur.total = total;
+	sched.cur.done = done;
 	log_info("resuming run %lld: %lld of %lld cases done", (long long)id,
 	    (long long)done, (long long)total);
 	ev = json_pack("{sI sI}", "done", (json_int_t)done, "total",
@@ -3659,8 +3615,8 @@ run_cancel_now(void)
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].state == W_BUSY)
 			worker_respawn(&env->workers[i]);
-	run_end(cur.run_id, "cancelled", "cancelled through the API");
-	log_info("run %lld cancelled", (long long)cur.run_id);
+	run_end(sched.cur.run_id, "cancelled", "cancelled through the API");
+	log_info("run %lld cancelled", (long long)sched.cur.run_id);
 	progress_update("cancelled");
 	run_clear();
 	api_invalidate();
@@ -3683,21 +3639,21 @@ sched_poll(void)
 				snprintf(w->hello_error, sizeof(w->hello_error),
 				    "cannot start runner '%s'", env->conf.python);
 				s = slot_of_device(w->device);
-				pthread_mutex_lock(&sched_mtx);
-				snprintf(cur_err[s], sizeof(cur_err[s]), "%s",
+				pthread_mutex_lock(&sched.mtx);
+				snprintf(sched.err[s], sizeof(sched.err[s]), "%s",
 				    w->hello_error);
-				pthread_mutex_unlock(&sched_mtx);
+				pthread_mutex_unlock(&sched.mtx);
 				worker_restart_later(w, w->failures > 6 ?
 				    BACKOFF_MAX : (double)(1 << (w->failures - 1)));
 			}
 		}
 	}
 	fingerprint_poll(t);
-	pthread_mutex_lock(&sched_mtx);
-	creq = cancel_req;
-	cancel_req = 0;
-	pthread_mutex_unlock(&sched_mtx);
-	if (creq && creq == cur.run_id)
+	pthread_mutex_lock(&sched.mtx);
+	creq = sched.cancel_req;
+	sched.cancel_req = 0;
+	pthread_mutex_unlock(&sched.mtx);
+	if (creq && creq == sched.cur.run_id)
 		run_cancel_now();
 	/*
 	 * While the store holds back a write, nothing new starts: the cases
@@ -3707,11 +3663,11 @@ sched_poll(void)
 	pw_flush();
 	if (!pw_ready())
 		return;
-	if (cur.run_id == 0 && run_activate() <= 0)
+	if (sched.cur.run_id == 0 && run_activate() <= 0)
 		return;
 
-	for (s = 0; s < cur.nq; s++) {
-		struct devq	*q = &cur.q[s];
+	for (s = 0; s < sched.cur.nq; s++) {
+		struct devq	*q = &sched.cur.q[s];
 
 		if (q->expanded)
 			continue;
@@ -3752,8 +3708,8 @@ sched_poll(void)
 		}
 	}
 
-	memo = cur.keys != NULL ? calloc(json_array_size(cur.keys) + 1, 1) :
-	    NULL;
+	memo = sched.cur.keys != NULL ?
+	    calloc(json_array_size(sched.cur.keys) + 1, 1) : NULL;
 	for (i = 0; i < env->nworkers; i++) {
 		struct worker	*w = &env->workers[i];
 		struct devq	*q;
@@ -3761,7 +3717,7 @@ sched_poll(void)
 		if (w->state != W_IDLE)
 			continue;
 		s = slot_of_device(w->device);
-		q = w->compile ? &cur.cq[s] : &cur.q[s];
+		q = w->compile ? &sched.cur.cq[s] : &sched.cur.q[s];
 		/*
 		 * A compile runner whose ladders are all dispatched screens
 		 * ordinary cases: the ladders are queued at the start, largest
@@ -3770,8 +3726,8 @@ sched_poll(void)
 		 * never take a ladder step (each step's cold-cache timing).
 		 */
 		if (w->compile && q->head >= q->len)
-			q = &cur.q[s];
-		while (cur.q[s].expanded && q->head < q->len &&
+			q = &sched.cur.q[s];
+		while (sched.cur.q[s].expanded && q->head < q->len &&
 		    queue_ready(q, memo)) {
 			int64_t	 id = q->ids[q->head++];
 
@@ -3791,13 +3747,13 @@ sched_poll(void)
 	for (i = 0; i < env->nworkers; i++)
 		if (env->workers[i].state == W_BUSY)
 			busy = 1;
-	for (s = 0; s < cur.nq; s++)
-		if (!cur.q[s].expanded || cur.q[s].head < cur.q[s].len ||
-		    cur.cq[s].head < cur.cq[s].len)
+	for (s = 0; s < sched.cur.nq; s++)
+		if (!sched.cur.q[s].expanded || sched.cur.q[s].head < sched.cur.q[s].len ||
+		    sched.cur.cq[s].head < sched.cur.cq[s].len)
 			busy = 1;
 	progress_update("running");
 	if (!busy) {
-		int64_t	 id = cur.run_id;
+		int64_t	 id = sched.cur.run_id;
 
 		if ((rc = run_finish()) == -2)
 			run_fail("a case of the run has no stored result");
@@ -3896,10 +3852,10 @@ valid_op(const char *s)
 
 	if (catalog_has(s))
 		return 1;
-	pthread_mutex_lock(&sched_mtx);
-	ok = json_object_get(cur_names, s) != NULL ? 1 :
-	    json_object_size(cur_names) == 0 ? -1 : 0;
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
+	ok = json_object_get(sched.names, s) != NULL ? 1 :
+	    json_object_size(sched.names) == 0 ? -1 : 0;
+	pthread_mutex_unlock(&sched.mtx);
 	return ok;
 }
 
@@ -4012,9 +3968,9 @@ sched_cancel_run(int64_t id, char *err, size_t errlen)
 			return 0;
 	}
 	if (!strcmp(state, "running") || !strcmp(state, "queued")) {
-		pthread_mutex_lock(&sched_mtx);
-		cancel_req = id;
-		pthread_mutex_unlock(&sched_mtx);
+		pthread_mutex_lock(&sched.mtx);
+		sched.cancel_req = id;
+		pthread_mutex_unlock(&sched.mtx);
 		main_wakeup();
 		return 0;
 	}
@@ -4027,9 +3983,9 @@ sched_progress(void)
 {
 	json_t	*p;
 
-	pthread_mutex_lock(&sched_mtx);
-	p = progress ? json_deep_copy(progress) : NULL;
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
+	p = sched.progress ? json_deep_copy(sched.progress) : NULL;
+	pthread_mutex_unlock(&sched.mtx);
 	return p;
 }
 
@@ -4042,19 +3998,19 @@ sched_current_fingerprints(void)
 	json_t	*a = json_array(), *o;
 	int	 s;
 
-	pthread_mutex_lock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
 	for (s = 0; s < nslots(); s++) {
 		o = json_pack("{si}", "device", device_of_slot(s));
-		json_object_set_new(o, "fingerprint", cur_fp[s] ?
-		    json_deep_copy(cur_fp[s]) : json_null());
-		if (prev_fp[s])
+		json_object_set_new(o, "fingerprint", sched.fp[s] ?
+		    json_deep_copy(sched.fp[s]) : json_null());
+		if (sched.prev_fp[s])
 			json_object_set_new(o, "previous_fingerprint",
-			    json_deep_copy(prev_fp[s]));
-		if (cur_err[s][0])
-			json_object_set_new(o, "error", json_string(cur_err[s]));
+			    json_deep_copy(sched.prev_fp[s]));
+		if (sched.err[s][0])
+			json_object_set_new(o, "error", json_string(sched.err[s]));
 		json_array_append_new(a, o);
 	}
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_unlock(&sched.mtx);
 	return a;
 }
 
@@ -4064,10 +4020,10 @@ sched_counters(int64_t *restarts, int n)
 {
 	int	 s;
 
-	pthread_mutex_lock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
 	for (s = 0; s < n && s < NSLOTS; s++)
-		restarts[s] = restarts_total[s];
-	pthread_mutex_unlock(&sched_mtx);
+		restarts[s] = sched.restarts_total[s];
+	pthread_mutex_unlock(&sched.mtx);
 }
 
 /*
@@ -4082,13 +4038,13 @@ sched_registered_names(void)
 	json_t		*a = NULL, *v;
 	const char	*name;
 
-	pthread_mutex_lock(&sched_mtx);
-	if (json_object_size(cur_regnames) > 0) {
+	pthread_mutex_lock(&sched.mtx);
+	if (json_object_size(sched.regnames) > 0) {
 		a = json_array();
-		json_object_foreach(cur_regnames, name, v)
+		json_object_foreach(sched.regnames, name, v)
 			json_array_append_new(a, json_string(name));
 	}
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_unlock(&sched.mtx);
 	return a;
 }
 
@@ -4110,20 +4066,20 @@ sched_fingerprint_fresh(void)
 		return 1;
 	t = now_mono();
 	oldest = t;
-	pthread_mutex_lock(&sched_mtx);
+	pthread_mutex_lock(&sched.mtx);
 	for (s = 0; s < nslots(); s++)
-		if (cur_fp[s]) {
-			if (t - fp_confirmed[s] >= period)
+		if (sched.fp[s]) {
+			if (t - sched.fp_confirmed[s] >= period)
 				due = 1;
-			if (fp_confirmed[s] < oldest)
-				oldest = fp_confirmed[s];
+			if (sched.fp_confirmed[s] < oldest)
+				oldest = sched.fp_confirmed[s];
 		}
 	/* one wake-up per 50 ms, not one per request: the ask is the same */
-	if (due && t - fp_wanted >= 0.05) {
-		fp_wanted = t;
+	if (due && t - sched.fp_wanted >= 0.05) {
+		sched.fp_wanted = t;
 		wake = 1;
 	}
-	pthread_mutex_unlock(&sched_mtx);
+	pthread_mutex_unlock(&sched.mtx);
 	if (wake)
 		main_wakeup();
 	return t - oldest < period + grace;

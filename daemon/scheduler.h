@@ -1,0 +1,72 @@
+/*
+ * scheduler.h: the scheduler's private header.  Its state is one struct owned by
+ * sched.c; the files of the scheduler (one per concern) share it through this
+ * header, which lists them as its table of contents (not "sched.h": that
+ * name would shadow the system header pthread.h includes).
+ */
+#ifndef SCHEDULER_H
+#define SCHEDULER_H
+
+#include <pthread.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+
+#define NSLOTS		(MAX_DEVICES + 1)
+#define BACKOFF_MAX	60.0
+
+struct devq {
+	int	 device;
+	int64_t	*ids;
+	int	*kix;		/* each case's key in cur.keys, -1: never waits */
+	size_t	 head, len, cap;
+	int	 expanded;
+	int	 resume;	/* cases stored before a restart: check, queue */
+};
+
+/* the run in progress */
+struct sched_run {
+	int64_t		 run_id;
+	int		 full;
+	unsigned	 classes;
+	json_t		*dtypes;	/* array or NULL */
+	json_t		*ops;		/* array or NULL */
+	struct devq	 q[NSLOTS];
+	struct devq	 cq[NSLOTS];	/* compile-class cases, own runners */
+	int		 nq;
+	int64_t		 total, done;
+	double		 started;
+	double		 store_s;	/* time spent writing case results */
+	int		 resumed;	/* after a restart (sched_resume) */
+	json_t		*keys;		/* key names of the queues' kix */
+};
+
+struct sched {
+	struct sched_run cur;
+	/* Shared with API threads, under mtx. */
+	pthread_mutex_t	 mtx;
+	json_t		*fp[NSLOTS];		/* fingerprint per device slot */
+	char		 err[NSLOTS][1024];	/* why a slot has no runner */
+	json_t		*names;			/* object: name -> 1, key -> 1 */
+	json_t		*regnames;		/* object: enable name -> 1 */
+	json_t		*shrunk;		/* "dev|key" -> best score shrunk */
+	json_t		*spent;			/* "dev|key" -> candidate seconds */
+	json_t		*prior[NSLOTS];		/* spec -> the library's last shrink */
+	json_t		*fc;			/* "dev|key|dtype" -> FC_* */
+	json_t		*confirm;		/* "id" -> re-measure [dev, key, dtype] */
+	int64_t		 cancel_req;
+	json_t		*progress;		/* snapshot for /runs */
+	int64_t		 restarts_total[NSLOTS];	/* runner respawns */
+	json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
+	double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
+	double		 fp_wanted;		/* an API thread asked for a look */
+};
+extern struct sched sched;
+
+/* a first call's state per device x key x dtype (sched.fc; firstcall.c) */
+#define FC_PENDING	1
+#define FC_EXEMPT	2
+#define FC_CUT		3
+
+
+#endif
