@@ -68,5 +68,27 @@ extern struct sched sched;
 #define FC_EXEMPT	2
 #define FC_CUT		3
 
+/* sched.c */
+int	 run_set_state(int64_t id, const char *state, const char *err);
+
+/* record.c */
+int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
+double	 jnum(json_t *o, const char *k);
+void	 pw_note(const char *what);
+int	 pw_refused(const char *what);
+void	 pw_fault(void);
+void	 pw_ok(void);
+void	 pw_flush(void);
+int	 pw_write(int (*fn)(void *), json_t *args);
+int	 pw_ready(void);
+const char	*pw_error(void);
+int	 pw_retry_later(const char *what);
+int	 case_record_as(int64_t case_id, const struct case_verdict *v,
+	    const char *status, const char *state, json_t *result,
+	    const char *errtail, const char *repro);
+int	 case_record(int64_t case_id, const struct case_verdict *v,
+	    json_t *result, const char *errtail, const char *repro);
+int	 run_end(int64_t run, const char *state, const char *why);
+int	 run_event(int64_t run, const char *kind, json_t *ev);
 
 #endif
