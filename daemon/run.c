@@ -237,7 +237,6 @@ run_activate(void)
 	return 1;
 }
 
-
 /*
  * Turns the registration table a runner reported into cases for its device.
  * -1 the store refused (nothing stored; try again after pw's back-off), -2
@@ -636,9 +635,9 @@ run_finish(void)
 		goto fail;
 	pw_ok();
 	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
-	    "%d verified, %d broken, %d inconclusive", (long long)sched.cur.run_id,
-	    (long long)sched.cur.done, now_wall() - sched.cur.started, nverified, nbroken,
-	    ninc);
+	    "%d verified, %d broken, %d inconclusive",
+	    (long long)sched.cur.run_id, (long long)sched.cur.done,
+	    now_wall() - sched.cur.started, nverified, nbroken, ninc);
 	if (nevents)
 		log_info("run %lld: %d changes against the previous full screen, "
 		    "%d of them regressions (GET /regressions)",

@@ -69,7 +69,15 @@ extern struct sched sched;
 #define FC_CUT		3
 
 /* sched.c */
-int	 run_set_state(int64_t id, const char *state, const char *err);
+int	 nslots(void);
+int	 device_of_slot(int slot);
+int	 op_requested(const char *key, const char *name);
+int	 queue_interleave(int slot);
+int	 skip_replay(int slot, int64_t fpid);
+int	 key_budget_replay(int slot, int64_t fpid);
+int	 first_call_budget_replay(int slot, int64_t fpid);
+int	 shrink_prior_load(int slot);
+void	 worker_respawn(struct worker *w);
 
 /* record.c */
 int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
@@ -90,5 +98,17 @@ int	 case_record(int64_t case_id, const struct case_verdict *v,
 	    json_t *result, const char *errtail, const char *repro);
 int	 run_end(int64_t run, const char *state, const char *why);
 int	 run_event(int64_t run, const char *kind, json_t *ev);
+
+/* run.c */
+void	 progress_update(const char *state);
+void	 run_clear(void);
+int	 run_set_state(int64_t id, const char *state, const char *err);
+void	 run_fail(const char *why);
+void	 run_load(int64_t id, const char *request, int full);
+int	 run_activate(void);
+int	 run_expand(int slot, struct worker *w);
+int	 run_finish(void);
+void	 run_log_lists(void);
+void	 run_cancel_now(void);
 
 #endif
