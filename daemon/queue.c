@@ -147,7 +147,6 @@ queue_interleave(int slot)
 	return 0;
 }
 
-
 /* A ladder step is killed at twice its budget: long enough to measure it. */
 int
 compile_deadline(void)

@@ -69,12 +69,17 @@ extern struct sched sched;
 #define FC_CUT		3
 
 /* sched.c */
+int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
-int	 op_requested(const char *key, const char *name);
-int	 queue_interleave(int slot);
+void	 worker_idle(struct worker *w);
+int	 key_budget_wait(int device, const char *key);
+int	 fc_slow(int device, const char *key, const char *dtype);
 int	 skip_replay(int slot, int64_t fpid);
 int	 key_budget_replay(int slot, int64_t fpid);
+int	 fc_confirm(int64_t id);
+int	 fc_pending(int device, const char *key, const char *dtype);
+int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
 int	 first_call_budget_replay(int slot, int64_t fpid);
 int	 shrink_prior_load(int slot);
 void	 worker_respawn(struct worker *w);
@@ -110,5 +115,16 @@ int	 run_expand(int slot, struct worker *w);
 int	 run_finish(void);
 void	 run_log_lists(void);
 void	 run_cancel_now(void);
+
+/* queue.c */
+int	 op_requested(const char *key, const char *name);
+int	 queue_unshift(struct devq *q, int64_t id, int k);
+int	 queue_interleave(int slot);
+int	 compile_deadline(void);
+int	 case_send(struct worker *w, int64_t id, json_t *spec);
+int	 case_dispatch(struct worker *w, int64_t id);
+int	 queue_ready(struct devq *q, unsigned char *memo);
+int	 key_position(const char *key);
+void	 case_requeue(struct worker *w, int64_t id);
 
 #endif
