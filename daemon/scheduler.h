@@ -75,7 +75,6 @@ int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
 int	 key_budget_wait(int device, const char *key);
 int	 fc_slow(int device, const char *key, const char *dtype);
-int	 skip_replay(int slot, int64_t fpid);
 int	 key_budget_replay(int slot, int64_t fpid);
 int	 fc_confirm(int64_t id);
 int	 fc_pending(int device, const char *key, const char *dtype);
@@ -126,5 +125,14 @@ int	 case_dispatch(struct worker *w, int64_t id);
 int	 queue_ready(struct devq *q, unsigned char *memo);
 int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
+
+/* skip.c */
+int	 cases_skip(int device, const char *key, const char *dtype,
+	    const char *reason, const char *detail, const char *cls);
+int	 prior_skips_replay(int slot, int64_t fpid, const char *prior,
+	    double budget, const char *reasons, const char *reason,
+	    const char *why, int *nkeys);
+int	 skip_replay(int slot, int64_t fpid);
+void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
 
 #endif
