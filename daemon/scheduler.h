@@ -135,4 +135,8 @@ int	 prior_skips_replay(int slot, int64_t fpid, const char *prior,
 int	 skip_replay(int slot, int64_t fpid);
 void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
 
+/* fail_fast.c */
+void	 fail_fast_cut(int device, const json_t *spec, int64_t id);
+int	 fail_fast_resume(int slot);
+
 #endif
