@@ -73,9 +73,7 @@ int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
-int	 key_budget_wait(int device, const char *key);
 int	 fc_slow(int device, const char *key, const char *dtype);
-int	 key_budget_replay(int slot, int64_t fpid);
 int	 fc_confirm(int64_t id);
 int	 fc_pending(int device, const char *key, const char *dtype);
 int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
@@ -138,5 +136,15 @@ void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
 /* fail_fast.c */
 void	 fail_fast_cut(int device, const json_t *spec, int64_t id);
 int	 fail_fast_resume(int slot);
+
+/* key_budget.c */
+void	 key_budget_cut(int device, const char *key, double spent);
+double	 key_budget_add(int device, const char *key, double spent);
+int	 key_budget_over(int device, const char *key);
+int	 key_budget_wait(int device, const char *key);
+void	 key_budget_charge(int device, const json_t *spec, double first_ms);
+int	 budget_replay(int slot, int64_t fpid, const char *name,
+	    double budget, const char *when);
+int	 key_budget_replay(int slot, int64_t fpid);
 
 #endif
