@@ -52,7 +52,6 @@ fc_slow(int device, const char *key, const char *dtype)
 	return 0;
 }
 
-
 /*
  * runner.first_call_budget: a correctness case whose first candidate call
  * (JIT compile and autotuning included; the runner reports when it starts
@@ -205,10 +204,9 @@ fc_queue(int slot, int64_t id, const char *key, const char *dtype)
 	int	own = env->conf.compile_workers > 0;
 
 	fc_confirm_add(id, sched.cur.q[slot].device, key, dtype);
-	return queue_unshift(own ? &sched.cur.cq[slot] : &sched.cur.q[slot], id, own ? -1 :
-	    key_position(key));
+	return queue_unshift(own ? &sched.cur.cq[slot] : &sched.cur.q[slot], id,
+	    own ? -1 : key_position(key));
 }
-
 
 /* w's first call ran past runner.first_call_budget. */
 void

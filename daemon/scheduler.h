@@ -73,13 +73,10 @@ int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
-int	 fc_slow(int device, const char *key, const char *dtype);
-int	 fc_confirm(int64_t id);
-int	 fc_pending(int device, const char *key, const char *dtype);
-int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
-int	 first_call_budget_replay(int slot, int64_t fpid);
 int	 shrink_prior_load(int slot);
 void	 worker_respawn(struct worker *w);
+void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
+	    const char *why);
 
 /* record.c */
 int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
@@ -146,5 +143,15 @@ void	 key_budget_charge(int device, const json_t *spec, double first_ms);
 int	 budget_replay(int slot, int64_t fpid, const char *name,
 	    double budget, const char *when);
 int	 key_budget_replay(int slot, int64_t fpid);
+
+/* firstcall.c */
+int	 fc_slow(int device, const char *key, const char *dtype);
+int	 fc_confirm(int64_t id);
+void	 fc_confirm_end(int64_t id, int state);
+int	 fc_pending(int device, const char *key, const char *dtype);
+int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
+void	 first_call_over(struct worker *w);
+void	 on_first_call(struct worker *w, json_t *msg, int starts);
+int	 first_call_budget_replay(int slot, int64_t fpid);
 
 #endif
