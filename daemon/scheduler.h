@@ -73,7 +73,6 @@ int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
-int	 shrink_prior_load(int slot);
 void	 worker_respawn(struct worker *w);
 void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
 	    const char *why);
@@ -153,5 +152,16 @@ int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
 void	 first_call_over(struct worker *w);
 void	 on_first_call(struct worker *w, json_t *msg, int starts);
 int	 first_call_budget_replay(int slot, int64_t fpid);
+
+/* shrinkrun.c */
+int	 shrink_mark(int device, const char *key, double score);
+int	 shrink_wanted(int device, const json_t *spec, double score);
+void	 shrink_clear(struct worker *w);
+int	 shrink_prior_load(int slot);
+int	 shrink_reuse(int device, int64_t id, const struct case_verdict *v);
+void	 shrink_start(struct worker *w, int64_t id, json_t *spec,
+	    const struct case_verdict *v);
+void	 shrink_result(struct worker *w, json_t *msg);
+void	 shrink_abort(struct worker *w);
 
 #endif
