@@ -73,6 +73,7 @@ int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
+void	 worker_restart_later(struct worker *w, double delay);
 void	 worker_respawn(struct worker *w);
 void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
 	    const char *why);
@@ -163,5 +164,11 @@ void	 shrink_start(struct worker *w, int64_t id, json_t *spec,
 	    const struct case_verdict *v);
 void	 shrink_result(struct worker *w, json_t *msg);
 void	 shrink_abort(struct worker *w);
+
+/* fingerprint.c */
+void	 queue_full_screen(const char *reason);
+void	 fingerprint_changed(int slot, json_t *fp);
+void	 on_fingerprint(struct worker *w, json_t *msg);
+void	 fingerprint_poll(double t);
 
 #endif
