@@ -171,4 +171,7 @@ void	 fingerprint_changed(int slot, json_t *fp);
 void	 on_fingerprint(struct worker *w, json_t *msg);
 void	 fingerprint_poll(double t);
 
+/* resume.c */
+int	 run_resume_device(int slot, struct worker *w);
+
 #endif
