@@ -17,7 +17,7 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c \
-	daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c daemon/fail_fast.c daemon/key_budget.c daemon/firstcall.c daemon/shrinkrun.c daemon/fingerprint.c daemon/message.c daemon/resume.c \
+	daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c daemon/fail_fast.c daemon/key_budget.c daemon/firstcall.c daemon/shrinkrun.c daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c \

@@ -35,7 +35,6 @@ writer_key_init(void)
 	pthread_key_create(&writer_key, writer_close);
 }
 
-
 static sqlite3 *
 writer_conn(void)
 {
