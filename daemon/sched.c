@@ -1,7 +1,10 @@
 /*
- * sched.c: runs -> cases -> workers. The main loop is the only writer of runs,
- * cases and results; a run becomes visible to /allowlist only in the single
- * transaction that writes its verdicts and marks it complete.
+ * sched.c: the scheduler's main-loop step (sched_poll: spawn, dispatch,
+ * finish) and its glue: runner slots, a case's end, exit and deadline.
+ * The main loop is the only writer of runs, cases and results; a run becomes
+ * visible to /allowlist only in the single transaction that writes its
+ * verdicts and marks it complete (run.c).  Each concern of the scheduler has
+ * its file, listed in scheduler.h.
  */
 #include <errno.h>
 #include <pthread.h>
