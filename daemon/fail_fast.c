@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "probes.h"
 #include "scheduler.h"
+#include "policy.h"
 
 /*
  * runner.fail_fast: a failing case ends its key, dtype and probe class on
@@ -24,41 +25,26 @@
  * dtype is broken by the failure). Every other class of the key and dtype
  * still runs to its first failure, so each class's pass/fail for a key and
  * dtype is what running all its cases would give; what is lost is the
- * count of failing cases past the first. Contract cases each check a rule
- * of their own (out=, in-place, keywords, output dtype) and always all run;
- * compile and bootstrap cases are not judged that way. Measured reason: in
- * the seventh session's cold whole-table screen, the cases that started
- * after a case of their key, dtype and class had failed took 2,304 of its
- * 17,305 case and shrink runner-s (docs/bench/screen.md, ninth session).
+ * count of failing cases past the first (the classes: policy.c). Measured
+ * reason: in the seventh session's cold whole-table screen, the cases that
+ * started after a case of their key, dtype and class had failed took 2,304
+ * of its 17,305 case and shrink runner-s (docs/bench/screen.md, ninth
+ * session).  fail_fast_cut skips the rest of spec's key x dtype x class
+ * after its case id failed.
  */
-static int
-fail_fast_class(const char *cls)
-{
-	static const char *const ends[] = { "same_shape", "broadcast",
-	    "scalar", "noncontig", "reduction", "accumulation", "dtype_exotic",
-	    "edge_values", "random" };
-	size_t	 i;
-
-	for (i = 0; cls != NULL && i < sizeof(ends) / sizeof(ends[0]); i++)
-		if (!strcmp(cls, ends[i]))
-			return 1;
-	return 0;
-}
-
-/* Skips the rest of spec's key x dtype x class after its case id failed. */
 void
 fail_fast_cut(int device, const json_t *spec, int64_t id)
 {
 	const char	*key = json_string_value(json_object_get(spec, "key"));
 	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
 	const char	*cls = json_string_value(json_object_get(spec, "class"));
+	struct fail_fast_facts f = { env->conf.fail_fast, key, dtype, cls };
 	char		 detail[200], where[64];
 	int		 n;
 
-	if (!env->conf.fail_fast || key == NULL || dtype == NULL ||
-	    !fail_fast_class(cls))
+	if (policy_fail_fast(&f) != FAIL_FAST_CUT_CLASS)
 		return;
-	/* cls is one of fail_fast_class()'s names: safe inside the SQL */
+	/* cls is one of policy_fail_fast_class()'s names: safe inside the SQL */
 	snprintf(where, sizeof(where), " AND class = '%s'", cls);
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key, dtype "
 	    "and class failed (runner.fail_fast)", (long long)id);
