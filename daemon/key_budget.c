@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "probes.h"
 #include "scheduler.h"
+#include "policy.h"
 
 /*
  * runner.key_budget: when the candidate's calls of one key on one device
@@ -28,10 +29,12 @@
 void
 key_budget_cut(int device, const char *key, double spent)
 {
-	char		 detail[200];
-	int		 n;
+	struct key_budget_facts	 f = { .budget = env->conf.key_budget,
+				    .spent = spent };
+	char			 detail[200];
+	int			 n;
 
-	if (env->conf.key_budget <= 0 || spent <= env->conf.key_budget)
+	if (policy_key_budget(&f) != KEY_BUDGET_CUT)
 		return;
 	snprintf(detail, sizeof(detail), "not run: the key's cases took %.2g s "
 	    "of candidate time, over runner.key_budget (%g s)", spent,
@@ -72,8 +75,12 @@ key_budget_spent(int device, const char *key)
 int
 key_budget_over(int device, const char *key)
 {
-	return env->conf.key_budget > 0 && key != NULL &&
-	    key_budget_spent(device, key) > env->conf.key_budget;
+	struct key_budget_facts	 f = { .budget = env->conf.key_budget };
+
+	if (key == NULL)
+		return 0;
+	f.spent = key_budget_spent(device, key);
+	return policy_key_budget(&f) == KEY_BUDGET_CUT;
 }
 
 /*
@@ -91,23 +98,23 @@ key_budget_over(int device, const char *key)
 int
 key_budget_wait(int device, const char *key)
 {
-	double	 t, now = now_mono();
-	int	 i, n = 0;
+	struct key_budget_facts	 f = { .budget = env->conf.key_budget };
+	double			 sent[MAX_WORKERS];
+	int			 i;
 
-	if (env->conf.key_budget <= 0)
+	if (f.budget <= 0)
 		return 0;
-	t = key_budget_spent(device, key);
+	f.spent = key_budget_spent(device, key);
+	f.now = now_mono();
 	for (i = 0; i < env->nworkers; i++) {
 		struct worker	*w = &env->workers[i];
 
 		if (w->state == W_BUSY && w->device == device &&
-		    !w->case_compile && !strcmp(w->case_key, key)) {
-			t += now - w->case_t0;
-			n++;
-		}
+		    !w->case_compile && !strcmp(w->case_key, key))
+			sent[f.nsent++] = w->case_t0;
 	}
-	/* nothing in flight: nothing to wait for (its end charges the key) */
-	return n > 0 && t > env->conf.key_budget;
+	f.sent = sent;
+	return policy_key_budget(&f) == KEY_BUDGET_WAIT;
 }
 
 void
@@ -115,11 +122,12 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 {
 	const char	*key = json_string_value(json_object_get(spec, "key"));
 	const char	*cls = json_string_value(json_object_get(spec, "class"));
+	double		 s;
 
-	if (env->conf.key_budget <= 0 || !(first_ms > 0) || key == NULL ||
-	    (cls != NULL && strcmp(cls, "compile") == 0))
+	s = policy_key_budget_charge(env->conf.key_budget, key, cls, first_ms);
+	if (!(s > 0))
 		return;
-	key_budget_cut(device, key, key_budget_add(device, key, first_ms / 1e3));
+	key_budget_cut(device, key, key_budget_add(device, key, s));
 }
 
 /*

@@ -1,5 +1,6 @@
 /*
- * policy.c: the scheduler's rules, decided from facts: fail-fast.
+ * policy.c: the scheduler's rules, decided from facts: fail-fast and
+ * the key budget.
  * Nothing here reads the store, the clock or a runner;
  * tests/unit/check_policy.c covers each rule.
  */
@@ -34,4 +35,42 @@ policy_fail_fast(const struct fail_fast_facts *f)
 	    !policy_fail_fast_class(f->cls))
 		return FAIL_FAST_NONE;
 	return FAIL_FAST_CUT_CLASS;
+}
+
+/*
+ * A key with cases in flight waits when its account plus the time its
+ * runners have held those cases is over the budget: the account is charged
+ * only when a case ends, so without the wait a key whose first calls
+ * autotune for minutes would get a runner each round of the queue while its
+ * first cases still run.  With nothing in flight, a key whose account is
+ * over the budget is cut; one under it runs (its cases' ends charge it).
+ */
+enum key_budget_decision
+policy_key_budget(const struct key_budget_facts *f)
+{
+	double	 t;
+	size_t	 i;
+
+	if (f->budget <= 0)
+		return KEY_BUDGET_RUN;
+	for (t = f->spent, i = 0; i < f->nsent; i++)
+		t += f->now - f->sent[i];
+	if (f->nsent > 0 && t > f->budget)
+		return KEY_BUDGET_WAIT;
+	return f->spent > f->budget ? KEY_BUDGET_CUT : KEY_BUDGET_RUN;
+}
+
+/*
+ * The seconds a finished case charges its key: its candidate's first calls
+ * (first_ms, milliseconds).  Compile-ladder steps have a budget of their
+ * own and charge nothing; so does a case with no first call measured.
+ */
+double
+policy_key_budget_charge(double budget, const char *key, const char *cls,
+    double first_ms)
+{
+	if (budget <= 0 || !(first_ms > 0) || key == NULL ||
+	    (cls != NULL && strcmp(cls, "compile") == 0))
+		return 0;
+	return first_ms / 1e3;
 }

@@ -22,4 +22,22 @@ enum fail_fast_decision {
 enum fail_fast_decision policy_fail_fast(const struct fail_fast_facts *);
 int	 policy_fail_fast_class(const char *cls);
 
+/* runner.key_budget: candidate seconds per device x key */
+struct key_budget_facts {
+	double		 budget;	/* runner.key_budget, <= 0: none */
+	double		 spent;		/* the key's account so far, seconds */
+	const double	*sent;		/* when each of its cases in flight was
+					 * sent (monotonic seconds) */
+	size_t		 nsent;
+	double		 now;		/* monotonic seconds */
+};
+enum key_budget_decision {
+	KEY_BUDGET_RUN,		/* the key starts its next case */
+	KEY_BUDGET_WAIT,	/* it waits for its cases in flight to end */
+	KEY_BUDGET_CUT		/* over, nothing in flight: the rest is not run */
+};
+enum key_budget_decision policy_key_budget(const struct key_budget_facts *);
+double	 policy_key_budget_charge(double budget, const char *key,
+	    const char *cls, double first_ms);
+
 #endif

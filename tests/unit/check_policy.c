@@ -1,5 +1,6 @@
 /* check_policy.c: the scheduler's rules (policy.c), each from its facts. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "policy.h"
@@ -58,11 +59,81 @@ START_TEST(fail_fast_needs_key_dtype_and_class)
 }
 END_TEST
 
+static enum key_budget_decision
+kb(double budget, double spent, const double *sent, size_t n, double now)
+{
+	struct key_budget_facts	 f = { budget, spent, sent, n, now };
+
+	return policy_key_budget(&f);
+}
+
+START_TEST(key_budget_none_always_runs)
+{
+	double	 sent[] = { 0 };
+
+	ck_assert_int_eq(kb(0, 1e9, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(-1, 1e9, sent, 1, 1e9), KEY_BUDGET_RUN);
+}
+END_TEST
+
+/* the account must be over the budget, not at it */
+START_TEST(key_budget_cut_past_the_budget_only)
+{
+	ck_assert_int_eq(kb(300, 299.9, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 300, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 300.001, NULL, 0, 0), KEY_BUDGET_CUT);
+}
+END_TEST
+
+/* the time runners have held its cases counts before they end */
+START_TEST(key_budget_waits_for_cases_in_flight)
+{
+	double	 sent[] = { 100, 150 };
+
+	/* 200 + (260 - 100) = 360 > 300 */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 260), KEY_BUDGET_WAIT);
+	/* 200 + 50 = 250 */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 150), KEY_BUDGET_RUN);
+	/* two in flight: 200 + 50 + 0 = 250; then 200 + 60 + 10 = 270 */
+	ck_assert_int_eq(kb(300, 200, sent, 2, 150), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 200, sent, 2, 160), KEY_BUDGET_RUN);
+	/* 200 + 80 + 30 = 310 */
+	ck_assert_int_eq(kb(300, 200, sent, 2, 180), KEY_BUDGET_WAIT);
+	/* exactly at the budget: runs */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 200), KEY_BUDGET_RUN);
+}
+END_TEST
+
+/* over the budget with cases in flight: their ends charge and cut it */
+START_TEST(key_budget_over_with_cases_in_flight_waits)
+{
+	double	 sent[] = { 10 };
+
+	ck_assert_int_eq(kb(300, 400, sent, 1, 10), KEY_BUDGET_WAIT);
+	ck_assert_int_eq(kb(300, 400, sent, 0, 10), KEY_BUDGET_CUT);
+}
+END_TEST
+
+START_TEST(key_budget_charge_first_calls)
+{
+	ck_assert(fabs(policy_key_budget_charge(300, "mm", "same_shape",
+	    1500) - 1.5) < 1e-12);
+	ck_assert(policy_key_budget_charge(300, "mm", NULL, 20) > 0);
+	/* no budget, no first call, no key, a ladder step: nothing */
+	ck_assert(policy_key_budget_charge(0, "mm", "same_shape", 1500) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", 0) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", -1) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", NAN) == 0);
+	ck_assert(policy_key_budget_charge(300, NULL, "same_shape", 1500) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "compile", 1500) == 0);
+}
+END_TEST
+
 int
 main(void)
 {
 	Suite	*s = suite_create("policy");
-	TCase	*t = tcase_create("fail_fast");
+	TCase	*t = tcase_create("fail_fast"), *k = tcase_create("key_budget");
 	SRunner	*r;
 	int	 failed;
 
@@ -71,6 +142,12 @@ main(void)
 	tcase_add_test(t, fail_fast_spares_other_classes);
 	tcase_add_test(t, fail_fast_needs_key_dtype_and_class);
 	suite_add_tcase(s, t);
+	tcase_add_test(k, key_budget_none_always_runs);
+	tcase_add_test(k, key_budget_cut_past_the_budget_only);
+	tcase_add_test(k, key_budget_waits_for_cases_in_flight);
+	tcase_add_test(k, key_budget_over_with_cases_in_flight_waits);
+	tcase_add_test(k, key_budget_charge_first_calls);
+	suite_add_tcase(s, k);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
 	failed = srunner_ntests_failed(r);
