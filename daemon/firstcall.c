@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "probes.h"
 #include "scheduler.h"
+#include "policy.h"
 
 static void	fc_stop_siblings(int, int64_t, const char *, const char *);
 
@@ -33,23 +34,24 @@ static void	fc_stop_siblings(int, int64_t, const char *, const char *);
 int
 fc_slow(int device, const char *key, const char *dtype)
 {
-	double	 now = now_mono();
-	int	 i;
+	struct first_call_hold_facts	 f = {
+		.budget = env->conf.first_call_budget,
+		.hold = env->conf.first_call_hold, .now = now_mono() };
+	double				 started[MAX_WORKERS];
+	int				 i;
 
-	if (env->conf.first_call_budget <= 0 || env->conf.first_call_hold <= 0)
-		return 0;
 	for (i = 0; i < env->nworkers; i++) {
 		const struct worker	*o = &env->workers[i];
 
 		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
 		    o->case_in_first && o->shrink_try == NULL &&
 		    !o->case_compile && o->device == device &&
-		    now - o->case_first_t0 > env->conf.first_call_hold &&
 		    !strcmp(o->case_key, key) &&
 		    (dtype == NULL || !strcmp(o->case_dtype, dtype)))
-			return 1;
+			started[f.nstarted++] = o->case_first_t0;
 	}
-	return 0;
+	f.started = started;
+	return policy_first_call_hold(&f) == FIRST_CALL_HOLD;
 }
 
 /*
@@ -169,28 +171,24 @@ fc_pending(int device, const char *key, const char *dtype)
 
 /*
  * How case id is sent to w: 0 without the budget, 1 under it, 2 as a
- * re-measure (into an empty cache).  Compile-ladder steps have a budget of
- * their own, bootstrap cases call nothing, 2^31-element cases spend their
- * time outside the candidate; a key and dtype whose re-measure came in
- * within the budget runs without it.
+ * re-measure (into an empty cache); policy_first_call_mode decides.
  */
 int
 fc_mode(const struct worker *w, int64_t id, const json_t *spec)
 {
-	double		 b = env->conf.first_call_budget;
-	int		 dl = w->device < 0 ? env->conf.cpu_case_deadline :
-			    env->conf.case_deadline;
-	const char	*cls = json_string_value(json_object_get(spec, "class"));
-	const char	*key = json_string_value(json_object_get(spec, "key"));
-	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
+	struct first_call_facts	 f = {
+		.budget = env->conf.first_call_budget,
+		.deadline = w->device < 0 ? env->conf.cpu_case_deadline :
+		    env->conf.case_deadline,
+		.cls = json_string_value(json_object_get(spec, "class")),
+		.key = json_string_value(json_object_get(spec, "key")),
+		.dtype = json_string_value(json_object_get(spec, "dtype")),
+		.huge = json_is_true(json_object_get(spec, "huge")),
+		.remeasure = fc_confirm(id) };
 
-	if (!(b > 0) || b >= dl || cls == NULL || key == NULL || dtype == NULL ||
-	    !strcmp(cls, "compile") || !strcmp(cls, "bootstrap") ||
-	    json_is_true(json_object_get(spec, "huge")))
-		return 0;
-	if (fc_confirm(id))
-		return 2;
-	return fc_get(w->device, key, dtype) == FC_EXEMPT ? 0 : 1;
+	if (f.key != NULL && f.dtype != NULL)
+		f.exempt = fc_get(w->device, f.key, f.dtype) == FC_EXEMPT;
+	return policy_first_call_mode(&f);
 }
 
 /*

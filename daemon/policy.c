@@ -1,8 +1,7 @@
 /*
- * policy.c: the scheduler's rules, decided from facts: fail-fast and
- * the key budget.
- * Nothing here reads the store, the clock or a runner;
- * tests/unit/check_policy.c covers each rule.
+ * policy.c: the scheduler's rules, decided from facts: fail-fast, the key
+ * budget, the first-call budget and hold.  Nothing here reads the store,
+ * the clock or a runner; tests/unit/check_policy.c covers each rule.
  */
 #include <string.h>
 
@@ -73,4 +72,36 @@ policy_key_budget_charge(double budget, const char *key, const char *cls,
 	    (cls != NULL && strcmp(cls, "compile") == 0))
 		return 0;
 	return first_ms / 1e3;
+}
+
+/*
+ * Compile-ladder steps have a budget of their own, bootstrap cases call
+ * nothing, 2^31-element cases spend their time outside the candidate; a
+ * budget at or past the case deadline would never stop a call first; a key
+ * and dtype whose re-measure came in within the budget runs without it.
+ */
+enum first_call_mode
+policy_first_call_mode(const struct first_call_facts *f)
+{
+	if (!(f->budget > 0) || f->budget >= f->deadline || f->cls == NULL ||
+	    f->key == NULL || f->dtype == NULL || !strcmp(f->cls, "compile") ||
+	    !strcmp(f->cls, "bootstrap") || f->huge)
+		return FIRST_CALL_FREE;
+	if (f->remeasure)
+		return FIRST_CALL_REMEASURE;
+	return f->exempt ? FIRST_CALL_FREE : FIRST_CALL_BUDGET;
+}
+
+/* Held while one of its first calls has run for longer than the hold. */
+enum first_call_hold_decision
+policy_first_call_hold(const struct first_call_hold_facts *f)
+{
+	size_t	 i;
+
+	if (f->budget <= 0 || f->hold <= 0)
+		return FIRST_CALL_GO;
+	for (i = 0; i < f->nstarted; i++)
+		if (f->now - f->started[i] > f->hold)
+			return FIRST_CALL_HOLD;
+	return FIRST_CALL_GO;
 }

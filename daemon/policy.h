@@ -40,4 +40,40 @@ enum key_budget_decision policy_key_budget(const struct key_budget_facts *);
 double	 policy_key_budget_charge(double budget, const char *key,
 	    const char *cls, double first_ms);
 
+/* runner.first_call_budget: how a case's first candidate call is run */
+struct first_call_facts {
+	double		 budget;	/* runner.first_call_budget, <= 0: none */
+	double		 deadline;	/* the case deadline on its device, s */
+	const char	*key;		/* the case's, NULL: unknown */
+	const char	*dtype;
+	const char	*cls;
+	int		 huge;		/* a 2^31-element case */
+	int		 remeasure;	/* it is queued to be measured again */
+	int		 exempt;	/* its key x dtype's re-measure came in
+					 * within the budget */
+};
+enum first_call_mode {
+	FIRST_CALL_FREE = 0,		/* no budget */
+	FIRST_CALL_BUDGET = 1,		/* stopped at the budget */
+	FIRST_CALL_REMEASURE = 2	/* measured again into an empty cache */
+};
+enum first_call_mode policy_first_call_mode(const struct first_call_facts *);
+
+/* runner.first_call_hold: a slow first call holds its key (and dtype) */
+struct first_call_hold_facts {
+	double		 budget;	/* runner.first_call_budget */
+	double		 hold;		/* runner.first_call_hold, <= 0: none */
+	const double	*started;	/* when each first call of the key (and
+					 * dtype) in flight under the budget on
+					 * a screening runner started */
+	size_t		 nstarted;
+	double		 now;		/* monotonic seconds */
+};
+enum first_call_hold_decision {
+	FIRST_CALL_GO,		/* the key and dtype starts its next case */
+	FIRST_CALL_HOLD		/* it starts none until that call ends */
+};
+enum first_call_hold_decision policy_first_call_hold(
+	    const struct first_call_hold_facts *);
+
 #endif

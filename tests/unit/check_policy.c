@@ -129,11 +129,111 @@ START_TEST(key_budget_charge_first_calls)
 }
 END_TEST
 
+static struct first_call_facts
+fcf(const char *cls)
+{
+	struct first_call_facts	 f = { .budget = 60, .deadline = 600,
+	    .key = "mm", .dtype = "float32", .cls = cls };
+
+	return f;
+}
+
+START_TEST(first_call_budget_on_a_judged_case)
+{
+	struct first_call_facts	 f = fcf("same_shape");
+
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_BUDGET);
+	f.remeasure = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_REMEASURE);
+	/* a re-measure wins over an exempt key and dtype */
+	f.exempt = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_REMEASURE);
+	f.remeasure = 0;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+/* no budget, or one the deadline would reach first */
+START_TEST(first_call_budget_off_or_past_the_deadline)
+{
+	struct first_call_facts	 f = fcf("same_shape");
+
+	f.budget = 0;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = NAN;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = 600;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = 599.5;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_BUDGET);
+	f.remeasure = 1;
+	f.budget = 600;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+START_TEST(first_call_budget_spares_ladders_bootstrap_and_huge)
+{
+	struct first_call_facts	 f;
+
+	f = fcf("compile");
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("bootstrap");
+	f.remeasure = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.huge = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf(NULL);
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.key = NULL;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.dtype = NULL;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+static enum first_call_hold_decision
+hold(double budget, double h, const double *started, size_t n, double now)
+{
+	struct first_call_hold_facts	 f = { budget, h, started, n, now };
+
+	return policy_first_call_hold(&f);
+}
+
+START_TEST(first_call_hold_past_the_hold_only)
+{
+	double	 started[] = { 100, 130 };
+
+	ck_assert_int_eq(hold(60, 10, started, 0, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 105), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 110), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 110.5), FIRST_CALL_HOLD);
+	/* any one of them past the hold holds the key */
+	ck_assert_int_eq(hold(60, 10, started + 1, 1, 135), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 2, 135), FIRST_CALL_HOLD);
+}
+END_TEST
+
+/* the hold works under the budget only */
+START_TEST(first_call_hold_off)
+{
+	double	 started[] = { 0 };
+
+	ck_assert_int_eq(hold(0, 10, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 0, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(-1, -1, started, 1, 1000), FIRST_CALL_GO);
+}
+END_TEST
+
 int
 main(void)
 {
 	Suite	*s = suite_create("policy");
 	TCase	*t = tcase_create("fail_fast"), *k = tcase_create("key_budget");
+	TCase	*c = tcase_create("first_call");
 	SRunner	*r;
 	int	 failed;
 
@@ -148,6 +248,12 @@ main(void)
 	tcase_add_test(k, key_budget_over_with_cases_in_flight_waits);
 	tcase_add_test(k, key_budget_charge_first_calls);
 	suite_add_tcase(s, k);
+	tcase_add_test(c, first_call_budget_on_a_judged_case);
+	tcase_add_test(c, first_call_budget_off_or_past_the_deadline);
+	tcase_add_test(c, first_call_budget_spares_ladders_bootstrap_and_huge);
+	tcase_add_test(c, first_call_hold_past_the_hold_only);
+	tcase_add_test(c, first_call_hold_off);
+	suite_add_tcase(s, c);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
 	failed = srunner_ntests_failed(r);
