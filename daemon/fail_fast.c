@@ -39,16 +39,16 @@ fail_fast_cut(int device, const json_t *spec, int64_t id)
 	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
 	const char	*cls = json_string_value(json_object_get(spec, "class"));
 	struct fail_fast_facts f = { env->conf.fail_fast, key, dtype, cls };
-	char		 detail[200], where[64];
+	struct case_filter	 cf = { .device = device, .key = key,
+			    .dtype = dtype, .cls = cls };
+	char		 detail[200];
 	int		 n;
 
 	if (policy_fail_fast(&f) != FAIL_FAST_CUT_CLASS)
 		return;
-	/* cls is one of policy_fail_fast_class()'s names: safe inside the SQL */
-	snprintf(where, sizeof(where), " AND class = '%s'", cls);
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key, dtype "
 	    "and class failed (runner.fail_fast)", (long long)id);
-	n = cases_skip(device, key, dtype, "fail_fast", detail, where);
+	n = cases_skip(&cf, "fail_fast", detail);
 	if (n > 0)
 		log_debug("case %lld (%s %s %s) failed: %d cases of its class not "
 		    "run", (long long)id, key, dtype, cls, n);

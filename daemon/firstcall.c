@@ -218,9 +218,13 @@ first_call_over(struct worker *w)
 	snprintf(key, sizeof(key), "%s", w->case_key);
 	snprintf(dtype, sizeof(dtype), "%s", w->case_dtype);
 	if (w->case_fcb == 2) {
-		const char	*role = w->compile ? "compile" : "screening";
-		char		 only[64];
-		int		 n;
+		const char		*role = w->compile ? "compile" :
+					    "screening";
+		struct case_filter	 one = { .device = device, .key = key,
+					    .dtype = dtype, .id = id };
+		struct case_filter	 rest = { .device = device, .key = key,
+					    .dtype = dtype, .not_cls = "compile" };
+		int			 n;
 
 		fc_confirm_end(id, FC_CUT);
 		worker_respawn(w);	/* the case is pending again: cut below */
@@ -229,13 +233,11 @@ first_call_over(struct worker *w)
 		    "when measured on a %s runner into an empty Triton cache of "
 		    "its own (runner.first_call_budget; compile and autotuning "
 		    "included, a hang looks the same)", b, role);
-		snprintf(only, sizeof(only), " AND id = %lld", (long long)id);
-		cases_skip(device, key, dtype, "first_call_budget", what, only);
+		cases_skip(&one, "first_call_budget", what);
 		snprintf(what, sizeof(what), "not run: the first call of case "
 		    "%lld of this key and dtype ran past runner.first_call_budget "
 		    "(%g s) twice", (long long)id, b);
-		n = cases_skip(device, key, dtype, "first_call_budget", what,
-		    " AND class != 'compile'");
+		n = cases_skip(&rest, "first_call_budget", what);
 		/* siblings in flight would each run past the budget too */
 		abandon_siblings(w, id, "first_call_budget", "ran its first "
 		    "call past runner.first_call_budget twice");

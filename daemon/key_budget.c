@@ -31,6 +31,8 @@ key_budget_cut(int device, const char *key, double spent)
 {
 	struct key_budget_facts	 f = { .budget = env->conf.key_budget,
 				    .spent = spent };
+	struct case_filter	 cf = { .device = device, .key = key,
+				    .not_cls = "compile" };
 	char			 detail[200];
 	int			 n;
 
@@ -39,8 +41,7 @@ key_budget_cut(int device, const char *key, double spent)
 	snprintf(detail, sizeof(detail), "not run: the key's cases took %.2g s "
 	    "of candidate time, over runner.key_budget (%g s)", spent,
 	    env->conf.key_budget);
-	n = cases_skip(device, key, NULL, "key_budget", detail,
-	    " AND class != 'compile'");
+	n = cases_skip(&cf, "key_budget", detail);
 	if (n > 0)
 		log_info("key %s on device %d: %.0f s of candidate time, over the "
 		    "%g s budget; %d cases not run", key, device, spent,
@@ -141,8 +142,9 @@ int
 budget_replay(int slot, int64_t fpid, const char *name, double budget,
     const char *when)
 {
-	char	why[320], cause[192], prior[192], reasons[64];
-	int	n, nkeys;
+	const char	*like[2] = { name, NULL };
+	char		 why[320], cause[192], prior[192];
+	int		 n, nkeys;
 
 	if (!(budget > 0))
 		return 0;
@@ -154,8 +156,7 @@ budget_replay(int slot, int64_t fpid, const char *name, double budget,
 	snprintf(prior, sizeof(prior), "EXISTS (SELECT 1 FROM events e WHERE "
 	    "e.run_id = r.id AND e.kind = 'run_complete' AND "
 	    "json_extract(e.json, '$.%s') = ?4)", name);
-	snprintf(reasons, sizeof(reasons), "'%s'", name);
-	n = prior_skips_replay(slot, fpid, prior, budget, reasons, name, why,
+	n = prior_skips_replay(slot, fpid, prior, budget, like, name, why,
 	    &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "

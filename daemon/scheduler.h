@@ -122,10 +122,25 @@ int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
 
 /* skip.c */
-int	 cases_skip(int device, const char *key, const char *dtype,
-	    const char *reason, const char *detail, const char *cls);
+/*
+ * The pending cases of the run in progress that a skip takes: those of key
+ * on device, narrowed by the fields set.  skip.c turns it into SQL with
+ * bound parameters.
+ */
+struct case_filter {
+	int		 device;
+	const char	*key;
+	const char	*dtype;		/* NULL: any */
+	const char	*cls;		/* this class only, NULL: any */
+	const char	*not_cls;	/* any class but this, NULL: any */
+	int64_t		 id;		/* this case only, 0: any */
+	int64_t		 like_run;	/* > 0: only the specs that run skipped */
+	const char	*like_reasons[2];	/* with one of these (NULL: none) */
+};
+int	 cases_skip(const struct case_filter *, const char *reason,
+	    const char *detail);
 int	 prior_skips_replay(int slot, int64_t fpid, const char *prior,
-	    double budget, const char *reasons, const char *reason,
+	    double budget, const char *const like[2], const char *reason,
 	    const char *why, int *nkeys);
 int	 skip_replay(int slot, int64_t fpid);
 void	 case_skip_siblings(int64_t case_id, int device, int compile_only);

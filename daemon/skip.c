@@ -19,22 +19,54 @@
 
 static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
 
-/* Prepares sql and binds the ?1..?4 of cases_skip()'s WHERE clause. */
+/*
+ * cases_skip()'s WHERE clause: its struct case_filter as bound parameters
+ * ?1..?4 and ?8..?14 (skip_prepare), ?5..?7 left to the statement.
+ */
+#define SKIP_WHERE \
+	"run_id=?1 AND device=?2 AND key=?3 AND (?4 IS NULL OR dtype=?4) AND " \
+	"state='pending' AND id NOT IN (SELECT value FROM json_each(?8)) AND " \
+	"(?9 IS NULL OR class = ?9) AND (?10 IS NULL OR class != ?10) AND " \
+	"(?11 = 0 OR id = ?11) AND (?12 = 0 OR spec IN (SELECT p.spec FROM " \
+	"cases p JOIN results pr ON pr.case_id = p.id WHERE p.run_id=?12 AND " \
+	"p.device=?2 AND p.key=?3 AND p.state='skipped' AND pr.reason IN " \
+	"(?13, ?14)))"
+
+static void
+skip_bind_text(sqlite3_stmt *st, int i, json_t *a, const char *k)
+{
+	const char	*v = json_string_value(json_object_get(a, k));
+
+	if (v != NULL)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Prepares sql and binds the parameters of SKIP_WHERE from a. */
 static sqlite3_stmt *
 skip_prepare(const char *sql, json_t *a)
 {
 	sqlite3_stmt	*st;
-	const char	*dtype = json_string_value(json_object_get(a, "dtype"));
+	char		*busy;
 
 	if (sqlite3_prepare_v2(store_db(env->store), sql, -1, &st, NULL) !=
 	    SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(a, "run")));
 	sqlite3_bind_int(st, 2, json_integer_value(json_object_get(a, "device")));
-	sqlite3_bind_text(st, 3, json_string_value(json_object_get(a, "key")), -1,
-	    SQLITE_TRANSIENT);
-	if (dtype != NULL)
-		sqlite3_bind_text(st, 4, dtype, -1, SQLITE_TRANSIENT);
+	skip_bind_text(st, 3, a, "key");
+	skip_bind_text(st, 4, a, "dtype");
+	busy = json_dumps(json_object_get(a, "busy"), JSON_COMPACT);
+	sqlite3_bind_text(st, 8, busy ? busy : "[]", -1, SQLITE_TRANSIENT);
+	free(busy);
+	skip_bind_text(st, 9, a, "cls");
+	skip_bind_text(st, 10, a, "not_cls");
+	sqlite3_bind_int64(st, 11, json_integer_value(json_object_get(a, "id")));
+	sqlite3_bind_int64(st, 12, json_integer_value(json_object_get(a,
+	    "like_run")));
+	skip_bind_text(st, 13, a, "reason0");
+	skip_bind_text(st, 14, a, "reason1");
 	return st;
 }
 
@@ -47,20 +79,15 @@ w_skip(void *p)
 	json_t		*a = p;
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
-	char		 sql[4096], where[3072];
+	char		 sql[128];
 	int64_t		 run = json_integer_value(json_object_get(a, "run"));
 	int		 n, s = json_integer_value(json_object_get(a, "slot"));
 
-	snprintf(where, sizeof(where), "run_id=?1 AND device=?2 AND key=?3 AND "
-	    "(?4 IS NULL OR dtype=?4) AND state='pending' AND id NOT IN (0%s)%s",
-	    json_string_value(json_object_get(a, "busy")),
-	    json_string_value(json_object_get(a, "cls")));
 	if (store_begin(env->store) == -1)
 		return pw_refused("skipping cases");
-	snprintf(sql, sizeof(sql), "INSERT INTO results (case_id, status, reason, "
+	if ((st = skip_prepare("INSERT INTO results (case_id, status, reason, "
 	    "detail, created) SELECT id, 'skipped', ?5, ?6, ?7 FROM cases WHERE "
-	    "%s", where);
-	if ((st = skip_prepare(sql, a)) == NULL)
+	    SKIP_WHERE, a)) == NULL)
 		return pw_refused("skipping cases");
 	sqlite3_bind_text(st, 5, json_string_value(json_object_get(a, "reason")),
 	    -1, SQLITE_TRANSIENT);
@@ -76,9 +103,8 @@ w_skip(void *p)
 	}
 	n = sqlite3_changes(db);
 	sqlite3_finalize(st);
-	snprintf(sql, sizeof(sql), "UPDATE cases SET state='skipped' WHERE %s",
-	    where);
-	if ((st = skip_prepare(sql, a)) == NULL)
+	if ((st = skip_prepare("UPDATE cases SET state='skipped' WHERE "
+	    SKIP_WHERE, a)) == NULL)
 		return pw_refused("skipping cases");
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		pw_note("skipping cases");
@@ -105,31 +131,36 @@ w_skip(void *p)
 }
 
 /*
- * Records the pending cases of key (and dtype, unless NULL) on device as
- * `skipped` with reason and detail, except those a runner holds right now
- * (they finish on their own); cls narrows them (a literal SQL "AND ..."
- * clause, "" for none).  They leave the in-memory queues too.  Returns how
- * many, 0 when the store refused and the write is held (pw_write: it is
- * made, as asked now, before any case is sent), or -1 when it cannot be.
+ * Records the pending cases f takes as `skipped` with reason and detail,
+ * except those a runner holds right now (they finish on their own).  They
+ * leave the in-memory queues too.  Returns how many, 0 when the store
+ * refused and the write is held (pw_write: it is made, as asked now, before
+ * any case is sent), or -1 when it cannot be.
  */
 int
-cases_skip(int device, const char *key, const char *dtype, const char *reason,
-    const char *detail, const char *cls)
+cases_skip(const struct case_filter *f, const char *reason,
+    const char *detail)
 {
-	char		 busy[MAX_WORKERS * 24] = "";
-	int		 i, j, rc, s = slot_of_device(device);
-	json_t		*a;
+	int		 i, rc, s = slot_of_device(f->device);
+	json_t		*a, *busy;
 
 	if (s < 0)
 		return -1;
-	for (i = 0, j = 0; i < env->nworkers; i++)
-		if (env->workers[i].case_id && j + 24 < (int)sizeof(busy))
-			j += snprintf(busy + j, sizeof(busy) - j, ",%lld",
-			    (long long)env->workers[i].case_id);
-	a = json_pack("{sI si si ss so ss ss ss ss sf}", "run",
-	    (json_int_t)sched.cur.run_id, "slot", s, "device", device, "key", key,
-	    "dtype", dtype ? json_string(dtype) : json_null(), "reason", reason,
-	    "detail", detail, "cls", cls, "busy", busy, "created", now_wall());
+	busy = json_array();
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].case_id)
+			json_array_append_new(busy, json_integer(
+			    env->workers[i].case_id));
+	a = json_pack("{sI si si ss so ss ss so so so sI sI so so sf}", "run",
+	    (json_int_t)sched.cur.run_id, "slot", s, "device", f->device, "key",
+	    f->key, "dtype", f->dtype ? json_string(f->dtype) : json_null(),
+	    "reason", reason, "detail", detail, "busy", busy, "cls",
+	    f->cls ? json_string(f->cls) : json_null(), "not_cls",
+	    f->not_cls ? json_string(f->not_cls) : json_null(), "id",
+	    (json_int_t)f->id, "like_run", (json_int_t)f->like_run, "reason0",
+	    f->like_reasons[0] ? json_string(f->like_reasons[0]) : json_null(),
+	    "reason1", f->like_reasons[1] ? json_string(f->like_reasons[1]) :
+	    json_null(), "created", now_wall());
 	skip_last = 0;
 	if ((rc = pw_write(w_skip, a)) == -1)
 		return -1;
@@ -140,19 +171,20 @@ cases_skip(int device, const char *key, const char *dtype, const char *reason,
  * Skips in this run, before any case runs, the cases of each key that the
  * newest complete run of this library (fingerprint) on the device that
  * screened the key, among the runs `prior` admits (a SQL condition on runs
- * r; ?4 is the key budget), recorded skipped with one of `reasons` (a SQL
- * list), matched by key and spec; they are recorded with `reason` and a
- * detail from `why` (a format taking that run's id).  Returns the cases
- * skipped and their keys in *nkeys, -1 on a store error.
+ * r; ?4 is the key budget), recorded skipped with one of the reasons in
+ * `like` (NULL: none), matched by key and spec; they are recorded with
+ * `reason` and a detail from `why` (a format taking that run's id).
+ * Returns the cases skipped and their keys in *nkeys, -1 on a store error.
  */
 int
 prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
-    const char *reasons, const char *reason, const char *why, int *nkeys)
+    const char *const like[2], const char *reason, const char *why,
+    int *nkeys)
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
 	int		 device = sched.cur.q[slot].device, n = 0, k;
-	char		 sql[1024], detail[256], cls[384];
+	char		 sql[1024], detail[256];
 	json_t		*keys, *v;
 	size_t		 i;
 
@@ -165,13 +197,16 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 	    "l.run FROM latest l WHERE EXISTS (SELECT 1 FROM cases p JOIN "
 	    "results pr ON pr.case_id = p.id WHERE p.run_id = l.run AND p.state "
 	    "= 'skipped' AND p.device = ?2 AND p.key = l.key AND p.class != "
-	    "'compile' AND pr.reason IN (%s))", prior, reasons);
+	    "'compile' AND pr.reason IN (?5, ?6))", prior);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fpid);
 	sqlite3_bind_double(st, 4, budget);
+	for (k = 0; k < 2; k++)
+		if (like[k] != NULL)
+			sqlite3_bind_text(st, 5 + k, like[k], -1, SQLITE_STATIC);
 	keys = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(keys, json_pack("[sI]", (const char *)
@@ -181,13 +216,13 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 	json_array_foreach(keys, i, v) {
 		long long	 prev = json_integer_value(json_array_get(v, 1));
 
+		struct case_filter	 f = { .device = device,
+		    .key = json_string_value(json_array_get(v, 0)),
+		    .not_cls = "compile", .like_run = prev,
+		    .like_reasons = { like[0], like[1] } };
+
 		snprintf(detail, sizeof(detail), why, prev);
-		snprintf(cls, sizeof(cls), " AND class != 'compile' AND spec IN "
-		    "(SELECT p.spec FROM cases p JOIN results pr ON pr.case_id = "
-		    "p.id WHERE p.run_id=%lld AND p.device=?2 AND p.key=?3 AND "
-		    "p.state='skipped' AND pr.reason IN (%s))", prev, reasons);
-		if ((k = cases_skip(device, json_string_value(json_array_get(v,
-		    0)), NULL, reason, detail, cls)) == -1) {
+		if ((k = cases_skip(&f, reason, detail)) == -1) {
 			json_decref(keys);
 			return -1;
 		}
@@ -216,10 +251,10 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 int
 skip_replay(int slot, int64_t fpid)
 {
-	int	n, nkeys;
+	static const char *const like[2] = { "skipped", "skip_replay" };
+	int			 n, nkeys;
 
-	n = prior_skips_replay(slot, fpid, "1", 0, "'skipped', 'skip_replay'",
-	    "skip_replay", "not run: run %lld of this library skipped it after "
+	n = prior_skips_replay(slot, fpid, "1", 0, like, "skip_replay", "not run: run %lld of this library skipped it after "
 	    "a case of its key and dtype hung or crashed; a re-screen of one "
 	    "library keeps its coverage", &nkeys);
 	if (n > 0)
@@ -260,8 +295,10 @@ void
 case_skip_siblings(int64_t case_id, int device, int compile_only)
 {
 	sqlite3_stmt	*st;
-	char		 key[256] = "", dtype[32] = "", detail[160];
-	int		 n;
+	struct case_filter	 f = { .device = device,
+			    .cls = compile_only ? "compile" : NULL };
+	char			 key[256] = "", dtype[32] = "", detail[160];
+	int			 n;
 
 	if (sqlite3_prepare_v2(store_db(env->store), "SELECT key, dtype FROM "
 	    "cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
@@ -276,8 +313,9 @@ case_skip_siblings(int64_t case_id, int device, int compile_only)
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
 	    "dtype hung or crashed", (long long)case_id);
-	n = cases_skip(device, key, dtype, "skipped", detail, compile_only ?
-	    " AND class='compile'" : "");
+	f.key = key;
+	f.dtype = dtype;
+	n = cases_skip(&f, "skipped", detail);
 	if (n > 0)
 		log_info("skipped %d remaining cases of %s/%s on device %d", n,
 		    key, dtype, device);
