@@ -336,7 +336,7 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 int
 first_call_budget_replay(int slot, int64_t fpid)
 {
-	return budget_replay(slot, fpid, "first_call_budget",
+	return budget_replay(slot, fpid, REPLAY_FIRST_CALL_BUDGET,
 	    env->conf.first_call_budget, "a first call of its key and dtype ran "
 	    "past runner.first_call_budget (%g s) twice");
 }

@@ -133,36 +133,32 @@ key_budget_charge(int device, const json_t *spec, double first_ms)
 
 /*
  * The replay of key_budget_replay and first_call_budget_replay: the cases
- * recorded with reason `name` (also the runner.<name> setting and the
- * run_complete field) by the newest complete run of this library under the
- * same budget are cut before any case runs; `when` says why (a format
- * taking the budget).  Returns the cases cut, -1 on a store error.
+ * the newest complete run of this library under the same budget cut for
+ * the rule (an enum replay_rule; policy_replay says which) are cut before
+ * any case runs; `when` says why (a format taking the budget).  Returns
+ * the cases cut, -1 on a store error.
  */
 int
-budget_replay(int slot, int64_t fpid, const char *name, double budget,
+budget_replay(int slot, int64_t fpid, int rule, double budget,
     const char *when)
 {
-	const char	*like[2] = { name, NULL };
-	char		 why[320], cause[192], prior[192];
-	int		 n, nkeys;
+	struct replay_decision	 d = policy_replay(rule, budget);
+	char			 why[320], cause[192];
+	int			 n, nkeys;
 
-	if (!(budget > 0))
+	if (!d.replay)
 		return 0;
 	snprintf(cause, sizeof(cause), when, budget);
 	snprintf(why, sizeof(why), "not run: run %%lld of this library cut it "
 	    "when %s; a re-screen of one library keeps its coverage", cause);
 	/* runs under the same budget (a run of a few other keys in between
 	 * changes nothing) */
-	snprintf(prior, sizeof(prior), "EXISTS (SELECT 1 FROM events e WHERE "
-	    "e.run_id = r.id AND e.kind = 'run_complete' AND "
-	    "json_extract(e.json, '$.%s') = ?4)", name);
-	n = prior_skips_replay(slot, fpid, prior, budget, like, name, why,
-	    &nkeys);
+	n = prior_skips_replay(slot, fpid, &d, why, &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each cut them "
 		    "(runner.%s %g s)", (long long)sched.cur.run_id,
-		    sched.cur.q[slot].device, n, nkeys, name, budget);
+		    sched.cur.q[slot].device, n, nkeys, d.setting, budget);
 	return n;
 }
 
@@ -184,6 +180,7 @@ budget_replay(int slot, int64_t fpid, const char *name, double budget,
 int
 key_budget_replay(int slot, int64_t fpid)
 {
-	return budget_replay(slot, fpid, "key_budget", env->conf.key_budget,
-	    "the key's cases had taken over runner.key_budget (%g s)");
+	return budget_replay(slot, fpid, REPLAY_KEY_BUDGET,
+	    env->conf.key_budget, "the key's cases had taken over "
+	    "runner.key_budget (%g s)");
 }

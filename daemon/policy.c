@@ -1,7 +1,8 @@
 /*
  * policy.c: the scheduler's rules, decided from facts: fail-fast, the key
- * budget, the first-call budget and hold.  Nothing here reads the store,
- * the clock or a runner; tests/unit/check_policy.c covers each rule.
+ * budget, the first-call budget and hold, which cuts a re-screen replays.
+ * Nothing here reads the store, the clock or a runner;
+ * tests/unit/check_policy.c covers each rule.
  */
 #include <string.h>
 
@@ -104,4 +105,36 @@ policy_first_call_hold(const struct first_call_hold_facts *f)
 		if (f->now - f->started[i] > f->hold)
 			return FIRST_CALL_HOLD;
 	return FIRST_CALL_GO;
+}
+
+/*
+ * One library, one coverage: a re-screen cuts, before any case runs, what
+ * the library's newest complete screen of each key cut, so that it neither
+ * runs cases that screen never reached nor spends a budget again on them.
+ * Skips after a hang or a crash are replayed from any run (and replayed
+ * again); a budget's cuts only from a run under the same budget, and not
+ * at all without one.
+ */
+struct replay_decision
+policy_replay(enum replay_rule rule, double budget)
+{
+	struct replay_decision	 d = { 0 };
+
+	switch (rule) {
+	case REPLAY_SKIPS:
+		d.replay = 1;
+		d.like[0] = "skipped";
+		d.like[1] = "skip_replay";
+		d.reason = "skip_replay";
+		break;
+	case REPLAY_KEY_BUDGET:
+	case REPLAY_FIRST_CALL_BUDGET:
+		d.replay = budget > 0;
+		d.setting = rule == REPLAY_KEY_BUDGET ? "key_budget" :
+		    "first_call_budget";
+		d.budget = budget;
+		d.like[0] = d.reason = d.setting;
+		break;
+	}
+	return d;
 }

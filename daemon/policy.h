@@ -76,4 +76,21 @@ enum first_call_hold_decision {
 enum first_call_hold_decision policy_first_call_hold(
 	    const struct first_call_hold_facts *);
 
+/* a previous screen's cuts replayed before any case of a run runs */
+enum replay_rule {
+	REPLAY_SKIPS,			/* after a hang or a crash */
+	REPLAY_KEY_BUDGET,		/* runner.key_budget */
+	REPLAY_FIRST_CALL_BUDGET	/* runner.first_call_budget */
+};
+struct replay_decision {
+	int		 replay;	/* 0: nothing is cut in advance */
+	const char	*setting;	/* the prior run must have had the same
+					 * runner.<setting>, NULL: any run */
+	double		 budget;	/* the value it must have had */
+	const char	*like[2];	/* the reasons of the prior skips replayed
+					 * (NULL: none) */
+	const char	*reason;	/* the reason this run records */
+};
+struct replay_decision policy_replay(enum replay_rule, double budget);
+
 #endif

@@ -1,8 +1,8 @@
 /*
- * scheduler.h: the scheduler's private header.  Its state is one struct owned by
- * sched.c; the files of the scheduler (one per concern) share it through this
- * header, which lists them as its table of contents (not "sched.h": that
- * name would shadow the system header pthread.h includes).
+ * scheduler.h: the scheduler's private header.  Its state is one struct
+ * owned by sched.c; the files of the scheduler (one per concern) share it
+ * through this header, which lists them as its table of contents (not
+ * "sched.h": that name would shadow the system header pthread.h includes).
  */
 #ifndef SCHEDULER_H
 #define SCHEDULER_H
@@ -139,9 +139,9 @@ struct case_filter {
 };
 int	 cases_skip(const struct case_filter *, const char *reason,
 	    const char *detail);
-int	 prior_skips_replay(int slot, int64_t fpid, const char *prior,
-	    double budget, const char *const like[2], const char *reason,
-	    const char *why, int *nkeys);
+struct replay_decision;
+int	 prior_skips_replay(int slot, int64_t fpid,
+	    const struct replay_decision *d, const char *why, int *nkeys);
 int	 skip_replay(int slot, int64_t fpid);
 void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
 
@@ -155,8 +155,8 @@ double	 key_budget_add(int device, const char *key, double spent);
 int	 key_budget_over(int device, const char *key);
 int	 key_budget_wait(int device, const char *key);
 void	 key_budget_charge(int device, const json_t *spec, double first_ms);
-int	 budget_replay(int slot, int64_t fpid, const char *name,
-	    double budget, const char *when);
+int	 budget_replay(int slot, int64_t fpid, int rule, double budget,
+	    const char *when);
 int	 key_budget_replay(int slot, int64_t fpid);
 
 /* firstcall.c */

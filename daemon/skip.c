@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "probes.h"
 #include "scheduler.h"
+#include "policy.h"
 
 static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
 
@@ -170,16 +171,15 @@ cases_skip(const struct case_filter *f, const char *reason,
 /*
  * Skips in this run, before any case runs, the cases of each key that the
  * newest complete run of this library (fingerprint) on the device that
- * screened the key, among the runs `prior` admits (a SQL condition on runs
- * r; ?4 is the key budget), recorded skipped with one of the reasons in
- * `like` (NULL: none), matched by key and spec; they are recorded with
- * `reason` and a detail from `why` (a format taking that run's id).
- * Returns the cases skipped and their keys in *nkeys, -1 on a store error.
+ * screened the key, among the runs d admits (d->setting: those screened
+ * under the same d->budget), recorded skipped with one of d->like, matched
+ * by key and spec; they are recorded with d->reason and a detail from
+ * `why` (a format taking that run's id).  Returns the cases skipped and
+ * their keys in *nkeys, -1 on a store error.
  */
 int
-prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
-    const char *const like[2], const char *reason, const char *why,
-    int *nkeys)
+prior_skips_replay(int slot, int64_t fpid, const struct replay_decision *d,
+    const char *why, int *nkeys)
 {
 	sqlite3		*db = store_db(env->store);
 	sqlite3_stmt	*st;
@@ -191,22 +191,28 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 	*nkeys = 0;
 	snprintf(sql, sizeof(sql), "WITH prior AS (SELECT r.id FROM runs r JOIN "
 	    "run_devices d ON d.run_id = r.id WHERE r.state = 'complete' AND "
-	    "r.id != ?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND (%s)), "
+	    "r.id != ?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND (?7 IS "
+	    "NULL OR EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.id AND "
+	    "e.kind = 'run_complete' AND json_extract(e.json, '$.' || ?7) = "
+	    "?4))), "
 	    "latest AS (SELECT c.key, max(c.run_id) AS run FROM cases c WHERE "
 	    "c.run_id IN prior AND c.device = ?2 GROUP BY c.key) SELECT l.key, "
 	    "l.run FROM latest l WHERE EXISTS (SELECT 1 FROM cases p JOIN "
 	    "results pr ON pr.case_id = p.id WHERE p.run_id = l.run AND p.state "
 	    "= 'skipped' AND p.device = ?2 AND p.key = l.key AND p.class != "
-	    "'compile' AND pr.reason IN (?5, ?6))", prior);
+	    "'compile' AND pr.reason IN (?5, ?6))");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, sched.cur.run_id);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fpid);
-	sqlite3_bind_double(st, 4, budget);
+	sqlite3_bind_double(st, 4, d->budget);
 	for (k = 0; k < 2; k++)
-		if (like[k] != NULL)
-			sqlite3_bind_text(st, 5 + k, like[k], -1, SQLITE_STATIC);
+		if (d->like[k] != NULL)
+			sqlite3_bind_text(st, 5 + k, d->like[k], -1,
+			    SQLITE_STATIC);
+	if (d->setting != NULL)
+		sqlite3_bind_text(st, 7, d->setting, -1, SQLITE_STATIC);
 	keys = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
 		json_array_append_new(keys, json_pack("[sI]", (const char *)
@@ -219,10 +225,10 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 		struct case_filter	 f = { .device = device,
 		    .key = json_string_value(json_array_get(v, 0)),
 		    .not_cls = "compile", .like_run = prev,
-		    .like_reasons = { like[0], like[1] } };
+		    .like_reasons = { d->like[0], d->like[1] } };
 
 		snprintf(detail, sizeof(detail), why, prev);
-		if ((k = cases_skip(&f, reason, detail)) == -1) {
+		if ((k = cases_skip(&f, d->reason, detail)) == -1) {
 			json_decref(keys);
 			return -1;
 		}
@@ -251,12 +257,14 @@ prior_skips_replay(int slot, int64_t fpid, const char *prior, double budget,
 int
 skip_replay(int slot, int64_t fpid)
 {
-	static const char *const like[2] = { "skipped", "skip_replay" };
+	struct replay_decision	 d = policy_replay(REPLAY_SKIPS, 0);
 	int			 n, nkeys;
 
-	n = prior_skips_replay(slot, fpid, "1", 0, like, "skip_replay", "not run: run %lld of this library skipped it after "
-	    "a case of its key and dtype hung or crashed; a re-screen of one "
-	    "library keeps its coverage", &nkeys);
+	if (!d.replay)
+		return 0;
+	n = prior_skips_replay(slot, fpid, &d, "not run: run %lld of this "
+	    "library skipped it after a case of its key and dtype hung or "
+	    "crashed; a re-screen of one library keeps its coverage", &nkeys);
 	if (n > 0)
 		log_info("run %lld: device %d (-1 = cpu): %d cases of %d keys "
 		    "not run, as the library's last run of each skipped them "

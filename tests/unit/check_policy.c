@@ -228,12 +228,54 @@ START_TEST(first_call_hold_off)
 }
 END_TEST
 
+START_TEST(replay_skips_from_any_run)
+{
+	struct replay_decision	 d = policy_replay(REPLAY_SKIPS, 0);
+
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_ptr_null(d.setting);
+	ck_assert_str_eq(d.like[0], "skipped");
+	ck_assert_str_eq(d.like[1], "skip_replay");
+	ck_assert_str_eq(d.reason, "skip_replay");
+}
+END_TEST
+
+START_TEST(replay_budget_cuts_under_the_same_budget)
+{
+	struct replay_decision	 d;
+
+	d = policy_replay(REPLAY_KEY_BUDGET, 300);
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_str_eq(d.setting, "key_budget");
+	ck_assert(d.budget == 300);
+	ck_assert_str_eq(d.like[0], "key_budget");
+	ck_assert_ptr_null(d.like[1]);
+	ck_assert_str_eq(d.reason, "key_budget");
+	d = policy_replay(REPLAY_FIRST_CALL_BUDGET, 60);
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_str_eq(d.setting, "first_call_budget");
+	ck_assert_str_eq(d.like[0], "first_call_budget");
+	ck_assert_str_eq(d.reason, "first_call_budget");
+}
+END_TEST
+
+/* without a budget there is nothing to replay */
+START_TEST(replay_no_budget_no_replay)
+{
+	ck_assert_int_eq(policy_replay(REPLAY_KEY_BUDGET, 0).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_KEY_BUDGET, -5).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_FIRST_CALL_BUDGET, 0).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_FIRST_CALL_BUDGET, NAN).replay,
+	    0);
+}
+END_TEST
+
 int
 main(void)
 {
 	Suite	*s = suite_create("policy");
 	TCase	*t = tcase_create("fail_fast"), *k = tcase_create("key_budget");
-	TCase	*c = tcase_create("first_call");
+	TCase	*c = tcase_create("first_call"), *rp = tcase_create("replay");
 	SRunner	*r;
 	int	 failed;
 
@@ -254,6 +296,10 @@ main(void)
 	tcase_add_test(c, first_call_hold_past_the_hold_only);
 	tcase_add_test(c, first_call_hold_off);
 	suite_add_tcase(s, c);
+	tcase_add_test(rp, replay_skips_from_any_run);
+	tcase_add_test(rp, replay_budget_cuts_under_the_same_budget);
+	tcase_add_test(rp, replay_no_budget_no_replay);
+	suite_add_tcase(s, rp);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
 	failed = srunner_ntests_failed(r);
