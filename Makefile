@@ -17,17 +17,20 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c \
+	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
+	daemon/fail_fast.c daemon/key_budget.c daemon/firstcall.c daemon/shrinkrun.c \
+	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/verdict.h probes/probes.h probes/case.h \
-	probes/generic.h probes/schema.h probes/gentable.h
+HEADERS = daemon/opscreend.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
+	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
-	build/check_store build/check_regress build/check_generic
+	build/check_store build/check_regress build/check_generic build/check_policy
 
 # kernels/: the host build of the oracles (and the CUDA build where nvcc is)
 .DEFAULT_GOAL := all
@@ -87,6 +90,9 @@ build/check_generic: tests/unit/check_generic.c $(GENERIC_OBJS)
 
 build/sweepdump: tools/sweepdump.c $(GENERIC_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null)
+
+build/check_policy: tests/unit/check_policy.c build/daemon/policy.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

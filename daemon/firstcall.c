@@ -1,0 +1,342 @@
+/*
+ * firstcall.c: the first-call budget and hold: a first call over budget is
+ * cut or measured again, and a slow one holds its key and dtype's siblings.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+#include "probes.h"
+#include "scheduler.h"
+#include "policy.h"
+
+static void	fc_stop_siblings(int, int64_t, const char *, const char *);
+
+/*
+ * runner.first_call_hold: whether a first call of key (and dtype; NULL: any)
+ * on device has been running on a screening runner for more than the hold,
+ * under runner.first_call_budget. Its key and dtype then starts no other
+ * case until it ends, unless a runner would sit idle: in the eighth
+ * session's 42-op screen, ten mm float32 first calls started while the
+ * first was already compiling, all were stopped with it at the budget, and
+ * the key and dtype was cut; 8 of them, 233 runner-s of compiling on a host
+ * whose 16 cores were all busy, started 10 s or more after it
+ * (docs/bench/screen.md, ninth session).
+ */
+int
+fc_slow(int device, const char *key, const char *dtype)
+{
+	struct first_call_hold_facts	 f = {
+		.budget = env->conf.first_call_budget,
+		.hold = env->conf.first_call_hold, .now = now_mono() };
+	double				 started[MAX_WORKERS];
+	int				 i;
+
+	for (i = 0; i < env->nworkers; i++) {
+		const struct worker	*o = &env->workers[i];
+
+		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
+		    o->case_in_first && o->shrink_try == NULL &&
+		    !o->case_compile && o->device == device &&
+		    !strcmp(o->case_key, key) &&
+		    (dtype == NULL || !strcmp(o->case_dtype, dtype)))
+			started[f.nstarted++] = o->case_first_t0;
+	}
+	f.started = started;
+	return policy_first_call_hold(&f) == FIRST_CALL_HOLD;
+}
+
+/*
+ * runner.first_call_budget: a correctness case whose first candidate call
+ * (JIT compile and autotuning included; the runner reports when it starts
+ * and ends) runs past the budget on a screening runner is stopped there and
+ * measured again, the way a compile-ladder step is measured: on a compile
+ * runner, into an empty Triton cache of its own, under the same budget.
+ * Within it there, the case is judged like any other and its key and
+ * dtype's cases run without the budget from then on (the screening runner
+ * was slowed by its neighbours).  Past it there too, the key and dtype's
+ * correctness cases are cut (`first_call_budget`, inconclusive, as a
+ * key_budget cut) and a re-screen of the library cuts them again.  While a
+ * case waits to be measured again, its key and dtype starts no other case;
+ * the key's other dtypes go on.  Measured on the H200 (sixth session):
+ * FlagGems 5.0.2's first fp32 mm call on a 7x33 input autotunes for 235 s
+ * alone; five such cases side by side held five runners for 252-293 s and
+ * set the end of the 42-op screen.  Off by default: docs/design.md.
+ */
+
+static int
+fc_get(int device, const char *key, const char *dtype)
+{
+	char	k[512];
+
+	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
+	return (int)json_integer_value(json_object_get(sched.fc, k));
+}
+
+static void
+fc_put(int device, const char *key, const char *dtype, int state)
+{
+	char	k[512];
+
+	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
+	if (sched.fc == NULL)
+		sched.fc = json_object();
+	json_object_set_new(sched.fc, k, json_integer(state));
+}
+
+/* Whether case id is to be re-measured (queued or in flight as such). */
+int
+fc_confirm(int64_t id)
+{
+	char	k[32];
+
+	if (sched.confirm == NULL)
+		return 0;
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	return json_object_get(sched.confirm, k) != NULL;
+}
+
+static void
+fc_confirm_add(int64_t id, int device, const char *key, const char *dtype)
+{
+	char	k[32];
+
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	if (sched.confirm == NULL)
+		sched.confirm = json_object();
+	json_object_set_new(sched.confirm, k, json_pack("[iss]", device, key,
+	    dtype));
+	fc_put(device, key, dtype, FC_PENDING);
+}
+
+/* Case id's re-measure is over: its key and dtype is `state` from now on. */
+void
+fc_confirm_end(int64_t id, int state)
+{
+	char	 k[32];
+	json_t	*e;
+
+	snprintf(k, sizeof(k), "%lld", (long long)id);
+	if ((e = json_object_get(sched.confirm, k)) == NULL)
+		return;
+	fc_put((int)json_integer_value(json_array_get(e, 0)), json_string_value(
+	    json_array_get(e, 1)), json_string_value(json_array_get(e, 2)),
+	    state);
+	json_object_del(sched.confirm, k);
+}
+
+/*
+ * Whether a re-measure of key (and dtype; NULL: any) on device is queued or
+ * in flight.  One that ended without a result of its own (skipped for the
+ * key budget, a crashed runner) lets its key and dtype run on.
+ */
+int
+fc_pending(int device, const char *key, const char *dtype)
+{
+	sqlite3_stmt	*st;
+	const char	*k;
+	json_t		*e;
+	void		*it;
+	int		 hold = 0;
+
+	if (sched.confirm == NULL || json_object_size(sched.confirm) == 0)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT state='pending' "
+	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	json_object_foreach_safe(sched.confirm, it, k, e) {
+		if (json_integer_value(json_array_get(e, 0)) != device ||
+		    strcmp(json_string_value(json_array_get(e, 1)), key) != 0 ||
+		    (dtype != NULL && strcmp(json_string_value(json_array_get(e,
+		    2)), dtype) != 0))
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, strtoll(k, NULL, 10));
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0))
+			hold = 1;
+		else
+			fc_confirm_end(strtoll(k, NULL, 10), FC_EXEMPT);
+	}
+	sqlite3_finalize(st);
+	return hold;
+}
+
+/*
+ * How case id is sent to w: 0 without the budget, 1 under it, 2 as a
+ * re-measure (into an empty cache); policy_first_call_mode decides.
+ */
+int
+fc_mode(const struct worker *w, int64_t id, const json_t *spec)
+{
+	struct first_call_facts	 f = {
+		.budget = env->conf.first_call_budget,
+		.deadline = w->device < 0 ? env->conf.cpu_case_deadline :
+		    env->conf.case_deadline,
+		.cls = json_string_value(json_object_get(spec, "class")),
+		.key = json_string_value(json_object_get(spec, "key")),
+		.dtype = json_string_value(json_object_get(spec, "dtype")),
+		.huge = json_is_true(json_object_get(spec, "huge")),
+		.remeasure = fc_confirm(id) };
+
+	if (f.key != NULL && f.dtype != NULL)
+		f.exempt = fc_get(w->device, f.key, f.dtype) == FC_EXEMPT;
+	return policy_first_call_mode(&f);
+}
+
+/*
+ * Queues case id (pending, of key and dtype on slot) for a re-measure: at
+ * the head of the compile runners' queue (without compile runners, at the
+ * head of the only queue).
+ */
+static int
+fc_queue(int slot, int64_t id, const char *key, const char *dtype)
+{
+	int	own = env->conf.compile_workers > 0;
+
+	fc_confirm_add(id, sched.cur.q[slot].device, key, dtype);
+	return queue_unshift(own ? &sched.cur.cq[slot] : &sched.cur.q[slot], id,
+	    own ? -1 : key_position(key));
+}
+
+/* w's first call ran past runner.first_call_budget. */
+void
+first_call_over(struct worker *w)
+{
+	char	 what[512], key[128], dtype[32];
+	int64_t	 id = w->case_id;
+	int	 s = slot_of_device(w->device), device = w->device;
+	double	 b = env->conf.first_call_budget;
+
+	snprintf(key, sizeof(key), "%s", w->case_key);
+	snprintf(dtype, sizeof(dtype), "%s", w->case_dtype);
+	if (w->case_fcb == 2) {
+		const char		*role = w->compile ? "compile" :
+					    "screening";
+		struct case_filter	 one = { .device = device, .key = key,
+					    .dtype = dtype, .id = id };
+		struct case_filter	 rest = { .device = device, .key = key,
+					    .dtype = dtype, .not_cls = "compile" };
+		int			 n;
+
+		fc_confirm_end(id, FC_CUT);
+		worker_respawn(w);	/* the case is pending again: cut below */
+		snprintf(what, sizeof(what), "not judged: its first call was "
+		    "still running after %g s on a screening runner and again "
+		    "when measured on a %s runner into an empty Triton cache of "
+		    "its own (runner.first_call_budget; compile and autotuning "
+		    "included, a hang looks the same)", b, role);
+		cases_skip(&one, "first_call_budget", what);
+		snprintf(what, sizeof(what), "not run: the first call of case "
+		    "%lld of this key and dtype ran past runner.first_call_budget "
+		    "(%g s) twice", (long long)id, b);
+		n = cases_skip(&rest, "first_call_budget", what);
+		/* siblings in flight would each run past the budget too */
+		abandon_siblings(w, id, "first_call_budget", "ran its first "
+		    "call past runner.first_call_budget twice");
+		log_warnx("case %lld (%s %s): first call still running after "
+		    "%g s when measured again on a %s runner; it and %d other "
+		    "cases of the key and dtype are not judged", (long long)id,
+		    key, dtype, b, role, n);
+		key_budget_cut(device, key, key_budget_add(device, key, b));
+		return;
+	}
+	log_info("case %lld (%s %s): first call still running after %g s; "
+	    "measuring it again on an empty cache", (long long)id, key,
+	    dtype, b);
+	worker_respawn(w);
+	if (s < 0)
+		return;
+	if (fc_pending(device, key, dtype)) {
+		/* one re-measure per key and dtype: this one waits for it */
+		if (queue_unshift(&sched.cur.q[s], id, key_position(key)) == -1)
+			error("case %lld: cannot queue it again", (long long)id);
+	} else if (fc_queue(s, id, key, dtype) == -1)
+		error("case %lld: cannot queue its re-measure", (long long)id);
+	else
+		fc_stop_siblings(s, id, key, dtype);
+}
+
+/*
+ * The first call of case id (key, dtype) ran past the budget and waits to be
+ * measured again: the key and dtype's other first calls in flight on
+ * screening runners are stopped now and wait for that re-measure too,
+ * queued again, instead of each running on to the budget. In the 42-op
+ * screen of the eighth session eleven mm float32 first calls had started
+ * before the first was stopped, and each ran on to its own 60 s (about
+ * 300 runner-s of compiling, on a host whose cores were all busy) to the
+ * same end; what they compiled meanwhile stays in the Triton cache.
+ */
+static void
+fc_stop_siblings(int slot, int64_t id, const char *key, const char *dtype)
+{
+	int	 i;
+
+	for (i = 0; i < env->nworkers; i++) {
+		struct worker	*o = &env->workers[i];
+		int64_t		 oid = o->case_id;
+
+		if (o->state != W_BUSY || oid == 0 || oid == id ||
+		    o->case_fcb != 1 || !o->case_in_first ||
+		    o->shrink_try != NULL || o->case_compile ||
+		    slot_of_device(o->device) != slot ||
+		    strcmp(o->case_key, key) || strcmp(o->case_dtype, dtype))
+			continue;
+		log_info("case %lld (%s %s): first call stopped after %.0f s; "
+		    "it waits for case %lld's re-measure", (long long)oid, key,
+		    dtype, now_mono() - o->case_t0, (long long)id);
+		worker_respawn(o);
+		if (queue_unshift(&sched.cur.q[slot], oid, key_position(key)) == -1)
+			error("case %lld: cannot queue it again", (long long)oid);
+	}
+}
+
+/* The runner's "first_call" / "first_done" around the candidate's first call. */
+void
+on_first_call(struct worker *w, json_t *msg, int starts)
+{
+	double	now = now_mono();
+
+	if (w->state == W_BUSY && w->case_compile && json_integer_value(
+	    json_object_get(msg, "id")) == w->case_id) {
+		w->case_in_first = starts;
+		if (starts && now + env->conf.compile_budget < w->deadline)
+			w->deadline = now + env->conf.compile_budget;
+		else if (!starts)
+			w->deadline = w->case_t0 + compile_deadline();
+		return;
+	}
+	if (w->state != W_BUSY || w->case_fcb == 0 || w->shrink_try != NULL ||
+	    json_integer_value(json_object_get(msg, "id")) != w->case_id)
+		return;
+	w->case_in_first = starts;
+	if (starts) {
+		w->case_first_t0 = now;
+		if (now + env->conf.first_call_budget < w->deadline)
+			w->deadline = now + env->conf.first_call_budget;
+	} else
+		w->deadline = w->case_t0 + (w->device < 0 ?
+		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+}
+
+/*
+ * The same for runner.first_call_budget: the cases the newest complete run
+ * of this library under the same budget cut because a first call of their
+ * key and dtype ran past it twice (the case measured again among them) are
+ * cut in this one before any case runs.  A warm re-screen would otherwise
+ * measure each of them again, each into an empty cache, to the same end.
+ */
+int
+first_call_budget_replay(int slot, int64_t fpid)
+{
+	return budget_replay(slot, fpid, REPLAY_FIRST_CALL_BUDGET,
+	    env->conf.first_call_budget, "a first call of its key and dtype ran "
+	    "past runner.first_call_budget (%g s) twice");
+}

@@ -1,0 +1,140 @@
+/*
+ * policy.c: the scheduler's rules, decided from facts: fail-fast, the key
+ * budget, the first-call budget and hold, which cuts a re-screen replays.
+ * Nothing here reads the store, the clock or a runner;
+ * tests/unit/check_policy.c covers each rule.
+ */
+#include <string.h>
+
+#include "policy.h"
+
+/*
+ * The classes that end at their first failure of a key and dtype.  Contract
+ * cases each check a rule of their own (out=, in-place, keywords, output
+ * dtype) and always all run; compile and bootstrap cases are not judged
+ * that way.
+ */
+int
+policy_fail_fast_class(const char *cls)
+{
+	static const char *const ends[] = { "same_shape", "broadcast",
+	    "scalar", "noncontig", "reduction", "accumulation", "dtype_exotic",
+	    "edge_values", "random" };
+	size_t	 i;
+
+	for (i = 0; cls != NULL && i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(cls, ends[i]))
+			return 1;
+	return 0;
+}
+
+enum fail_fast_decision
+policy_fail_fast(const struct fail_fast_facts *f)
+{
+	if (!f->enabled || f->key == NULL || f->dtype == NULL ||
+	    !policy_fail_fast_class(f->cls))
+		return FAIL_FAST_NONE;
+	return FAIL_FAST_CUT_CLASS;
+}
+
+/*
+ * A key with cases in flight waits when its account plus the time its
+ * runners have held those cases is over the budget: the account is charged
+ * only when a case ends, so without the wait a key whose first calls
+ * autotune for minutes would get a runner each round of the queue while its
+ * first cases still run.  With nothing in flight, a key whose account is
+ * over the budget is cut; one under it runs (its cases' ends charge it).
+ */
+enum key_budget_decision
+policy_key_budget(const struct key_budget_facts *f)
+{
+	double	 t;
+	size_t	 i;
+
+	if (f->budget <= 0)
+		return KEY_BUDGET_RUN;
+	for (t = f->spent, i = 0; i < f->nsent; i++)
+		t += f->now - f->sent[i];
+	if (f->nsent > 0 && t > f->budget)
+		return KEY_BUDGET_WAIT;
+	return f->spent > f->budget ? KEY_BUDGET_CUT : KEY_BUDGET_RUN;
+}
+
+/*
+ * The seconds a finished case charges its key: its candidate's first calls
+ * (first_ms, milliseconds).  Compile-ladder steps have a budget of their
+ * own and charge nothing; so does a case with no first call measured.
+ */
+double
+policy_key_budget_charge(double budget, const char *key, const char *cls,
+    double first_ms)
+{
+	if (budget <= 0 || !(first_ms > 0) || key == NULL ||
+	    (cls != NULL && strcmp(cls, "compile") == 0))
+		return 0;
+	return first_ms / 1e3;
+}
+
+/*
+ * Compile-ladder steps have a budget of their own, bootstrap cases call
+ * nothing, 2^31-element cases spend their time outside the candidate; a
+ * budget at or past the case deadline would never stop a call first; a key
+ * and dtype whose re-measure came in within the budget runs without it.
+ */
+enum first_call_mode
+policy_first_call_mode(const struct first_call_facts *f)
+{
+	if (!(f->budget > 0) || f->budget >= f->deadline || f->cls == NULL ||
+	    f->key == NULL || f->dtype == NULL || !strcmp(f->cls, "compile") ||
+	    !strcmp(f->cls, "bootstrap") || f->huge)
+		return FIRST_CALL_FREE;
+	if (f->remeasure)
+		return FIRST_CALL_REMEASURE;
+	return f->exempt ? FIRST_CALL_FREE : FIRST_CALL_BUDGET;
+}
+
+/* Held while one of its first calls has run for longer than the hold. */
+enum first_call_hold_decision
+policy_first_call_hold(const struct first_call_hold_facts *f)
+{
+	size_t	 i;
+
+	if (f->budget <= 0 || f->hold <= 0)
+		return FIRST_CALL_GO;
+	for (i = 0; i < f->nstarted; i++)
+		if (f->now - f->started[i] > f->hold)
+			return FIRST_CALL_HOLD;
+	return FIRST_CALL_GO;
+}
+
+/*
+ * One library, one coverage: a re-screen cuts, before any case runs, what
+ * the library's newest complete screen of each key cut, so that it neither
+ * runs cases that screen never reached nor spends a budget again on them.
+ * Skips after a hang or a crash are replayed from any run (and replayed
+ * again); a budget's cuts only from a run under the same budget, and not
+ * at all without one.
+ */
+struct replay_decision
+policy_replay(enum replay_rule rule, double budget)
+{
+	struct replay_decision	 d = { 0 };
+
+	switch (rule) {
+	case REPLAY_SKIPS:
+		d.replay = 1;
+		d.like[0] = "skipped";
+		d.like[1] = "skip_replay";
+		d.reason = "skip_replay";
+		break;
+	case REPLAY_KEY_BUDGET:
+	case REPLAY_FIRST_CALL_BUDGET:
+		d.replay = budget > 0;
+		d.setting = rule == REPLAY_KEY_BUDGET ? "key_budget" :
+		    "first_call_budget";
+		d.budget = budget;
+		d.like[0] = d.reason = d.setting;
+		break;
+	}
+	return d;
+}

@@ -1,0 +1,96 @@
+/*
+ * policy.h: the scheduler's rules as pure functions: facts in (plain
+ * structs, an explicit `now`), a decision out; no SQL, no runners, no
+ * globals.  The scheduler gathers the facts and applies the decision.
+ */
+#ifndef POLICY_H
+#define POLICY_H
+
+#include <stddef.h>
+
+/* runner.fail_fast: what a failing case does to its key x dtype x class */
+struct fail_fast_facts {
+	int		 enabled;	/* runner.fail_fast */
+	const char	*key;		/* the failed case's, NULL: unknown */
+	const char	*dtype;
+	const char	*cls;		/* its probe class */
+};
+enum fail_fast_decision {
+	FAIL_FAST_NONE,		/* its class's other cases run */
+	FAIL_FAST_CUT_CLASS	/* they are skipped (reason fail_fast) */
+};
+enum fail_fast_decision policy_fail_fast(const struct fail_fast_facts *);
+int	 policy_fail_fast_class(const char *cls);
+
+/* runner.key_budget: candidate seconds per device x key */
+struct key_budget_facts {
+	double		 budget;	/* runner.key_budget, <= 0: none */
+	double		 spent;		/* the key's account so far, seconds */
+	const double	*sent;		/* when each of its cases in flight was
+					 * sent (monotonic seconds) */
+	size_t		 nsent;
+	double		 now;		/* monotonic seconds */
+};
+enum key_budget_decision {
+	KEY_BUDGET_RUN,		/* the key starts its next case */
+	KEY_BUDGET_WAIT,	/* it waits for its cases in flight to end */
+	KEY_BUDGET_CUT		/* over, nothing in flight: the rest is not run */
+};
+enum key_budget_decision policy_key_budget(const struct key_budget_facts *);
+double	 policy_key_budget_charge(double budget, const char *key,
+	    const char *cls, double first_ms);
+
+/* runner.first_call_budget: how a case's first candidate call is run */
+struct first_call_facts {
+	double		 budget;	/* runner.first_call_budget, <= 0: none */
+	double		 deadline;	/* the case deadline on its device, s */
+	const char	*key;		/* the case's, NULL: unknown */
+	const char	*dtype;
+	const char	*cls;
+	int		 huge;		/* a 2^31-element case */
+	int		 remeasure;	/* it is queued to be measured again */
+	int		 exempt;	/* its key x dtype's re-measure came in
+					 * within the budget */
+};
+enum first_call_mode {
+	FIRST_CALL_FREE = 0,		/* no budget */
+	FIRST_CALL_BUDGET = 1,		/* stopped at the budget */
+	FIRST_CALL_REMEASURE = 2	/* measured again into an empty cache */
+};
+enum first_call_mode policy_first_call_mode(const struct first_call_facts *);
+
+/* runner.first_call_hold: a slow first call holds its key (and dtype) */
+struct first_call_hold_facts {
+	double		 budget;	/* runner.first_call_budget */
+	double		 hold;		/* runner.first_call_hold, <= 0: none */
+	const double	*started;	/* when each first call of the key (and
+					 * dtype) in flight under the budget on
+					 * a screening runner started */
+	size_t		 nstarted;
+	double		 now;		/* monotonic seconds */
+};
+enum first_call_hold_decision {
+	FIRST_CALL_GO,		/* the key and dtype starts its next case */
+	FIRST_CALL_HOLD		/* it starts none until that call ends */
+};
+enum first_call_hold_decision policy_first_call_hold(
+	    const struct first_call_hold_facts *);
+
+/* a previous screen's cuts replayed before any case of a run runs */
+enum replay_rule {
+	REPLAY_SKIPS,			/* after a hang or a crash */
+	REPLAY_KEY_BUDGET,		/* runner.key_budget */
+	REPLAY_FIRST_CALL_BUDGET	/* runner.first_call_budget */
+};
+struct replay_decision {
+	int		 replay;	/* 0: nothing is cut in advance */
+	const char	*setting;	/* the prior run must have had the same
+					 * runner.<setting>, NULL: any run */
+	double		 budget;	/* the value it must have had */
+	const char	*like[2];	/* the reasons of the prior skips replayed
+					 * (NULL: none) */
+	const char	*reason;	/* the reason this run records */
+};
+struct replay_decision policy_replay(enum replay_rule, double budget);
+
+#endif

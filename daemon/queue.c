@@ -1,0 +1,321 @@
+/*
+ * queue.c: the per-device queues of a run's cases, the order keys take in
+ * them, which case is ready next, and sending a case to a runner.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+#include "probes.h"
+#include "scheduler.h"
+
+int
+op_requested(const char *key, const char *name)
+{
+	size_t	 i;
+	json_t	*v;
+
+	if (sched.cur.ops == NULL)
+		return 1;
+	json_array_foreach(sched.cur.ops, i, v) {
+		const char	*s = json_string_value(v);
+
+		if (s && (!strcmp(s, key) || !strcmp(s, name)))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+queue_push(struct devq *q, int64_t id, int k)
+{
+	if (q->len == q->cap) {
+		size_t	 nc = q->cap ? q->cap * 2 : 1024;
+		int64_t	*ni = realloc(q->ids, nc * sizeof(*ni));
+		int	*nk;
+
+		if (ni == NULL)
+			return -1;
+		q->ids = ni;
+		if ((nk = realloc(q->kix, nc * sizeof(*nk))) == NULL)
+			return -1;
+		q->kix = nk;
+		q->cap = nc;
+	}
+	q->kix[q->len] = k;
+	q->ids[q->len++] = id;
+	return 0;
+}
+
+/* Puts id (key index k) back at the head of q. */
+int
+queue_unshift(struct devq *q, int64_t id, int k)
+{
+	if (q->head == 0) {
+		if (queue_push(q, id, k) == -1)
+			return -1;
+		memmove(&q->ids[1], &q->ids[0], (q->len - 1) * sizeof(*q->ids));
+		memmove(&q->kix[1], &q->kix[0], (q->len - 1) * sizeof(*q->kix));
+	} else
+		q->head--;
+	q->ids[q->head] = id;
+	q->kix[q->head] = k;
+	return 0;
+}
+
+/* The index of key in cur.keys, added when new. */
+static int
+key_index(const char *key, json_t *ix)
+{
+	json_t	*v = json_object_get(ix, key);
+
+	if (v != NULL)
+		return (int)json_integer_value(v);
+	json_array_append_new(sched.cur.keys, json_string(key));
+	json_object_set_new(ix, key, json_integer(json_array_size(sched.cur.keys) -
+	    1));
+	return (int)json_array_size(sched.cur.keys) - 1;
+}
+
+/*
+ * The device's queues in round-robin order over keys (the i-th case of every
+ * key before the (i+1)-th of any): a library whose costly first calls
+ * (autotuning, long compiles) cluster in a few keys spreads them over the
+ * screen instead of holding every runner at once, and a key's dtypes and
+ * classes alternate.
+ */
+int
+queue_interleave(int slot)
+{
+	sqlite3_stmt	*st;
+	struct devq	*q = &sched.cur.q[slot], *cq = &sched.cur.cq[slot];
+	int		 own = env->conf.compile_workers > 0;
+	json_t		*ix, *v;
+	size_t		 i;
+
+	/*
+	 * Round-robin over keys: the i-th case of every key before the (i+1)-th
+	 * of any.  Within a key its dtypes stay in blocks (a key cut by
+	 * runner.key_budget keeps the dtypes it finished judged on all their
+	 * cases) and within a dtype the classes take turns, so a cut key has
+	 * had each of its classes probed.  Compile ladders and 2^31-element
+	 * cases go to the compile runners, the ladders largest step first (the
+	 * largest steps of all ladders, round-robin, then the next): the
+	 * slowest steps start at once instead of setting the screen's end.
+	 */
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
+	    "OR coalesce(json_extract(spec, '$.huge'), 0), key, class='compile' "
+	    "FROM (SELECT id, key, "
+	    "class, spec, CASE WHEN class='compile' THEN row_number() OVER "
+	    "(PARTITION BY key, dtype, class ORDER BY coalesce(json_extract(spec,"
+	    " '$.ladder.value'), 0) DESC, id) ELSE row_number() OVER (PARTITION "
+	    "BY key ORDER BY dfirst, ck, cfirst, id) END AS rk FROM (SELECT id, "
+	    "key, class, dtype, spec, min(id) OVER (PARTITION BY key, dtype) AS "
+	    "dfirst, min(id) OVER (PARTITION BY key, dtype, class) AS cfirst, "
+	    "row_number() OVER (PARTITION BY key, dtype, class ORDER BY id) AS ck "
+	    "FROM cases WHERE run_id=? AND device=? AND state='pending')) ORDER "
+	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, sched.cur.run_id);
+	sqlite3_bind_int(st, 2, q->device);
+	q->len = q->head = 0;
+	cq->len = cq->head = 0;
+	if (sched.cur.keys == NULL)
+		sched.cur.keys = json_array();
+	ix = json_object();
+	json_array_foreach(sched.cur.keys, i, v)
+		json_object_set_new(ix, json_string_value(v), json_integer(i));
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (queue_push(own && sqlite3_column_int(st, 1) ? cq : q,
+		    sqlite3_column_int64(st, 0), sqlite3_column_int(st, 3) ? -1 :
+		    key_index((const char *)sqlite3_column_text(st, 2), ix)) ==
+		    -1) {
+			sqlite3_finalize(st);
+			json_decref(ix);
+			return -1;
+		}
+	sqlite3_finalize(st);
+	json_decref(ix);
+	return 0;
+}
+
+/* A ladder step is killed at twice its budget: long enough to measure it. */
+int
+compile_deadline(void)
+{
+	return 2 * env->conf.compile_budget;
+}
+
+/* Sends spec (borrowed; gets "id") to w as case id and arms the deadline. */
+int
+case_send(struct worker *w, int64_t id, json_t *spec)
+{
+	json_t	*msg;
+	int	 rc, compile, fcb;
+
+	compile = json_is_string(json_object_get(spec, "class")) &&
+	    !strcmp(json_string_value(json_object_get(spec, "class")),
+	    "compile");
+	fcb = compile || w->shrink_try != NULL ? 0 : fc_mode(w, id, spec);
+	/* a ladder step is stopped once its first call is over the budget */
+	if (fcb > 0 || compile)
+		json_object_set_new(spec, "first_call_notify", json_true());
+	if (fcb == 2)
+		json_object_set_new(spec, "cold", json_true());
+	json_object_set_new(spec, "id", json_integer(id));
+	msg = json_pack("{ss sO}", "type", "case", "case", spec);
+	rc = supervise_send(w, msg);
+	json_decref(msg);
+	if (rc == -1)
+		return -1;
+	w->state = W_BUSY;
+	w->case_id = id;
+	w->case_compile = compile;
+	w->case_fcb = fcb;
+	w->case_in_first = 0;
+	snprintf(w->case_key, sizeof(w->case_key), "%s", json_string_value(
+	    json_object_get(spec, "key")) ?: "");
+	snprintf(w->case_dtype, sizeof(w->case_dtype), "%s", json_string_value(
+	    json_object_get(spec, "dtype")) ?: "");
+	w->case_t0 = now_mono();
+	w->deadline = now_mono() + (compile ? compile_deadline() :
+	    w->device < 0 ? env->conf.cpu_case_deadline :
+	    env->conf.case_deadline);
+	return 0;
+}
+
+int
+case_dispatch(struct worker *w, int64_t id)
+{
+	sqlite3_stmt	*st;
+	json_t		*spec = NULL;
+	json_error_t	 jerr;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		spec = json_loads((const char *)sqlite3_column_text(st, 0), 0,
+		    &jerr);
+	sqlite3_finalize(st);
+	if (spec == NULL)
+		return -1;
+	rc = case_send(w, id, spec);
+	json_decref(spec);
+	return rc;
+}
+
+/* Case id's dtype into buf; -1 when it is not stored. */
+static int
+stored_dtype(int64_t id, char *buf, size_t len)
+{
+	sqlite3_stmt	*st;
+	int		 rc = -1;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT dtype FROM cases "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The position in q of the first case, from its head, that need not wait,
+ * moved to the head; 0 when every queued case waits.  A case waits while
+ * its key waits for its cases in flight (key_budget_wait) or while a case
+ * of its key and dtype waits to be measured again (fc_pending); it is
+ * passed over while a first call of its key and dtype runs past the hold
+ * (fc_slow), but taken when nothing else is ready.  memo[k]: 0 not known
+ * yet, 1 the key waits, 2 it goes, 3 some dtype of it waits or is held
+ * (valid for one dispatch pass).
+ */
+int
+queue_ready(struct devq *q, unsigned char *memo)
+{
+	const char	*key;
+	char		 dtype[32];
+	size_t		 j, held = q->len;
+	int		 k, kheld = -1;
+
+	for (j = q->head; j < q->len; j++) {
+		if ((k = q->kix[j]) < 0 || memo == NULL)
+			break;
+		if (fc_confirm(q->ids[j]))
+			break;		/* a re-measure never waits */
+		key = json_string_value(json_array_get(sched.cur.keys, k));
+		if (memo[k] == 0)
+			memo[k] = key_budget_wait(q->device, key) ? 1 :
+			    fc_pending(q->device, key, NULL) ||
+			    fc_slow(q->device, key, NULL) ? 3 : 2;
+		if (memo[k] == 2)
+			break;
+		/* a dtype of the key waits for its re-measure, not the others */
+		if (memo[k] == 3 && stored_dtype(q->ids[j], dtype,
+		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype)) {
+			if (!fc_slow(q->device, key, dtype))
+				break;
+			if (held == q->len) {
+				held = j;
+				kheld = k;
+			}
+		}
+	}
+	if (j == q->len && held != q->len) {
+		j = held;	/* held, but better than an idle runner */
+		k = kheld;
+	}
+	if (j == q->len)
+		return 0;
+	if (j != q->head) {	/* keep the order of the cases passed over */
+		int64_t	 id = q->ids[j];
+
+		memmove(&q->ids[q->head + 1], &q->ids[q->head],
+		    (j - q->head) * sizeof(*q->ids));
+		memmove(&q->kix[q->head + 1], &q->kix[q->head],
+		    (j - q->head) * sizeof(*q->kix));
+		q->ids[q->head] = id;
+		q->kix[q->head] = k;
+	}
+	return 1;
+}
+
+int
+key_position(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < json_array_size(sched.cur.keys); i++)
+		if (!strcmp(json_string_value(json_array_get(sched.cur.keys, i)), key))
+			return (int)i;
+	return -1;
+}
+
+/* The case w holds goes back to the head of its queue; w is idle. */
+void
+case_requeue(struct worker *w, int64_t id)
+{
+	int	 s = slot_of_device(w->device), compile = w->case_compile;
+	char	 key[sizeof(w->case_key)];
+
+	snprintf(key, sizeof(key), "%s", w->case_key);
+	worker_idle(w);
+	if (s < 0 || queue_unshift(compile ? &sched.cur.cq[s] : &sched.cur.q[s], id,
+	    compile ? -1 : key_position(key)) == -1)
+		error("case %lld: cannot queue it again; its run cannot complete",
+		    (long long)id);
+}

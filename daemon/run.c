@@ -1,0 +1,691 @@
+/*
+ * run.c: a run's life: activate a queued run, expand its cases per device,
+ * finish it (verdicts and lists in one transaction), fail or cancel it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+#include "probes.h"
+#include "scheduler.h"
+
+void
+progress_update(const char *state)
+{
+	json_t	*p;
+	int	 s;
+
+	p = json_pack("{sI ss sI sI sf}", "run", (json_int_t)sched.cur.run_id,
+	    "state", state, "total", (json_int_t)sched.cur.total, "done",
+	    (json_int_t)sched.cur.done, "started", sched.cur.started);
+	for (s = 0; s < sched.cur.nq; s++)
+		if (!sched.cur.q[s].expanded)
+			json_object_set_new(p, "waiting_for_runner", json_true());
+	if (sched.cur.resumed)
+		json_object_set_new(p, "resumed", json_true());
+	pthread_mutex_lock(&sched.mtx);
+	json_decref(sched.progress);
+	sched.progress = p;
+	pthread_mutex_unlock(&sched.mtx);
+}
+
+void
+run_clear(void)
+{
+	int	 s;
+
+	for (s = 0; s < NSLOTS; s++) {
+		free(sched.cur.q[s].ids);
+		free(sched.cur.cq[s].ids);
+		free(sched.cur.q[s].kix);
+		free(sched.cur.cq[s].kix);
+	}
+	json_decref(sched.cur.keys);
+	json_decref(sched.cur.dtypes);
+	json_decref(sched.cur.ops);
+	memset(&sched.cur, 0, sizeof(sched.cur));
+	json_decref(sched.shrunk);
+	sched.shrunk = NULL;
+	json_decref(sched.spent);
+	sched.spent = NULL;
+	json_decref(sched.fc);
+	sched.fc = NULL;
+	json_decref(sched.confirm);
+	sched.confirm = NULL;
+	for (s = 0; s < NSLOTS; s++) {
+		json_decref(sched.prior[s]);
+		sched.prior[s] = NULL;
+	}
+}
+
+int
+run_set_state(int64_t id, const char *state, const char *err)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET state=?, "
+	    "finished=?, error=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return error("store: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, now_wall());
+	if (err)
+		sqlite3_bind_text(st, 3, err, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, id);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void
+run_fail(const char *why)
+{
+	int	 i;
+
+	log_warnx("run %lld failed: %s", (long long)sched.cur.run_id, why);
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].state == W_BUSY) {
+			supervise_kill(&env->workers[i]);
+			free(env->workers[i].repro);
+			env->workers[i].repro = NULL;
+		}
+	run_end(sched.cur.run_id, "failed", why);
+	progress_update("failed");
+	run_clear();
+	api_invalidate();
+}
+
+/*
+ * runner.classes and runner.dtypes are the operator's own scope for this host:
+ * a run that asks for no narrower scope screens that, and it still counts as
+ * the host's full screen (it serves lists and is compared for regressions).
+ */
+static unsigned
+conf_classes(void)
+{
+	char		 buf[sizeof(env->conf.default_classes)], *p, *tok;
+	char		*save = NULL;
+	unsigned	 m = 0;
+	int		 c;
+
+	snprintf(buf, sizeof(buf), "%s", env->conf.default_classes);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+		if ((c = probe_class_parse(tok)) > 0)
+			m |= c;
+		else
+			log_warnx("runner.classes: unknown class '%s' ignored", tok);
+	return m;
+}
+
+static json_t *
+conf_dtypes(void)
+{
+	char	 buf[sizeof(env->conf.default_dtypes)], *p, *tok, *save = NULL;
+	json_t	*a = json_array();
+
+	snprintf(buf, sizeof(buf), "%s", env->conf.default_dtypes);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+		if (dtype_valid(tok))
+			json_array_append_new(a, json_string(tok));
+		else
+			log_warnx("runner.dtypes: unknown dtype '%s' ignored", tok);
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
+ * Makes run id (its stored request and full flag) the current run: its scope
+ * and one queue per device, none expanded yet.
+ */
+void
+run_load(int64_t id, const char *request, int full)
+{
+	json_t		*req, *cls, *v;
+	json_error_t	 jerr;
+	size_t		 i;
+	int		 s;
+
+	run_clear();
+	sched.cur.run_id = id;
+	sched.cur.full = full;
+	if (request == NULL || (req = json_loads(request, 0, &jerr)) == NULL)
+		req = json_object();
+	sched.cur.classes = 0;
+	cls = json_object_get(req, "classes");
+	json_array_foreach(cls, i, v) {
+		int	 c = probe_class_parse(json_string_value(v));
+
+		if (c > 0)
+			sched.cur.classes |= c;
+	}
+	if (sched.cur.classes == 0)
+		sched.cur.classes = conf_classes();
+	if (sched.cur.classes == 0)
+		sched.cur.classes = PROBE_ALL;
+	if ((v = json_object_get(req, "dtypes")) && json_array_size(v))
+		sched.cur.dtypes = json_incref(v);
+	else
+		sched.cur.dtypes = conf_dtypes();
+	if ((v = json_object_get(req, "ops")) && json_array_size(v))
+		sched.cur.ops = json_incref(v);
+	json_decref(req);
+	sched.cur.nq = nslots();
+	for (s = 0; s < sched.cur.nq; s++)
+		sched.cur.q[s].device = device_of_slot(s);
+}
+
+int
+run_activate(void)
+{
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
+	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
+	    != SQLITE_OK)
+		return pw_retry_later("starting a run");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	run_load(sqlite3_column_int64(st, 0), (const char *)
+	    sqlite3_column_text(st, 1), sqlite3_column_int(st, 2));
+	sqlite3_finalize(st);
+	sched.cur.started = now_wall();
+	/*
+	 * Only a run still queued: a DELETE between the SELECT above and
+	 * here cancelled it in the store (the API thread's UPDATE), and an
+	 * unconditional write would run it anyway (seen under load in
+	 * test_restricted_run_and_cancel).
+	 */
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET "
+	    "state='running', started=? WHERE id=? AND state='queued'", -1, &st,
+	    NULL) != SQLITE_OK) {
+		run_clear();
+		return pw_retry_later("starting a run");
+	}
+	sqlite3_bind_double(st, 1, sched.cur.started);
+	sqlite3_bind_int64(st, 2, sched.cur.run_id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		/* still queued in the store: started after the back-off */
+		pw_note("starting a run");
+		sqlite3_finalize(st);
+		run_clear();
+		pw_fault();
+		return -1;
+	}
+	sqlite3_finalize(st);
+	pw_ok();
+	if (sqlite3_changes(store_db(env->store)) != 1) {
+		log_info("run %lld was cancelled before it started",
+		    (long long)sched.cur.run_id);
+		run_clear();
+		return 0;
+	}
+	log_info("run %lld started", (long long)sched.cur.run_id);
+	progress_update("running");
+	return 1;
+}
+
+/*
+ * Turns the registration table a runner reported into cases for its device.
+ * -1 the store refused (nothing stored; try again after pw's back-off), -2
+ * stored but not queued (out of memory).
+ */
+int
+run_expand(int slot, struct worker *w)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*ent = NULL, *cas = NULL, *rd = NULL;
+	struct devq	*q = &sched.cur.q[slot];
+	json_t		*e, *cases, *c;
+	size_t		 i, j;
+	int64_t		 fpid, n = 0;
+	int		 erc;
+	char		*spec;
+
+	/* a device's cases without its library's fingerprint cannot serve */
+	if ((fpid = store_fingerprint(env->store, w->fingerprint)) <= 0)
+		return pw_retry_later("storing a fingerprint");
+	if (store_begin(env->store) == -1)
+		return pw_retry_later("expanding a run");
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO entries (run_id, key, "
+	    "name, schema, screened) VALUES (?,?,?,?,?)", -1, &ent, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO cases (run_id, device, key, name, "
+	    "class, dtype, spec) VALUES (?,?,?,?,?,?,?)", -1, &cas, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run_devices (run_id, "
+	    "device, fingerprint_id) VALUES (?,?,?)", -1, &rd, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(rd, 1, sched.cur.run_id);
+	sqlite3_bind_int(rd, 2, q->device);
+	sqlite3_bind_int64(rd, 3, fpid);
+	if (sqlite3_step(rd) != SQLITE_DONE)
+		goto fail;
+	json_array_foreach(w->entries, i, e) {
+		const char	*key = json_string_value(json_object_get(e, "key"));
+		const char	*name = json_string_value(json_object_get(e, "name"));
+		const char	*schema = json_string_value(json_object_get(e,
+		    "schema"));
+
+		if (key == NULL || name == NULL)
+			continue;
+		sqlite3_reset(ent);
+		sqlite3_bind_int64(ent, 1, sched.cur.run_id);
+		sqlite3_bind_text(ent, 2, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ent, 3, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ent, 4, schema ? schema : "", -1,
+		    SQLITE_TRANSIENT);
+		sqlite3_bind_int(ent, 5, probe_supported(key, schema, NULL));
+		if (sqlite3_step(ent) != SQLITE_DONE)
+			goto fail;
+		if (!op_requested(key, name))
+			continue;
+		cases = json_array();
+		/* every entry, probed or not, gets its registration checked */
+		if ((sched.cur.classes & PROBE_BOOTSTRAP) && json_array_append_new(cases,
+		    json_pack("{ss ss ss si s[] s{} ss}", "key", key, "class",
+		    "bootstrap", "dtype", "any", "seed", 0, "args", "kwargs",
+		    "compare", "bootstrap")) == -1) {
+			json_decref(cases);
+			goto fail;
+		}
+		if (probe_supported(key, schema, NULL) && probe_expand(key,
+		    schema, sched.cur.classes, sched.cur.dtypes, cases) < 0) {
+			json_decref(cases);
+			continue;
+		}
+		json_array_foreach(cases, j, c) {
+			const char	*cls = json_string_value(
+			    json_object_get(c, "class"));
+			json_t		*ladder = json_object_get(c, "ladder");
+			int		 compile = cls && !strcmp(cls, "compile");
+
+			/* 2^31-element cases are for GPUs, not the CPU demo */
+			if (q->device < 0 && json_is_true(json_object_get(c,
+			    "huge")))
+				continue;
+			json_object_set_new(c, "name", json_string(name));
+			/* the budget is part of the stored case: verdicts replay */
+			if (compile && json_is_object(ladder))
+				json_object_set_new(ladder, "budget_ms",
+				    json_real(env->conf.compile_budget * 1e3));
+			if ((spec = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) ==
+			    NULL) {
+				json_decref(cases);
+				goto fail;
+			}
+			sqlite3_reset(cas);
+			sqlite3_bind_int64(cas, 1, sched.cur.run_id);
+			sqlite3_bind_int(cas, 2, q->device);
+			sqlite3_bind_text(cas, 3, key, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 4, name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 5, json_string_value(
+			    json_object_get(c, "class")), -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 6, json_string_value(
+			    json_object_get(c, "dtype")), -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(cas, 7, spec, -1, SQLITE_TRANSIENT);
+			free(spec);
+			if (sqlite3_step(cas) != SQLITE_DONE) {
+				json_decref(cases);
+				goto fail;
+			}
+			n++;
+		}
+		json_decref(cases);
+	}
+	sqlite3_finalize(ent);
+	sqlite3_finalize(cas);
+	sqlite3_finalize(rd);
+	ent = cas = rd = NULL;
+	/*
+	 * bootstrap, library-wide: importing the library initialised CUDA, so a
+	 * process that imports it before choosing its GPU lands on device 0.
+	 */
+	if ((sched.cur.classes & PROBE_BOOTSTRAP) && w->import != NULL &&
+	    json_is_true(json_object_get(w->import, "cuda_initialized"))) {
+		json_t	*ev = json_pack("{si ss sO}", "device", q->device,
+		    "finding", "importing the library initialises CUDA",
+		    "import", w->import);
+
+		erc = run_add_event(sched.cur.run_id, "bootstrap_hazard", ev);
+		json_decref(ev);
+		if (erc == -1)
+			goto fail;
+	}
+	{
+		char	 sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE runs SET total=total+%lld "
+		    "WHERE id=%lld", (long long)n, (long long)sched.cur.run_id);
+		if (store_exec(env->store, sql) == -1)
+			goto fail;
+	}
+	if (store_commit(env->store) == -1)
+		goto fail;
+	pw_ok();
+	sched.cur.total += n;
+	if (queue_interleave(slot) == -1) {
+		/* stored: expanding again would store them twice */
+		q->len = q->head = 0;
+		sched.cur.cq[slot].len = sched.cur.cq[slot].head = 0;
+		return -2;
+	}
+	q->expanded = 1;
+	log_info("run %lld: %lld cases for device %d (-1 = cpu)",
+	    (long long)sched.cur.run_id, (long long)n, q->device);
+	if (fpid > 0 && key_budget_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's key_budget cuts; "
+		    "the keys are charged from zero", (long long)sched.cur.run_id);
+	if (fpid > 0 && skip_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's skipped cases; "
+		    "they run", (long long)sched.cur.run_id);
+	if (fpid > 0 && first_call_budget_replay(slot, fpid) == -1)
+		error("run %lld: cannot replay an earlier run's first-call "
+		    "cuts; the cases run", (long long)sched.cur.run_id);
+	if (fpid > 0 && shrink_prior_load(slot) == -1)
+		error("run %lld: cannot read earlier runs' shrinks; every "
+		    "failing case shrinks anew", (long long)sched.cur.run_id);
+	return 0;
+ fail:
+	/* nothing of the device stored: expanded again after the back-off */
+	pw_note("expanding a run");
+	sqlite3_finalize(ent);
+	sqlite3_finalize(cas);
+	sqlite3_finalize(rd);
+	store_rollback(env->store);
+	pw_fault();
+	q->len = q->head = 0;
+	sched.cur.cq[slot].len = sched.cur.cq[slot].head = 0;
+	return -1;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	 x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Folds the run's case results into verdicts and marks it complete.  -1 the
+ * store refused (the run stays running; tried again after pw's back-off);
+ * -2 refused to complete: a case of the run has no stored result.
+ */
+int
+run_finish(void)
+{
+	sqlite3		*db = store_db(env->store);
+	sqlite3_stmt	*sel = NULL, *ins = NULL;
+	struct verdict_fold f;
+	struct case_verdict v;
+	char		 gkey[512] = "", key[512], reason[256];
+	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
+	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
+	double		 firsts[4096], steadies[4096];
+	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
+	int64_t		 unstored = -1;
+
+	if (store_begin(env->store) == -1)
+		return pw_retry_later("finishing a run");
+	/*
+	 * A run completes only when each of its cases has a stored result: a
+	 * case without one was never judged, and its key would be folded from
+	 * the others alone (verified on part of its cases).  Checked in the
+	 * transaction that completes the run.
+	 */
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM cases c WHERE "
+	    "c.run_id=? AND NOT EXISTS (SELECT 1 FROM results r WHERE "
+	    "r.case_id = c.id)", -1, &sel, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
+	if (sqlite3_step(sel) == SQLITE_ROW)
+		unstored = sqlite3_column_int64(sel, 0);
+	sqlite3_finalize(sel);
+	sel = NULL;
+	if (unstored == -1)
+		goto fail;
+	if (unstored > 0) {
+		error("run %lld: %lld cases have no stored result; the run is not "
+		    "completed", (long long)sched.cur.run_id, (long long)unstored);
+		store_rollback(env->store);
+		return -2;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT c.device, c.key, c.name, c.dtype, "
+	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
+	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
+	    "json_extract(c.spec, '$.ladder.value'), "
+	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
+	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
+	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
+	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
+	    "c.key, c.dtype, c.id", -1, &sel, NULL) !=
+	    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
+	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
+	    "passed, first_call_ms, steady_ms) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
+	verdict_fold_init(&f);
+	for (;;) {
+		rc = sqlite3_step(sel);
+		if (rc == SQLITE_ROW)
+			snprintf(key, sizeof(key), "%d|%s|%s",
+			    sqlite3_column_int(sel, 0),
+			    (const char *)sqlite3_column_text(sel, 1),
+			    (const char *)sqlite3_column_text(sel, 3));
+		if (have && (rc != SQLITE_ROW || strcmp(key, gkey) != 0)) {
+			const char	*res;
+
+			verdict_fold_finish(&f, env->conf.compile_extrapolate);
+			res = verdict_fold_result(&f, reason, sizeof(reason));
+
+			if (res != NULL) {
+				sqlite3_reset(ins);
+				/* unbound columns must be NULL, not the last row's */
+				sqlite3_clear_bindings(ins);
+				sqlite3_bind_int64(ins, 1, sched.cur.run_id);
+				sqlite3_bind_int(ins, 2, g_dev);
+				sqlite3_bind_text(ins, 3, g_dev_key, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 4, g_name, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 5, g_dtype, -1,
+				    SQLITE_TRANSIENT);
+				sqlite3_bind_text(ins, 6, res, -1, SQLITE_STATIC);
+				sqlite3_bind_text(ins, 7, reason, -1,
+				    SQLITE_TRANSIENT);
+				if (strcmp(res, "verified") != 0) {
+					sqlite3_bind_text(ins, 8, f.worst_class, -1,
+					    SQLITE_TRANSIENT);
+					sqlite3_bind_text(ins, 9, f.worst_detail,
+					    -1, SQLITE_TRANSIENT);
+					if (f.worst_case > 0)
+						sqlite3_bind_int64(ins, 10,
+						    f.worst_case);
+				} else {
+					sqlite3_bind_text(ins, 8, "", -1,
+					    SQLITE_STATIC);
+					sqlite3_bind_text(ins, 9, "", -1,
+					    SQLITE_STATIC);
+				}
+				sqlite3_bind_int(ins, 11, f.n);
+				sqlite3_bind_int(ins, 12, f.pass);
+				if (nt > 0) {
+					qsort(firsts, nt, sizeof(double),
+					    cmp_double);
+					qsort(steadies, nt, sizeof(double),
+					    cmp_double);
+					/* the worst first call is the compile */
+					sqlite3_bind_double(ins, 13, firsts[nt - 1]);
+					sqlite3_bind_double(ins, 14,
+					    steadies[nt / 2]);
+				}
+				if (sqlite3_step(ins) != SQLITE_DONE)
+					goto fail;
+				if (!strcmp(res, "verified"))
+					nverified++;
+				else if (!strcmp(res, "inconclusive"))
+					ninc++;
+				else
+					nbroken++;
+			}
+			verdict_fold_init(&f);
+			nt = 0;
+			have = 0;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		if (!have) {
+			snprintf(gkey, sizeof(gkey), "%s", key);
+			g_dev = sqlite3_column_int(sel, 0);
+			snprintf(g_dev_key, sizeof(g_dev_key), "%s",
+			    sqlite3_column_text(sel, 1));
+			snprintf(g_name, sizeof(g_name), "%s",
+			    sqlite3_column_text(sel, 2));
+			snprintf(g_dtype, sizeof(g_dtype), "%s",
+			    sqlite3_column_text(sel, 3));
+			have = 1;
+		}
+		memset(&v, 0, sizeof(v));
+		v.status = case_status_parse((const char *)sqlite3_column_text(sel, 6));
+		snprintf(v.reason, sizeof(v.reason), "%s",
+		    sqlite3_column_text(sel, 7));
+		snprintf(v.detail, sizeof(v.detail), "%s",
+		    sqlite3_column_text(sel, 8));
+		v.score = sqlite3_column_double(sel, 9);
+		v.native_inaccurate = sqlite3_column_int(sel, 10);
+		verdict_fold_add(&f, sqlite3_column_int64(sel, 5),
+		    (const char *)sqlite3_column_text(sel, 4), &v);
+		/* ladder steps that ran (pass or over budget) feed the fit */
+		if (sqlite3_column_type(sel, 13) != SQLITE_NULL &&
+		    sqlite3_column_type(sel, 11) != SQLITE_NULL &&
+		    (v.status == CASE_PASS || v.status == CASE_HAZARD))
+			verdict_fold_ladder(&f, sqlite3_column_int64(sel, 5),
+			    sqlite3_column_double(sel, 13),
+			    sqlite3_column_double(sel, 11),
+			    sqlite3_column_type(sel, 14) == SQLITE_NULL ?
+			    VERDICT_COMPILE_BUDGET_MS :
+			    sqlite3_column_double(sel, 14));
+		if (sqlite3_column_type(sel, 11) != SQLITE_NULL && nt < 4096) {
+			firsts[nt] = sqlite3_column_double(sel, 11);
+			steadies[nt] = sqlite3_column_double(sel, 12);
+			nt++;
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	sel = ins = NULL;
+	if (sched.cur.full) {
+		int	 k = regress_intermittent(db, sched.cur.run_id);
+
+		if (k == -1)
+			goto fail;
+		nverified -= k;
+		nbroken += k;
+	}
+	if (run_set_state(sched.cur.run_id, "complete", NULL) == -1)
+		goto fail;
+	{
+		/* key_budget: what a later run of the library replays */
+		json_t	*ev = json_pack("{si si si sI sf sf sf sf}", "verified",
+		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
+		    (json_int_t)sched.cur.done, "store_s", sched.cur.store_s, "wall_s",
+		    sched.cur.started > 0 ? now_wall() - sched.cur.started : 0.0,
+		    "key_budget", env->conf.key_budget, "first_call_budget",
+		    env->conf.first_call_budget);
+
+		erc = run_add_event(sched.cur.run_id, "run_complete", ev);
+		json_decref(ev);
+		if (erc == -1)
+			goto fail;
+	}
+	/* in the same transaction: the lists and their changes appear together */
+	if (sched.cur.full && (nreg = regress_run(db, sched.cur.run_id, now_wall(),
+	    &nevents)) == -1)
+		goto fail;
+	if (store_commit(env->store) == -1)
+		goto fail;
+	pw_ok();
+	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
+	    "%d verified, %d broken, %d inconclusive",
+	    (long long)sched.cur.run_id, (long long)sched.cur.done,
+	    now_wall() - sched.cur.started, nverified, nbroken, ninc);
+	if (nevents)
+		log_info("run %lld: %d changes against the previous full screen, "
+		    "%d of them regressions (GET /regressions)",
+		    (long long)sched.cur.run_id, nevents, nreg);
+	return 0;
+ fail:
+	pw_note("finishing a run");
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	store_rollback(env->store);
+	pw_fault();
+	return -1;
+}
+
+/* Logs the lists a newcomer wants to see at the end of a screen. */
+void
+run_log_lists(void)
+{
+	struct rollup_query	 q;
+	json_t			*allow = NULL, *deny = NULL, *err = NULL, *fps;
+	json_t			*v;
+	int			 status;
+	size_t			 i;
+	char			 line[4096];
+	size_t			 off;
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fps = sched_current_fingerprints();
+	if (rollup_lists(store_db(env->store), &q, fps, &allow, &deny, &status,
+	    &err) == 0) {
+		off = snprintf(line, sizeof(line), "allow-list (%zu):",
+		    json_array_size(json_object_get(allow, "names")));
+		json_array_foreach(json_object_get(allow, "names"), i, v)
+			if (off < sizeof(line) - 64)
+				off += snprintf(line + off, sizeof(line) - off,
+				    " %s", json_string_value(v));
+		log_info("%s", line);
+		json_array_foreach(json_object_get(deny, "names"), i, v)
+			log_info("deny-list: %s (%s, %s): %s",
+			    json_string_value(json_object_get(v, "name")),
+			    json_string_value(json_object_get(v, "reason")),
+			    json_string_value(json_object_get(v, "class")),
+			    json_string_value(json_object_get(v, "detail")));
+	}
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(err);
+	json_decref(fps);
+}
+
+void
+run_cancel_now(void)
+{
+	int	 i;
+
+	for (i = 0; i < env->nworkers; i++)
+		if (env->workers[i].state == W_BUSY)
+			worker_respawn(&env->workers[i]);
+	run_end(sched.cur.run_id, "cancelled", "cancelled through the API");
+	log_info("run %lld cancelled", (long long)sched.cur.run_id);
+	progress_update("cancelled");
+	run_clear();
+	api_invalidate();
+}

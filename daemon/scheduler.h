@@ -1,0 +1,192 @@
+/*
+ * scheduler.h: the scheduler's private header.  Its state is one struct
+ * owned by sched.c; the files of the scheduler (one per concern) share it
+ * through this header, which lists them as its table of contents (not
+ * "sched.h": that name would shadow the system header pthread.h includes).
+ */
+#ifndef SCHEDULER_H
+#define SCHEDULER_H
+
+#include <pthread.h>
+
+#include "opscreend.h"
+#include "verdict.h"
+
+#define NSLOTS		(MAX_DEVICES + 1)
+#define BACKOFF_MAX	60.0
+
+struct devq {
+	int	 device;
+	int64_t	*ids;
+	int	*kix;		/* each case's key in cur.keys, -1: never waits */
+	size_t	 head, len, cap;
+	int	 expanded;
+	int	 resume;	/* cases stored before a restart: check, queue */
+};
+
+/* the run in progress */
+struct sched_run {
+	int64_t		 run_id;
+	int		 full;
+	unsigned	 classes;
+	json_t		*dtypes;	/* array or NULL */
+	json_t		*ops;		/* array or NULL */
+	struct devq	 q[NSLOTS];
+	struct devq	 cq[NSLOTS];	/* compile-class cases, own runners */
+	int		 nq;
+	int64_t		 total, done;
+	double		 started;
+	double		 store_s;	/* time spent writing case results */
+	int		 resumed;	/* after a restart (sched_resume) */
+	json_t		*keys;		/* key names of the queues' kix */
+};
+
+struct sched {
+	struct sched_run cur;
+	/* Shared with API threads, under mtx. */
+	pthread_mutex_t	 mtx;
+	json_t		*fp[NSLOTS];		/* fingerprint per device slot */
+	char		 err[NSLOTS][1024];	/* why a slot has no runner */
+	json_t		*names;			/* object: name -> 1, key -> 1 */
+	json_t		*regnames;		/* object: enable name -> 1 */
+	json_t		*shrunk;		/* "dev|key" -> best score shrunk */
+	json_t		*spent;			/* "dev|key" -> candidate seconds */
+	json_t		*prior[NSLOTS];		/* spec -> the library's last shrink */
+	json_t		*fc;			/* "dev|key|dtype" -> FC_* */
+	json_t		*confirm;		/* "id" -> re-measure [dev, key, dtype] */
+	int64_t		 cancel_req;
+	json_t		*progress;		/* snapshot for /runs */
+	int64_t		 restarts_total[NSLOTS];	/* runner respawns */
+	json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
+	double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
+	double		 fp_wanted;		/* an API thread asked for a look */
+};
+extern struct sched sched;
+
+/* a first call's state per device x key x dtype (sched.fc; firstcall.c) */
+#define FC_PENDING	1
+#define FC_EXEMPT	2
+#define FC_CUT		3
+
+/* sched.c */
+int	 slot_of_device(int device);
+int	 nslots(void);
+int	 device_of_slot(int slot);
+void	 worker_idle(struct worker *w);
+void	 worker_restart_later(struct worker *w, double delay);
+void	 worker_respawn(struct worker *w);
+void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
+	    const char *why);
+
+/* record.c */
+int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
+double	 jnum(json_t *o, const char *k);
+void	 pw_note(const char *what);
+int	 pw_refused(const char *what);
+void	 pw_fault(void);
+void	 pw_ok(void);
+void	 pw_flush(void);
+int	 pw_write(int (*fn)(void *), json_t *args);
+int	 pw_ready(void);
+const char	*pw_error(void);
+int	 pw_retry_later(const char *what);
+int	 case_record_as(int64_t case_id, const struct case_verdict *v,
+	    const char *status, const char *state, json_t *result,
+	    const char *errtail, const char *repro);
+int	 case_record(int64_t case_id, const struct case_verdict *v,
+	    json_t *result, const char *errtail, const char *repro);
+int	 run_end(int64_t run, const char *state, const char *why);
+int	 run_event(int64_t run, const char *kind, json_t *ev);
+
+/* run.c */
+void	 progress_update(const char *state);
+void	 run_clear(void);
+int	 run_set_state(int64_t id, const char *state, const char *err);
+void	 run_fail(const char *why);
+void	 run_load(int64_t id, const char *request, int full);
+int	 run_activate(void);
+int	 run_expand(int slot, struct worker *w);
+int	 run_finish(void);
+void	 run_log_lists(void);
+void	 run_cancel_now(void);
+
+/* queue.c */
+int	 op_requested(const char *key, const char *name);
+int	 queue_unshift(struct devq *q, int64_t id, int k);
+int	 queue_interleave(int slot);
+int	 compile_deadline(void);
+int	 case_send(struct worker *w, int64_t id, json_t *spec);
+int	 case_dispatch(struct worker *w, int64_t id);
+int	 queue_ready(struct devq *q, unsigned char *memo);
+int	 key_position(const char *key);
+void	 case_requeue(struct worker *w, int64_t id);
+
+/* skip.c */
+/*
+ * The pending cases of the run in progress that a skip takes: those of key
+ * on device, narrowed by the fields set.  skip.c turns it into SQL with
+ * bound parameters.
+ */
+struct case_filter {
+	int		 device;
+	const char	*key;
+	const char	*dtype;		/* NULL: any */
+	const char	*cls;		/* this class only, NULL: any */
+	const char	*not_cls;	/* any class but this, NULL: any */
+	int64_t		 id;		/* this case only, 0: any */
+	int64_t		 like_run;	/* > 0: only the specs that run skipped */
+	const char	*like_reasons[2];	/* with one of these (NULL: none) */
+};
+int	 cases_skip(const struct case_filter *, const char *reason,
+	    const char *detail);
+struct replay_decision;
+int	 prior_skips_replay(int slot, int64_t fpid,
+	    const struct replay_decision *d, const char *why, int *nkeys);
+int	 skip_replay(int slot, int64_t fpid);
+void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
+
+/* fail_fast.c */
+void	 fail_fast_cut(int device, const json_t *spec, int64_t id);
+int	 fail_fast_resume(int slot);
+
+/* key_budget.c */
+void	 key_budget_cut(int device, const char *key, double spent);
+double	 key_budget_add(int device, const char *key, double spent);
+int	 key_budget_over(int device, const char *key);
+int	 key_budget_wait(int device, const char *key);
+void	 key_budget_charge(int device, const json_t *spec, double first_ms);
+int	 budget_replay(int slot, int64_t fpid, int rule, double budget,
+	    const char *when);
+int	 key_budget_replay(int slot, int64_t fpid);
+
+/* firstcall.c */
+int	 fc_slow(int device, const char *key, const char *dtype);
+int	 fc_confirm(int64_t id);
+void	 fc_confirm_end(int64_t id, int state);
+int	 fc_pending(int device, const char *key, const char *dtype);
+int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
+void	 first_call_over(struct worker *w);
+void	 on_first_call(struct worker *w, json_t *msg, int starts);
+int	 first_call_budget_replay(int slot, int64_t fpid);
+
+/* shrinkrun.c */
+int	 shrink_mark(int device, const char *key, double score);
+int	 shrink_wanted(int device, const json_t *spec, double score);
+void	 shrink_clear(struct worker *w);
+int	 shrink_prior_load(int slot);
+int	 shrink_reuse(int device, int64_t id, const struct case_verdict *v);
+void	 shrink_start(struct worker *w, int64_t id, json_t *spec,
+	    const struct case_verdict *v);
+void	 shrink_result(struct worker *w, json_t *msg);
+void	 shrink_abort(struct worker *w);
+
+/* fingerprint.c */
+void	 queue_full_screen(const char *reason);
+void	 fingerprint_changed(int slot, json_t *fp);
+void	 on_fingerprint(struct worker *w, json_t *msg);
+void	 fingerprint_poll(double t);
+
+/* resume.c */
+int	 run_resume_device(int slot, struct worker *w);
+
+#endif

@@ -1,0 +1,308 @@
+/* check_policy.c: the scheduler's rules (policy.c), each from its facts. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "policy.h"
+
+static enum fail_fast_decision
+ff(int enabled, const char *key, const char *dtype, const char *cls)
+{
+	struct fail_fast_facts	 f = { enabled, key, dtype, cls };
+
+	return policy_fail_fast(&f);
+}
+
+START_TEST(fail_fast_cuts_a_judged_class)
+{
+	static const char *const cut[] = { "same_shape", "broadcast", "scalar",
+	    "noncontig", "reduction", "accumulation", "dtype_exotic",
+	    "edge_values", "random" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		ck_assert_int_eq(ff(1, "add", "float32", cut[i]),
+		    FAIL_FAST_CUT_CLASS);
+		ck_assert_int_eq(policy_fail_fast_class(cut[i]), 1);
+	}
+}
+END_TEST
+
+START_TEST(fail_fast_off_cuts_nothing)
+{
+	ck_assert_int_eq(ff(0, "add", "float32", "same_shape"), FAIL_FAST_NONE);
+}
+END_TEST
+
+/* contract cases each check a rule of their own; compile and bootstrap
+ * cases are not judged by first failure */
+START_TEST(fail_fast_spares_other_classes)
+{
+	static const char *const keep[] = { "contract", "compile", "bootstrap",
+	    "", "Same_shape", "same_shape ", "same" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		ck_assert_int_eq(ff(1, "add", "float32", keep[i]),
+		    FAIL_FAST_NONE);
+		ck_assert_int_eq(policy_fail_fast_class(keep[i]), 0);
+	}
+	ck_assert_int_eq(policy_fail_fast_class(NULL), 0);
+}
+END_TEST
+
+START_TEST(fail_fast_needs_key_dtype_and_class)
+{
+	ck_assert_int_eq(ff(1, NULL, "float32", "same_shape"), FAIL_FAST_NONE);
+	ck_assert_int_eq(ff(1, "add", NULL, "same_shape"), FAIL_FAST_NONE);
+	ck_assert_int_eq(ff(1, "add", "float32", NULL), FAIL_FAST_NONE);
+}
+END_TEST
+
+static enum key_budget_decision
+kb(double budget, double spent, const double *sent, size_t n, double now)
+{
+	struct key_budget_facts	 f = { budget, spent, sent, n, now };
+
+	return policy_key_budget(&f);
+}
+
+START_TEST(key_budget_none_always_runs)
+{
+	double	 sent[] = { 0 };
+
+	ck_assert_int_eq(kb(0, 1e9, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(-1, 1e9, sent, 1, 1e9), KEY_BUDGET_RUN);
+}
+END_TEST
+
+/* the account must be over the budget, not at it */
+START_TEST(key_budget_cut_past_the_budget_only)
+{
+	ck_assert_int_eq(kb(300, 299.9, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 300, NULL, 0, 0), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 300.001, NULL, 0, 0), KEY_BUDGET_CUT);
+}
+END_TEST
+
+/* the time runners have held its cases counts before they end */
+START_TEST(key_budget_waits_for_cases_in_flight)
+{
+	double	 sent[] = { 100, 150 };
+
+	/* 200 + (260 - 100) = 360 > 300 */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 260), KEY_BUDGET_WAIT);
+	/* 200 + 50 = 250 */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 150), KEY_BUDGET_RUN);
+	/* two in flight: 200 + 50 + 0 = 250; then 200 + 60 + 10 = 270 */
+	ck_assert_int_eq(kb(300, 200, sent, 2, 150), KEY_BUDGET_RUN);
+	ck_assert_int_eq(kb(300, 200, sent, 2, 160), KEY_BUDGET_RUN);
+	/* 200 + 80 + 30 = 310 */
+	ck_assert_int_eq(kb(300, 200, sent, 2, 180), KEY_BUDGET_WAIT);
+	/* exactly at the budget: runs */
+	ck_assert_int_eq(kb(300, 200, sent, 1, 200), KEY_BUDGET_RUN);
+}
+END_TEST
+
+/* over the budget with cases in flight: their ends charge and cut it */
+START_TEST(key_budget_over_with_cases_in_flight_waits)
+{
+	double	 sent[] = { 10 };
+
+	ck_assert_int_eq(kb(300, 400, sent, 1, 10), KEY_BUDGET_WAIT);
+	ck_assert_int_eq(kb(300, 400, sent, 0, 10), KEY_BUDGET_CUT);
+}
+END_TEST
+
+START_TEST(key_budget_charge_first_calls)
+{
+	ck_assert(fabs(policy_key_budget_charge(300, "mm", "same_shape",
+	    1500) - 1.5) < 1e-12);
+	ck_assert(policy_key_budget_charge(300, "mm", NULL, 20) > 0);
+	/* no budget, no first call, no key, a ladder step: nothing */
+	ck_assert(policy_key_budget_charge(0, "mm", "same_shape", 1500) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", 0) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", -1) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "same_shape", NAN) == 0);
+	ck_assert(policy_key_budget_charge(300, NULL, "same_shape", 1500) == 0);
+	ck_assert(policy_key_budget_charge(300, "mm", "compile", 1500) == 0);
+}
+END_TEST
+
+static struct first_call_facts
+fcf(const char *cls)
+{
+	struct first_call_facts	 f = { .budget = 60, .deadline = 600,
+	    .key = "mm", .dtype = "float32", .cls = cls };
+
+	return f;
+}
+
+START_TEST(first_call_budget_on_a_judged_case)
+{
+	struct first_call_facts	 f = fcf("same_shape");
+
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_BUDGET);
+	f.remeasure = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_REMEASURE);
+	/* a re-measure wins over an exempt key and dtype */
+	f.exempt = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_REMEASURE);
+	f.remeasure = 0;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+/* no budget, or one the deadline would reach first */
+START_TEST(first_call_budget_off_or_past_the_deadline)
+{
+	struct first_call_facts	 f = fcf("same_shape");
+
+	f.budget = 0;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = NAN;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = 600;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f.budget = 599.5;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_BUDGET);
+	f.remeasure = 1;
+	f.budget = 600;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+START_TEST(first_call_budget_spares_ladders_bootstrap_and_huge)
+{
+	struct first_call_facts	 f;
+
+	f = fcf("compile");
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("bootstrap");
+	f.remeasure = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.huge = 1;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf(NULL);
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.key = NULL;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+	f = fcf("same_shape");
+	f.dtype = NULL;
+	ck_assert_int_eq(policy_first_call_mode(&f), FIRST_CALL_FREE);
+}
+END_TEST
+
+static enum first_call_hold_decision
+hold(double budget, double h, const double *started, size_t n, double now)
+{
+	struct first_call_hold_facts	 f = { budget, h, started, n, now };
+
+	return policy_first_call_hold(&f);
+}
+
+START_TEST(first_call_hold_past_the_hold_only)
+{
+	double	 started[] = { 100, 130 };
+
+	ck_assert_int_eq(hold(60, 10, started, 0, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 105), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 110), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 1, 110.5), FIRST_CALL_HOLD);
+	/* any one of them past the hold holds the key */
+	ck_assert_int_eq(hold(60, 10, started + 1, 1, 135), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 10, started, 2, 135), FIRST_CALL_HOLD);
+}
+END_TEST
+
+/* the hold works under the budget only */
+START_TEST(first_call_hold_off)
+{
+	double	 started[] = { 0 };
+
+	ck_assert_int_eq(hold(0, 10, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(60, 0, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(-1, -1, started, 1, 1000), FIRST_CALL_GO);
+}
+END_TEST
+
+START_TEST(replay_skips_from_any_run)
+{
+	struct replay_decision	 d = policy_replay(REPLAY_SKIPS, 0);
+
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_ptr_null(d.setting);
+	ck_assert_str_eq(d.like[0], "skipped");
+	ck_assert_str_eq(d.like[1], "skip_replay");
+	ck_assert_str_eq(d.reason, "skip_replay");
+}
+END_TEST
+
+START_TEST(replay_budget_cuts_under_the_same_budget)
+{
+	struct replay_decision	 d;
+
+	d = policy_replay(REPLAY_KEY_BUDGET, 300);
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_str_eq(d.setting, "key_budget");
+	ck_assert(d.budget == 300);
+	ck_assert_str_eq(d.like[0], "key_budget");
+	ck_assert_ptr_null(d.like[1]);
+	ck_assert_str_eq(d.reason, "key_budget");
+	d = policy_replay(REPLAY_FIRST_CALL_BUDGET, 60);
+	ck_assert_int_eq(d.replay, 1);
+	ck_assert_str_eq(d.setting, "first_call_budget");
+	ck_assert_str_eq(d.like[0], "first_call_budget");
+	ck_assert_str_eq(d.reason, "first_call_budget");
+}
+END_TEST
+
+/* without a budget there is nothing to replay */
+START_TEST(replay_no_budget_no_replay)
+{
+	ck_assert_int_eq(policy_replay(REPLAY_KEY_BUDGET, 0).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_KEY_BUDGET, -5).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_FIRST_CALL_BUDGET, 0).replay, 0);
+	ck_assert_int_eq(policy_replay(REPLAY_FIRST_CALL_BUDGET, NAN).replay,
+	    0);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite	*s = suite_create("policy");
+	TCase	*t = tcase_create("fail_fast"), *k = tcase_create("key_budget");
+	TCase	*c = tcase_create("first_call"), *rp = tcase_create("replay");
+	SRunner	*r;
+	int	 failed;
+
+	tcase_add_test(t, fail_fast_cuts_a_judged_class);
+	tcase_add_test(t, fail_fast_off_cuts_nothing);
+	tcase_add_test(t, fail_fast_spares_other_classes);
+	tcase_add_test(t, fail_fast_needs_key_dtype_and_class);
+	suite_add_tcase(s, t);
+	tcase_add_test(k, key_budget_none_always_runs);
+	tcase_add_test(k, key_budget_cut_past_the_budget_only);
+	tcase_add_test(k, key_budget_waits_for_cases_in_flight);
+	tcase_add_test(k, key_budget_over_with_cases_in_flight_waits);
+	tcase_add_test(k, key_budget_charge_first_calls);
+	suite_add_tcase(s, k);
+	tcase_add_test(c, first_call_budget_on_a_judged_case);
+	tcase_add_test(c, first_call_budget_off_or_past_the_deadline);
+	tcase_add_test(c, first_call_budget_spares_ladders_bootstrap_and_huge);
+	tcase_add_test(c, first_call_hold_past_the_hold_only);
+	tcase_add_test(c, first_call_hold_off);
+	suite_add_tcase(s, c);
+	tcase_add_test(rp, replay_skips_from_any_run);
+	tcase_add_test(rp, replay_budget_cuts_under_the_same_budget);
+	tcase_add_test(rp, replay_no_budget_no_replay);
+	suite_add_tcase(s, rp);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
