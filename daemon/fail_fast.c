@@ -26,10 +26,11 @@
  * still runs to its first failure, so each class's pass/fail for a key and
  * dtype is what running all its cases would give; what is lost is the
  * count of failing cases past the first (the classes: policy.c). Measured
- * reason: in the seventh session's cold whole-table screen, the cases that
+ * reason: in the cold whole-table screen of 2026-11-30
+ * (commit 1f71dd5), the cases that
  * started after a case of their key, dtype and class had failed took 2,304
- * of its 17,305 case and shrink runner-s (docs/bench/screen.md, ninth
- * session).  fail_fast_cut skips the rest of spec's key x dtype x class
+ * of its 17,305 case and shrink runner-s (counted 2026-12-01, commit
+ * 02ae157).  fail_fast_cut skips the rest of spec's key x dtype x class
  * after its case id failed.
  */
 void

@@ -24,12 +24,12 @@ static void	fc_stop_siblings(int, int64_t, const char *, const char *);
  * runner.first_call_hold: whether a first call of key (and dtype; NULL: any)
  * on device has been running on a screening runner for more than the hold,
  * under runner.first_call_budget. Its key and dtype then starts no other
- * case until it ends, unless a runner would sit idle: in the eighth
- * session's 42-op screen, ten mm float32 first calls started while the
+ * case until it ends, unless a runner would sit idle: in the 42-op
+ * screen of 2026-12-01 (commit 3b3b587), ten mm float32 first calls started while the
  * first was already compiling, all were stopped with it at the budget, and
  * the key and dtype was cut; 8 of them, 233 runner-s of compiling on a host
  * whose 16 cores were all busy, started 10 s or more after it
- * (docs/bench/screen.md, ninth session).
+ * (screens of 2026-12-01, commit 02ae157).
  */
 int
 fc_slow(int device, const char *key, const char *dtype)
@@ -66,7 +66,7 @@ fc_slow(int device, const char *key, const char *dtype)
  * correctness cases are cut (`first_call_budget`, inconclusive, as a
  * key_budget cut) and a re-screen of the library cuts them again.  While a
  * case waits to be measured again, its key and dtype starts no other case;
- * the key's other dtypes go on.  Measured on the H200 (sixth session):
+ * the key's other dtypes go on.  Measured on the H200 (2026-11-30, commit a544c6b):
  * FlagGems 5.0.2's first fp32 mm call on a 7x33 input autotunes for 235 s
  * alone; five such cases side by side held five runners for 252-293 s and
  * set the end of the 42-op screen.  Off by default: docs/design.md.
@@ -269,7 +269,7 @@ first_call_over(struct worker *w)
  * measured again: the key and dtype's other first calls in flight on
  * screening runners are stopped now and wait for that re-measure too,
  * queued again, instead of each running on to the budget. In the 42-op
- * screen of the eighth session eleven mm float32 first calls had started
+ * screen of 2026-12-01 (commit 3b3b587) eleven mm float32 first calls had started
  * before the first was stopped, and each ran on to its own 60 s (about
  * 300 runner-s of compiling, on a host whose cores were all busy) to the
  * same end; what they compiled meanwhile stays in the Triton cache.

@@ -91,8 +91,8 @@ key_budget_over(int device, const char *key)
  * ends, so without this a key whose first calls autotune for minutes got
  * one runner per round of the round-robin queue while its first cases were
  * still running: in the 42-op screen on the H200 `mm` took 1,495 s of
- * candidate time against its 300 s budget (docs/bench/screen.md, fifth
- * session). A waiting key's cases keep their place; other keys' cases go
+ * candidate time against its 300 s budget (2026-11-30, commit
+ * 21575f4). A waiting key's cases keep their place; other keys' cases go
  * first; when its runners are done the key is either over the budget (its
  * cases are cut) or runs on. A key with nothing in flight never waits.
  */

@@ -164,7 +164,7 @@ shrink_continue(struct worker *w)
  * One library, one shrink: the shrinks of the failing cases that complete
  * runs of the device's library (its fingerprint) stored, newest per spec,
  * for a re-screen to take instead of running their variants again. In the
- * fifth session's warm screen of flag_gems 5.0.2 on the H200 the shrinks of
+ * warm screen of 2026-11-30 (commit 21575f4) of flag_gems 5.0.2 on the H200 the shrinks of
  * the same 426 failing cases took 1,575 of 3,891 runner-s, and one variant
  * (a new shape of mm.out, autotuned) set the screen's end 297 s after its
  * case. Loaded when a run's device is queued (also on resume); 0, or -1 on a
