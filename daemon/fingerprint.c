@@ -3,6 +3,7 @@
  * fails the run in progress and queues a full screen.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -87,6 +88,18 @@ queue_full_screen(const char *reason)
  * cases are made from the new library's table when it gets there.
  */
 void
+fp_oldest_update(void)
+{
+	double	 oldest = INFINITY;
+	int	 s;
+
+	for (s = 0; s < nslots(); s++)
+		if (sched.fp[s] != NULL && sched.fp_confirmed[s] < oldest)
+			oldest = sched.fp_confirmed[s];
+	__atomic_store(&sched.fp_oldest, &oldest, __ATOMIC_RELEASE);
+}
+
+void
 fingerprint_changed(int slot, json_t *fp)
 {
 	int		 i;
@@ -101,6 +114,7 @@ fingerprint_changed(int slot, json_t *fp)
 	sched.prev_fp[slot] = sched.fp[slot];
 	sched.fp[slot] = json_deep_copy(fp);
 	sched.fp_confirmed[slot] = now_mono();
+	fp_oldest_update();
 	old = json_dumps(sched.prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
 	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
 	pthread_mutex_unlock(&sched.mtx);
@@ -139,6 +153,7 @@ on_fingerprint(struct worker *w, json_t *msg)
 	pthread_mutex_lock(&sched.mtx);
 	if (sched.fp[slot] && json_equal(sched.fp[slot], fp)) {
 		sched.fp_confirmed[slot] = now_mono();
+		fp_oldest_update();
 		pthread_mutex_unlock(&sched.mtx);
 		log_debug("worker %d: library fingerprint unchanged", w->slot);
 		return;
@@ -156,7 +171,7 @@ fingerprint_poll(double t)
 {
 	static const double	 answer_within = 30;
 	int			 i, s, asked[NSLOTS] = { 0 }, due;
-	double			 period = env->conf.fingerprint_period;
+	double			 period = env->conf.fingerprint_period, wanted;
 	json_t			*msg;
 
 	for (i = 0; i < env->nworkers; i++) {
@@ -180,9 +195,10 @@ fingerprint_poll(double t)
 		if (w->state != W_IDLE || (s = slot_of_device(w->device)) < 0 ||
 		    asked[s])
 			continue;
+		__atomic_load(&sched.fp_wanted, &wanted, __ATOMIC_ACQUIRE);
 		pthread_mutex_lock(&sched.mtx);
 		due = sched.fp[s] != NULL && ((period > 0 && t - sched.fp_confirmed[s] >=
-		    period) || sched.fp_confirmed[s] < sched.fp_wanted);
+		    period) || sched.fp_confirmed[s] < wanted);
 		pthread_mutex_unlock(&sched.mtx);
 		if (!due)
 			continue;

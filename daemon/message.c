@@ -44,6 +44,7 @@ on_hello(struct worker *w, json_t *msg)
 			    w->hello_error);
 			json_decref(sched.fp[slot]);
 			sched.fp[slot] = NULL;
+			fp_oldest_update();
 			pthread_mutex_unlock(&sched.mtx);
 			api_invalidate();
 		}
@@ -89,6 +90,7 @@ on_hello(struct worker *w, json_t *msg)
 			    json_string_value(json_object_get(fp, "gpu_name")),
 			    json_array_size(w->entries));
 		}
+		fp_oldest_update();
 		sched.err[slot][0] = '\0';
 		json_array_foreach(w->entries, i, e) {
 			json_object_set_new(sched.names, json_string_value(

@@ -322,29 +322,19 @@ sched_registered_names(void)
 int
 sched_fingerprint_fresh(void)
 {
-	double	 period = env->conf.fingerprint_period, t, oldest;
+	double	 period = env->conf.fingerprint_period, t, oldest, wanted;
 	double	 grace = env->conf.case_deadline + 5;
-	int	 s, due = 0, wake = 0;
 
 	if (period <= 0)
 		return 1;
 	t = now_mono();
-	oldest = t;
-	pthread_mutex_lock(&sched.mtx);
-	for (s = 0; s < nslots(); s++)
-		if (sched.fp[s]) {
-			if (t - sched.fp_confirmed[s] >= period)
-				due = 1;
-			if (sched.fp_confirmed[s] < oldest)
-				oldest = sched.fp_confirmed[s];
-		}
+	/* no lock: the main loop may hold sched.mtx through a store write */
+	__atomic_load(&sched.fp_oldest, &oldest, __ATOMIC_ACQUIRE);
+	__atomic_load(&sched.fp_wanted, &wanted, __ATOMIC_RELAXED);
 	/* one wake-up per 50 ms, not one per request: the ask is the same */
-	if (due && t - sched.fp_wanted >= 0.05) {
-		sched.fp_wanted = t;
-		wake = 1;
-	}
-	pthread_mutex_unlock(&sched.mtx);
-	if (wake)
+	if (t - oldest >= period && t - wanted >= 0.05) {
+		__atomic_store(&sched.fp_wanted, &t, __ATOMIC_RELEASE);
 		main_wakeup();
+	}
 	return t - oldest < period + grace;
 }

@@ -7,6 +7,7 @@
  * its file, listed in scheduler.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,6 +73,8 @@ sched_init(void)
 	env->nworkers = n;
 	sched.names = json_object();
 	sched.regnames = json_object();
+	sched.fp_oldest = INFINITY;	/* no fingerprint yet: nothing is stale */
+	sched.fp_wanted = -INFINITY;
 }
 
 /* ---- workers ------------------------------------------------------------- */

@@ -59,6 +59,13 @@ struct sched {
 	int64_t		 restarts_total[NSLOTS];	/* runner respawns */
 	json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
 	double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
+	/*
+	 * Read by API threads without mtx (__atomic): /allowlist's freshness
+	 * check takes no lock the main loop holds.  fp_oldest is the least
+	 * fp_confirmed over slots with a fingerprint (INFINITY: none), kept
+	 * by fp_oldest_update() under mtx.
+	 */
+	double		 fp_oldest;
 	double		 fp_wanted;		/* an API thread asked for a look */
 };
 extern struct sched sched;
@@ -67,6 +74,9 @@ extern struct sched sched;
 #define FC_PENDING	1
 #define FC_EXEMPT	2
 #define FC_CUT		3
+
+/* fingerprint.c */
+void	 fp_oldest_update(void);		/* with sched.mtx held */
 
 /* sched.c */
 int	 slot_of_device(int device);
