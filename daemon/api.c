@@ -3,6 +3,9 @@
  * store (one connection per thread); starting and cancelling runs go through
  * sched.c. Every error is a JSON body; nothing a client sends is trusted.
  */
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -1350,6 +1353,48 @@ uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
+/*
+ * An HTTP thread asks the scheduler for a short time slice (EEVDF's
+ * sched_runtime for SCHED_OTHER, Linux 6.12 and later; no privilege
+ * needed): a list request that wakes it then preempts the daemon's own
+ * screening work (the main loop, the runners) instead of waiting out their
+ * slice.  Its share of the CPU stays what its nice value gives.  Once per
+ * thread, from its first connection; an older kernel refuses and nothing
+ * changes.
+ */
+#define API_SLICE_NS	(100 * 1000)
+
+struct sched_attr {		/* sched_setattr(2); glibc has no wrapper */
+	uint32_t	 size;
+	uint32_t	 sched_policy;
+	uint64_t	 sched_flags;
+	int32_t		 sched_nice;
+	uint32_t	 sched_priority;
+	uint64_t	 sched_runtime;
+	uint64_t	 sched_deadline;
+	uint64_t	 sched_period;
+};
+
+static void
+api_thread_slice(void)
+{
+	static __thread int	 done;
+	struct sched_attr	 a;
+
+	if (done)
+		return;
+	done = 1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sched_policy = SCHED_OTHER;
+	errno = 0;
+	a.sched_nice = getpriority(PRIO_PROCESS, 0);
+	a.sched_runtime = API_SLICE_NS;
+	if (syscall(SYS_sched_setattr, 0, &a, 0) == -1)
+		log_debug("api: no short time slice for the HTTP thread: %s",
+		    strerror(errno));
+}
+
 static void
 conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
     enum MHD_ConnectionNotificationCode code)
@@ -1359,6 +1404,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
 
 	(void)cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		api_thread_slice();
 		if ((k = calloc(1, sizeof(*k))) == NULL)
 			return;
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
