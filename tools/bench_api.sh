@@ -5,11 +5,12 @@
 # database, completes one full screen of the demo library (so /allowlist
 # answers 200), measures, starts a second screen and measures again.
 # Environment: PORT (opscreend; nginx takes PORT+1), THREADS (api.threads),
-# OPSCREEND (the binary), NICE (runner.nice), DURATION (wrk -d), ROUNDS (ABBA rounds, 3), CLASSES and DTYPES (the screen's
+# OPSCREEND (the binary), NGINX_BIN, NICE (runner.nice), DURATION (wrk -d), ROUNDS (ABBA rounds, 3), CLASSES and DTYPES (the screen's
 # scope; empty: everything), PYTHON.
 set -eu
 PY=${PYTHON:-$( [ -x .venv/bin/python3 ] && echo .venv/bin/python3 || echo python3)}
-NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+# not NGINX: nginx reads that variable as a list of inherited sockets
+NGINX_BIN=${NGINX_BIN:-$(command -v nginx || echo /usr/sbin/nginx)}
 W=$(mktemp -d)
 PORT=${PORT:-18470}
 NPORT=$((PORT + 1))
@@ -84,12 +85,12 @@ http {
 	}
 }
 NGX
-$NGINX -c $W/nginx.conf &
+$NGINX_BIN -c $W/nginx.conf &
 N=$!
 sleep 1
 curl -s -o $W/n.body localhost:$NPORT/allowlist
 cmp -s $W/www/allowlist $W/n.body || { echo "nginx does not serve the body"; cat $W/nginx/error.log; ls -la $W/www $W/n.body; exit 1; }
-echo "body: $(wc -c < $W/www/allowlist) bytes; $($NGINX -v 2>&1)"
+echo "body: $(wc -c < $W/www/allowlist) bytes; $($NGINX_BIN -v 2>&1)"
 
 SCREEN='{"ops": ["add.Tensor", "mul.Tensor", "sub.Tensor", "sum", "sum.dim_IntList", "minimum", "maximum", "_softmax", "where.self", "amax", "abs", "sin", "cos"]}'
 RS=

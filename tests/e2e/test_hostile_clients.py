@@ -4,6 +4,8 @@ every request that reaches the handler gets a 4xx JSON answer, never silence.
 Every loop is bounded; the daemon listens on 127.0.0.1 and the attacker binds
 127.0.0.2 (all of 127/8 is loopback on Linux)."""
 import json
+import os
+import re
 import socket
 import time
 
@@ -215,3 +217,35 @@ def test_ambiguous_framing_is_refused_and_queues_nothing(plain, framing):
     assert_json_4xx(raw(plain.port, req))
     st, runs = plain.get_json("/runs")
     assert st == 200 and runs["runs"] == [], runs
+
+
+def _kernel_at_least(major, minor):
+    v = os.uname().release.split("-")[0].split(".")
+    return (int(v[0]), int(v[1])) >= (major, minor)
+
+
+def test_http_threads_ask_for_a_short_time_slice(plain):
+    """A list request preempts the daemon's own screening work: each HTTP
+    thread that has served a connection runs with a 0.1 ms EEVDF slice
+    (sched_setattr's sched_runtime, Linux 6.12+); the main loop keeps the
+    default one."""
+    if not _kernel_at_least(6, 12):
+        pytest.skip(f"kernel {os.uname().release}: no custom slices before 6.12")
+    for _ in range(16):		# reach every thread of the pool
+        status, _ = plain.get_json("/healthz")
+        assert status == 200
+    slices = {}
+    for tid in os.listdir(f"/proc/{plain.proc.pid}/task"):
+        base = f"/proc/{plain.proc.pid}/task/{tid}"
+        try:
+            comm = open(f"{base}/comm").read().strip()
+            sched = open(f"{base}/sched").read()
+        except OSError:
+            continue
+        m = re.search(r"^se\.slice\s*:\s*(\d+)", sched, re.M)
+        if m is None:
+            pytest.skip("this kernel shows no se.slice in /proc/PID/sched")
+        slices.setdefault(comm, []).append(int(m.group(1)))
+    http = [s for comm, v in slices.items() if comm.startswith("MHD") for s in v]
+    assert 100000 in http, slices
+    assert all(s != 100000 for s in slices["opscreend"]), slices
