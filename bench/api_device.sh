@@ -28,7 +28,7 @@ for spec in "$@"; do
 	    "$ROOT" "$ROOT" "$bin" > $B/opscreend-$name
 	chmod +x $B/opscreend-$name
 	( echo "=== $name: $bin on CPUs $cpus, $(date -u +%FT%TZ)"; nproc; uptime
-	  PATH=$B:$PATH PYTHON=python3 NGINX=$B/nginx OPSCREEND=$B/opscreend-$name \
+	  PATH=$B:$PATH PYTHON=python3 NGINX_BIN=$B/nginx OPSCREEND=$B/opscreend-$name \
 	      PORT=$p taskset -c "$cpus" sh tools/bench_api.sh
 	  uptime ) > "$OUTD/$name.txt" 2>&1 &
 	p=$((p + 10))

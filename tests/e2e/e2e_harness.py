@@ -6,6 +6,7 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +15,48 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DAEMON = os.path.join(ROOT, "build", "opscreend")
+
+
+def query(path, sql, args=(), mode="ro"):
+    """Rows of one statement on the store at path, on a connection of its own
+    (mode "ro" reads, "rw" may write), closed before returning."""
+    db = sqlite3.connect(f"file:{path}?mode={mode}", uri=True, timeout=30)
+    try:
+        return db.execute(sql, args).fetchall()
+    finally:
+        db.close()
+
+
+def children(pid, cmd=None):
+    """The processes whose parent is pid; with cmd (bytes), only those whose
+    command line holds it."""
+    kids = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != pid:
+                continue
+            if cmd is not None:
+                with open(f"/proc/{p}/cmdline", "rb") as f:
+                    if cmd not in f.read():
+                        continue
+        except (OSError, IndexError, ValueError):
+            continue
+        kids.append(int(p))
+    return kids
+
+
+def descendants(pid):
+    """pid and every process below it (the runners and their children)."""
+    out, todo = [pid], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
 
 
 def free_port():

@@ -14,7 +14,7 @@ import pytest
 import torch
 import yaml
 
-from e2e_harness import ROOT, Daemon, full_screen
+from e2e_harness import ROOT, full_screen
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib  # noqa: E402  (the demo library, as a deployment loads it)

@@ -13,29 +13,12 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon
+from e2e_harness import ROOT, Daemon, children
 from test_screen import DEFECTS, library_names
 
 # the operator's own scope: a full screen of it takes seconds
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
 CHANGED = "library changed while opscreend was stopped; screen restarted"
-
-
-def _runners(pid):
-    """The runner processes daemon pid has spawned (each leads its own
-    process group)."""
-    kids = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == pid:
-            kids.append(int(p))
-    return kids
 
 
 def _reap_runners(pids):
@@ -93,7 +76,7 @@ def _stop_at(d, run, sig, ready, timeout=300):
         time.sleep(0.005)
     else:
         raise AssertionError(f"run {run} made no progress: {state, total, n}")
-    kids = _runners(d.proc.pid)
+    kids = children(d.proc.pid)
     d.proc.send_signal(sig)
     d.proc.wait(30)
     d.logf.close()

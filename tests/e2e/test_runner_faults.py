@@ -7,25 +7,16 @@ throughout, nothing of the run is served before it completes, and every key
 the fault did not touch gets the verdicts of an undisturbed screen."""
 import os
 import signal
-import sqlite3
 import time
 
 import pytest
 
-from e2e_harness import Daemon
+from e2e_harness import Daemon, children, query
 
 # the operator's own scope: a full screen (it serves lists) of 181 cases
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
 VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
             "WHERE run_id=?")
-
-
-def _q(path, sql, args=()):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-    try:
-        return db.execute(sql, args).fetchall()
-    finally:
-        db.close()
 
 
 @pytest.fixture(scope="module")
@@ -38,33 +29,15 @@ def reference(tmp_path_factory, daemon_bin):
         assert st == 202, out
         run = d.wait_run(out["run"], timeout=300)
         assert run["state"] == "complete" and run["full"] == 1, run
-        verdicts = {r[:3]: r[3:] for r in _q(d.db, VERDICTS, (out["run"],))}
+        verdicts = {r[:3]: r[3:] for r in query(d.db, VERDICTS, (out["run"],))}
         # the demo library's own planted crash (rsqrt) and hang (tanh)
-        planted = dict(_q(d.db, "SELECT c.key, count(*) FROM results r JOIN "
+        planted = dict(query(d.db, "SELECT c.key, count(*) FROM results r JOIN "
                           "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
                           "r.status IN ('crash', 'timeout') GROUP BY c.key",
                           (out["run"],)))
         return verdicts, planted
     finally:
         d.stop()
-
-
-def _runners(pid):
-    """The daemon's runner processes (its children running the runner)."""
-    out = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{p}/cmdline", "rb") as f:
-                cmd = f.read()
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == pid and b"opscreen_runner" in cmd:
-            out.append(int(p))
-    return out
 
 
 def _wait_done(d, run_id, share):
@@ -82,22 +55,22 @@ def _finish_and_check(d, run_id, reference):
     by key as {key: [(status, reason, detail, stderr_tail)]}."""
     run = d.wait_run(run_id, timeout=400)
     assert run["state"] == "complete" and run["full"] == 1, (run, d.logtext())
-    (cases,) = _q(d.db, "SELECT count(*) FROM cases WHERE run_id=?", (run_id,))[0]
-    (results, distinct) = _q(d.db, "SELECT count(*), count(DISTINCT r.case_id) "
+    (cases,) = query(d.db, "SELECT count(*) FROM cases WHERE run_id=?", (run_id,))[0]
+    (results, distinct) = query(d.db, "SELECT count(*), count(DISTINCT r.case_id) "
                              "FROM results r JOIN cases c ON c.id = r.case_id "
                              "WHERE c.run_id=?", (run_id,))[0]
-    (pending,) = _q(d.db, "SELECT count(*) FROM cases WHERE run_id=? AND "
+    (pending,) = query(d.db, "SELECT count(*) FROM cases WHERE run_id=? AND "
                     "state='pending'", (run_id,))[0]
     assert cases == results == distinct == run["total"] == run["done"], \
         (cases, results, distinct, run)
     assert pending == 0
-    assert _q(d.db, "PRAGMA foreign_key_check") == []
+    assert query(d.db, "PRAGMA foreign_key_check") == []
     st, h = d.get_json("/healthz")
     assert st == 200 and h["status"] == "ok", h
     st, allow = d.get_json("/allowlist")
     assert st == 200 and allow["runs"][0]["run"] == run_id, allow
     by_key = {}
-    for key, status, reason, detail, tail in _q(
+    for key, status, reason, detail, tail in query(
             d.db, "SELECT c.key, r.status, r.reason, r.detail, "
             "coalesce(r.stderr_tail, '') FROM results r JOIN cases c ON "
             "c.id = r.case_id WHERE c.run_id=?", (run_id,)):
@@ -107,7 +80,7 @@ def _finish_and_check(d, run_id, reference):
 
 def _untouched_equal(d, run_id, reference, touched):
     reference = reference[0]
-    got = {r[:3]: r[3:] for r in _q(d.db, VERDICTS, (run_id,))}
+    got = {r[:3]: r[3:] for r in query(d.db, VERDICTS, (run_id,))}
     diff = {k: (reference.get(k), got.get(k)) for k in set(reference) | set(got)
             if k[1] not in touched and reference.get(k) != got.get(k)}
     assert diff == {}, diff
@@ -125,7 +98,7 @@ def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
         assert st == 202, out
         run_id = out["run"]
         _wait_done(d, run_id, 0.25)
-        victims = _runners(d.proc.pid)
+        victims = children(d.proc.pid, b"opscreen_runner")
         assert victims, "no runner to fail"
         os.kill(victims[0], getattr(signal, sig))
         # the daemon keeps serving while the runner is gone or stuck, and
@@ -149,8 +122,8 @@ def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
         want = ("crash", "signal 9") if sig == "SIGKILL" else ("timeout", "deadline")
         for rs in extra.values():
             assert any(r[0] == want[0] and want[1] in r[2] for r in rs), rs
-        assert victims[0] not in _runners(d.proc.pid)
-        assert len(_runners(d.proc.pid)) >= 1   # a fresh one took its place
+        assert victims[0] not in children(d.proc.pid, b"opscreen_runner")
+        assert len(children(d.proc.pid, b"opscreen_runner")) >= 1   # a fresh one took its place
         _untouched_equal(d, run_id, reference, set(extra))
     finally:
         d.stop()

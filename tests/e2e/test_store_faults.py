@@ -9,14 +9,13 @@ import errno
 import os
 import resource
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
 
-from e2e_harness import Daemon
+from e2e_harness import Daemon, descendants, query
 
 # the operator's own scope: a full screen (it serves lists) of 181 cases
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
@@ -25,12 +24,8 @@ VERDICTS = ("SELECT device, key, dtype, verdict, reason, class FROM verdicts "
             "WHERE run_id=?")
 
 
-def _q(path, sql, args=()):
-    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=30)
-    try:
-        return db.execute(sql, args).fetchall()
-    finally:
-        db.close()
+def _rw(path, sql, args=()):
+    return query(path, sql, args, mode="rw")
 
 
 @pytest.fixture(scope="module")
@@ -49,25 +44,6 @@ def reference(tmp_path_factory, daemon_bin):
     return d.db, out["run"]
 
 
-def _descendants(pid):
-    """pid and the processes below it (the runners and their children)."""
-    kids, todo = [pid], [pid]
-    while todo:
-        parent = todo.pop()
-        for p in os.listdir("/proc"):
-            if not p.isdigit():
-                continue
-            try:
-                with open(f"/proc/{p}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid == parent:
-                kids.append(int(p))
-                todo.append(int(p))
-    return kids
-
-
 class FsizeFull:
     """No file of the daemon may grow (RLIMIT_FSIZE of 1 byte, set on the
     running process): writes fail with EFBIG. Needs no privilege."""
@@ -77,14 +53,14 @@ class FsizeFull:
         pass
 
     def inject(self, d):
-        self.pids = _descendants(d.proc.pid)
+        self.pids = descendants(d.proc.pid)
         for p in self.pids:
             soft, hard = resource.prlimit(p, resource.RLIMIT_FSIZE)
             resource.prlimit(p, resource.RLIMIT_FSIZE, (1, hard))
 
     def clear(self, d):
         # runners started during the fault inherited the limit: lift it too
-        for p in set(self.pids) | set(_descendants(d.proc.pid)):
+        for p in set(self.pids) | set(descendants(d.proc.pid)):
             try:
                 hard = resource.prlimit(p, resource.RLIMIT_FSIZE)[1]
                 resource.prlimit(p, resource.RLIMIT_FSIZE, (hard, hard))
@@ -293,21 +269,21 @@ def test_store_fault_mid_run(tmp_path, reference, fault):
         d.stop()
 
         # every case stored exactly once, each counted once
-        (ncases, npending), = _q(d.db, "SELECT count(*), coalesce(sum("
+        (ncases, npending), = _rw(d.db, "SELECT count(*), coalesce(sum("
                                  "state='pending'), 0) FROM cases WHERE "
                                  "run_id=?", (run,))
-        (nres, ndistinct), = _q(d.db, "SELECT count(*), count(DISTINCT "
+        (nres, ndistinct), = _rw(d.db, "SELECT count(*), count(DISTINCT "
                                 "case_id) FROM results r JOIN cases c ON "
                                 "c.id = r.case_id WHERE c.run_id=?", (run,))
-        (total, done), = _q(d.db, "SELECT total, done FROM runs WHERE id=?",
+        (total, done), = _rw(d.db, "SELECT total, done FROM runs WHERE id=?",
                             (run,))
         assert ncases == nres == ndistinct == total == done, \
             (ncases, nres, ndistinct, total, done)
         assert npending == 0
         # the verdicts of the undisturbed screen
-        assert sorted(_q(d.db, VERDICTS, (run,))) == \
-            sorted(_q(ref_db, VERDICTS, (ref_run,)))
-        assert _q(d.db, "PRAGMA foreign_key_check") == []
+        assert sorted(_rw(d.db, VERDICTS, (run,))) == \
+            sorted(_rw(ref_db, VERDICTS, (ref_run,)))
+        assert _rw(d.db, "PRAGMA foreign_key_check") == []
     finally:
         d.stop()
         fault.teardown(d)

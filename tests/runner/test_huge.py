@@ -1,7 +1,6 @@
 """The 64-bit-indexing path of the runner (cases marked "huge"): operands from
 kernels/' generator, the fp64 oracle on a sample of positions. On the CPU with
 a small length; the daemon sends 2^31-element ones to GPUs only."""
-import os
 
 import pytest
 
