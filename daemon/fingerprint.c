@@ -118,7 +118,7 @@ fingerprint_changed(int slot, json_t *fp)
 	old = json_dumps(sched.prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
 	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
 	pthread_mutex_unlock(&sched.mtx);
-	api_invalidate();
+	lists_changed();
 	log_warnx("device %d: library fingerprint changed; lists withheld until "
 	    "a full screen of it completes: was %s, now %s", device_of_slot(slot),
 	    old ? old : "?", new ? new : "?");

@@ -46,7 +46,7 @@ on_hello(struct worker *w, json_t *msg)
 			sched.fp[slot] = NULL;
 			fp_oldest_update();
 			pthread_mutex_unlock(&sched.mtx);
-			api_invalidate();
+			lists_changed();
 		}
 		w->state = W_DEAD;	/* it exits; the EOF path restarts it */
 		return;
@@ -83,7 +83,7 @@ on_hello(struct worker *w, json_t *msg)
 		    !json_equal(sched.fp[slot], w->fingerprint)) {
 			json_decref(sched.fp[slot]);
 			sched.fp[slot] = json_deep_copy(w->fingerprint);
-			api_invalidate();
+			lists_changed();
 			log_info("worker %d: %s %s on %s, %zu registered entries",
 			    w->slot, json_string_value(json_object_get(fp, "library")),
 			    json_string_value(json_object_get(fp, "library_version")),

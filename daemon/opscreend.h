@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "util.h"
+
 #define OPSCREEN_VERSION	"0.1.0"
 #define MAX_DEVICES		16
 #define MAX_WORKERS		64
@@ -200,7 +202,6 @@ int	 rollup_lists(sqlite3 *, const struct rollup_query *, json_t *current_fps,
 /* api.c */
 int	 api_start(void);
 void	 api_stop(void);
-void	 api_invalidate(void);		/* a run ended or a fingerprint moved */
 
 /* web.c */
 const char *web_asset(const char *url, const char **ctype);
@@ -223,8 +224,6 @@ struct opscreend {
 	double		 started;
 };
 extern struct opscreend *env;
-double	 now_mono(void);
-double	 now_wall(void);
 void	 main_wakeup(void);
 
 #endif

@@ -131,7 +131,7 @@ run_resume_device(int slot, struct worker *w)
 		}
 		pthread_mutex_unlock(&sched.mtx);
 		json_decref(was);
-		api_invalidate();
+		lists_changed();
 		run_fail("library changed while opscreend was stopped; screen "
 		    "restarted");
 		queue_full_screen("library changed while opscreend was stopped");

@@ -100,7 +100,7 @@ run_fail(const char *why)
 	run_end(sched.cur.run_id, "failed", why);
 	progress_update("failed");
 	run_clear();
-	api_invalidate();
+	lists_changed();
 }
 
 /*
@@ -687,5 +687,5 @@ run_cancel_now(void)
 	log_info("run %lld cancelled", (long long)sched.cur.run_id);
 	progress_update("cancelled");
 	run_clear();
-	api_invalidate();
+	lists_changed();
 }

@@ -503,7 +503,7 @@ sched_poll(void)
 		else {
 			progress_update("complete");
 			run_clear();
-			api_invalidate();
+			lists_changed();
 			run_log_lists();
 		}
 		(void)id;
