@@ -237,19 +237,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 static int
 same_key_dtype(int64_t a, int64_t b)
 {
-	sqlite3_stmt	*st;
-	int		 same = 0;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT count(*) FROM cases "
-	    "x, cases y WHERE x.id=? AND y.id=? AND x.key=y.key AND "
-	    "x.dtype=y.dtype AND x.device=y.device", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		same = sqlite3_column_int(st, 0) == 1;
-	sqlite3_finalize(st);
-	return same;
+	return store_cases_same_key_dtype(env->store, a, b);
 }
 
 /* A case another runner holds while its sibling hung: stop it, say so. */
