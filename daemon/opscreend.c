@@ -301,6 +301,7 @@ main_loop(void)
 				break;
 			}
 		}
+		sched_requests();
 		if (env->fault[0] != '\0')
 			continue;	/* nothing runs, see set_fault() */
 		t = now_mono();

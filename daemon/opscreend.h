@@ -139,6 +139,7 @@ void	 sched_on_deadline(struct worker *);
 double	 sched_next_deadline(void);
 int	 sched_queue_run(json_t *request, int64_t *run_id, char *err, size_t errlen);
 int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
+void	 sched_requests(void);			/* main loop: the API's writes */
 json_t	*sched_progress(void);			/* live progress of the current run */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */

@@ -186,7 +186,7 @@ run_activate(void)
 	free(r.request);
 	sched.cur.started = now_wall();
 	/*
-	 * Only a run still queued: a DELETE between the read above and here
+	 * Only a run still queued: a cancel between the read above and here
 	 * cancelled it in the store, and an unconditional write would run it
 	 * anyway (seen under load in test_restricted_run_and_cancel).
 	 */
