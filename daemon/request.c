@@ -46,8 +46,18 @@ static struct {
 	pthread_mutex_t	 mtx;
 	pthread_cond_t	 done;
 	struct req	*head, **tail;
+	pthread_t	 main;		/* the main loop's thread */
 } box = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL,
-    &box.head };
+    &box.head, 0 };
+
+static int	req_run(struct req *);
+
+/* Names the calling thread as the main loop's (start-up, from sched_init). */
+void
+request_init(void)
+{
+	box.main = pthread_self();
+}
 
 /*
  * Posts r to the main loop and waits for its outcome (r->rc, r->err); -3
@@ -59,6 +69,9 @@ req_post(struct req *r)
 	struct timespec	 until;
 	struct req	**pp;
 
+	/* the main loop's own request (a screen at start-up): made at once */
+	if (pthread_equal(pthread_self(), box.main))
+		return req_run(r);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += (time_t)REQ_WAIT;
 	r->state = REQ_POSTED;
@@ -147,6 +160,12 @@ req_cancel(struct req *r)
 	return -2;
 }
 
+static int
+req_run(struct req *r)
+{
+	return r->kind == REQ_QUEUE ? req_queue(r) : req_cancel(r);
+}
+
 /*
  * Main loop: takes the API threads' posted requests, one at a time, and
  * answers each with its outcome.
@@ -166,7 +185,7 @@ sched_requests(void)
 		pthread_mutex_unlock(&box.mtx);
 		if (r == NULL)
 			return;
-		r->rc = r->kind == REQ_QUEUE ? req_queue(r) : req_cancel(r);
+		r->rc = req_run(r);
 		pthread_mutex_lock(&box.mtx);
 		r->state = REQ_DONE;
 		pthread_cond_broadcast(&box.done);

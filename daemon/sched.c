@@ -59,6 +59,7 @@ sched_init(void)
 {
 	int	 s, k, n = 0;
 
+	request_init();
 	for (s = 0; s < nslots(); s++)
 		for (k = 0; k < env->conf.workers_per_device +
 		    env->conf.compile_workers && n < MAX_WORKERS; k++, n++) {

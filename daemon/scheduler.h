@@ -182,6 +182,9 @@ void	 fingerprint_changed(int slot, json_t *fp);
 void	 on_fingerprint(struct worker *w, json_t *msg);
 void	 fingerprint_poll(double t);
 
+/* request.c */
+void	 request_init(void);			/* on the main loop's thread */
+
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);
 
