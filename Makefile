@@ -14,9 +14,10 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation 
 LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
-DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
+DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
-	daemon/supervise.c daemon/verdict.c \
+	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
+	daemon/store_event.c daemon/store_verdict.c \
 	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
 	daemon/fail_fast.c daemon/key_budget.c daemon/firstcall.c daemon/shrinkrun.c \
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
@@ -26,7 +27,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
+HEADERS = daemon/opscreend.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
@@ -97,7 +98,11 @@ build/check_policy: tests/unit/check_policy.c build/daemon/policy.o
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-build/check_store: tests/unit/check_store.c build/daemon/store.o build/daemon/log.o \
+# the store's files: store.c and one per table or concern
+STORE_OBJS = build/daemon/store.o build/daemon/store_run.o build/daemon/store_case.o \
+	build/daemon/store_event.o build/daemon/store_verdict.o
+
+build/check_store: tests/unit/check_store.c $(STORE_OBJS) build/daemon/log.o \
 		build/daemon/rollup.o build/daemon/verdict.o build/gen_migrations.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 

@@ -65,7 +65,6 @@ static struct MHD_Daemon	*httpd;
 static pthread_rwlock_t		 cache_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct cached		 cache[CACHE_MAX];
 static int			 ncache;
-unsigned long			 api_generation;
 
 /* /metrics: one rendered answer, good for a generation and METRICS_TTL */
 static pthread_mutex_t		 metrics_mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -378,8 +377,7 @@ valid_dtype_list(const char *s, char *bad, size_t len)
 static int
 cache_get(const char *key, struct MHD_Connection *c, enum MHD_Result *rc)
 {
-	unsigned long		 gen = __atomic_load_n(&api_generation,
-	    __ATOMIC_ACQUIRE);
+	unsigned long		 gen = lists_generation();
 	struct MHD_Response	*resp = NULL;
 	int			 i, status = 0;
 
@@ -702,7 +700,7 @@ serve_list(struct MHD_Connection *c, int deny)
 		    "complete screen");
 	if (cache_get(ckey, c, &rc))
 		return rc;
-	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
+	gen = lists_generation();
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return list_refusef(c, 500, fmt, deny, "store unavailable");
 	fps = sched_current_fingerprints();
@@ -1089,7 +1087,7 @@ serve_metrics(struct MHD_Connection *c)
 
 	if (query_unknown(c, none, bad, sizeof(bad)))
 		return send_error(c, 400, "unknown query parameter '%s'", bad);
-	gen = __atomic_load_n(&api_generation, __ATOMIC_ACQUIRE);
+	gen = lists_generation();
 	now = now_mono();
 	pthread_mutex_lock(&metrics_mtx);
 	if (metrics_resp != NULL && (metrics_busy || (metrics_gen == gen &&
@@ -1574,12 +1572,6 @@ api_start(void)
 	reaper_on = 1;
 	log_info("listening on http://%s:%d", env->conf.listen, env->conf.port);
 	return 0;
-}
-
-void
-api_invalidate(void)
-{
-	__atomic_add_fetch(&api_generation, 1, __ATOMIC_RELEASE);
 }
 
 void

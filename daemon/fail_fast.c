@@ -65,32 +65,16 @@ fail_fast_cut(int device, const json_t *spec, int64_t id)
 int
 fail_fast_resume(int slot)
 {
-	sqlite3_stmt	*st;
-	json_t		*todo = json_array(), *spec;
+	json_t		*todo, *spec;
 	size_t		 i;
 	int		 device = sched.cur.q[slot].device;
 
-	if (!env->conf.fail_fast) {
-		json_decref(todo);
+	if (!env->conf.fail_fast)
 		return 0;
-	}
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.key, c.dtype, "
-	    "c.class, min(c.id) FROM results r JOIN cases c ON c.id = r.case_id "
-	    "WHERE c.run_id=? AND c.device=? AND r.status = 'fail' GROUP BY "
-	    "c.key, c.dtype, c.class", -1, &st, NULL) != SQLITE_OK) {
-		json_decref(todo);
+	if ((todo = store_failed_classes(env->store, sched.cur.run_id,
+	    device)) == NULL)
 		return -1;
-	}
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(todo, json_pack("{s:s,s:s,s:s,s:I}", "key",
-		    (const char *)sqlite3_column_text(st, 0), "dtype",
-		    (const char *)sqlite3_column_text(st, 1), "class",
-		    (const char *)sqlite3_column_text(st, 2), "id",
-		    (json_int_t)sqlite3_column_int64(st, 3)));
-	sqlite3_finalize(st);
-	/* after the statement: a cut writes */
+	/* after the read: a cut writes */
 	json_array_foreach(todo, i, spec)
 		fail_fast_cut(device, spec, json_integer_value(json_object_get(
 		    spec, "id")));

@@ -21,20 +21,13 @@
 static int
 w_queue_screen(void *p)
 {
-	sqlite3_stmt	*st;
 	const char	*reason = json_string_value(json_object_get(p, "reason"));
 	char		*js;
+	int64_t		 id;
 	int		 queued = 0, nq = 0;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT "
-	    "coalesce(sum(full=1), 0), count(*) FROM runs WHERE state='queued'",
-	    -1, &st, NULL) != SQLITE_OK)
+	if (store_runs_queued(env->store, &nq, &queued) == -1)
 		return pw_refused("queueing a screen");
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		queued = sqlite3_column_int(st, 0);
-		nq = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
 	if (queued)
 		return 0;
 	if (nq >= QUEUED_RUNS_MAX) {
@@ -44,23 +37,13 @@ w_queue_screen(void *p)
 	}
 	if ((js = json_dumps(p, JSON_COMPACT)) == NULL)
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO runs (state, "
-	    "request, full, created) VALUES ('queued', ?, 1, ?)", -1, &st,
-	    NULL) != SQLITE_OK) {
-		free(js);
-		return pw_refused("queueing a screen");
-	}
-	sqlite3_bind_text(st, 1, js, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 2, now_wall());
+	id = store_run_queue(env->store, js, 1, now_wall());
 	free(js);
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	if (id == -1) {
 		pw_note("queueing a screen");
-		sqlite3_finalize(st);
 		return -1;
 	}
-	log_info("queued run %lld (%s)", (long long)
-	    sqlite3_last_insert_rowid(store_db(env->store)), reason);
-	sqlite3_finalize(st);
+	log_info("queued run %lld (%s)", (long long)id, reason);
 	return 0;
 }
 
@@ -118,7 +101,7 @@ fingerprint_changed(int slot, json_t *fp)
 	old = json_dumps(sched.prev_fp[slot], JSON_COMPACT | JSON_SORT_KEYS);
 	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
 	pthread_mutex_unlock(&sched.mtx);
-	api_invalidate();
+	lists_changed();
 	log_warnx("device %d: library fingerprint changed; lists withheld until "
 	    "a full screen of it completes: was %s, now %s", device_of_slot(slot),
 	    old ? old : "?", new ? new : "?");

@@ -141,16 +141,13 @@ fc_confirm_end(int64_t id, int state)
 int
 fc_pending(int device, const char *key, const char *dtype)
 {
-	sqlite3_stmt	*st;
 	const char	*k;
 	json_t		*e;
 	void		*it;
 	int		 hold = 0;
+	char		 state[32];
 
 	if (sched.confirm == NULL || json_object_size(sched.confirm) == 0)
-		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT state='pending' "
-	    "FROM cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	json_object_foreach_safe(sched.confirm, it, k, e) {
 		if (json_integer_value(json_array_get(e, 0)) != device ||
@@ -158,14 +155,12 @@ fc_pending(int device, const char *key, const char *dtype)
 		    (dtype != NULL && strcmp(json_string_value(json_array_get(e,
 		    2)), dtype) != 0))
 			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, strtoll(k, NULL, 10));
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0))
+		if (store_case_state(env->store, strtoll(k, NULL, 10), state,
+		    sizeof(state)) == 0 && !strcmp(state, "pending"))
 			hold = 1;
 		else
 			fc_confirm_end(strtoll(k, NULL, 10), FC_EXEMPT);
 	}
-	sqlite3_finalize(st);
 	return hold;
 }
 

@@ -3,13 +3,14 @@
  * timestamp (journald adds its own, but foreground runs and tests read them).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <pthread.h>
 
-#include "opscreend.h"
+#include "log.h"
 
 static int		 log_debug_on;
 static pthread_mutex_t	 log_mtx = PTHREAD_MUTEX_INITIALIZER;

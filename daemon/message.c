@@ -46,7 +46,7 @@ on_hello(struct worker *w, json_t *msg)
 			sched.fp[slot] = NULL;
 			fp_oldest_update();
 			pthread_mutex_unlock(&sched.mtx);
-			api_invalidate();
+			lists_changed();
 		}
 		w->state = W_DEAD;	/* it exits; the EOF path restarts it */
 		return;
@@ -83,7 +83,7 @@ on_hello(struct worker *w, json_t *msg)
 		    !json_equal(sched.fp[slot], w->fingerprint)) {
 			json_decref(sched.fp[slot]);
 			sched.fp[slot] = json_deep_copy(w->fingerprint);
-			api_invalidate();
+			lists_changed();
 			log_info("worker %d: %s %s on %s, %zu registered entries",
 			    w->slot, json_string_value(json_object_get(fp, "library")),
 			    json_string_value(json_object_get(fp, "library_version")),
@@ -110,20 +110,12 @@ static int
 w_reseed(void *p)
 {
 	json_t		*a = p;
-	sqlite3_stmt	*st;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE cases SET spec=?, "
-	    "attempt=attempt+1 WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return pw_refused("regenerating a case");
-	sqlite3_bind_text(st, 1, json_string_value(json_object_get(a, "spec")),
-	    -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, json_integer_value(json_object_get(a, "case")));
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	if (store_case_reseed(env->store, json_integer_value(json_object_get(a,
+	    "case")), json_string_value(json_object_get(a, "spec"))) == -1) {
 		pw_note("regenerating a case");
-		sqlite3_finalize(st);
 		return -1;
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -131,9 +123,7 @@ static void
 on_result(struct worker *w, json_t *msg)
 {
 	struct case_verdict	 v;
-	sqlite3_stmt		*st;
 	json_t			*spec = NULL, *ns;
-	json_error_t		 jerr;
 	int			 attempt = 0;
 	int64_t			 id = json_integer_value(json_object_get(msg, "id"));
 
@@ -146,16 +136,7 @@ on_result(struct worker *w, json_t *msg)
 		shrink_result(w, msg);
 		return;
 	}
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec, attempt FROM "
-	    "cases WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			spec = json_loads((const char *)sqlite3_column_text(st, 0),
-			    0, &jerr);
-			attempt = sqlite3_column_int(st, 1);
-		}
-		sqlite3_finalize(st);
-	}
+	spec = store_case_spec(env->store, id, &attempt);
 	if (spec == NULL) {
 		/* unjudged: it runs again once the store answers */
 		pw_note("reading a case");

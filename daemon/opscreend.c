@@ -23,24 +23,6 @@
 static struct opscreend	 the_env;
 struct opscreend	*env = &the_env;
 
-double
-now_mono(void)
-{
-	struct timespec	 t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-double
-now_wall(void)
-{
-	struct timespec	 t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 void
 main_wakeup(void)
 {
@@ -319,6 +301,7 @@ main_loop(void)
 				break;
 			}
 		}
+		sched_requests();
 		if (env->fault[0] != '\0')
 			continue;	/* nothing runs, see set_fault() */
 		t = now_mono();

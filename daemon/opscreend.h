@@ -12,6 +12,10 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "log.h"
+#include "store.h"
+#include "util.h"
+
 #define OPSCREEN_VERSION	"0.1.0"
 #define MAX_DEVICES		16
 #define MAX_WORKERS		64
@@ -21,16 +25,6 @@
 #define QUEUED_RUNS_MAX		4
 #define DEGENERATE_RETRIES	8	/* e.g. relu of one negative value */
 #define CRASH_RESTARTS_MAX	1000			/* per run, then the run fails */
-
-/* log.c */
-void	 log_init(int debug, int verbose);
-void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
-void	 fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
-void	 fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
-int	 error(const char *, ...) __attribute__((format(printf, 1, 2)));
 
 /* config.c */
 struct config {
@@ -78,31 +72,6 @@ int	 config_set(struct config *, const char *key, const char *value);
 int	 config_check(const struct config *, const char *path, FILE *errs);
 int	 config_listen_valid(const char *);
 int	 config_listen_loopback(const char *);
-
-/* store.c */
-struct store;
-struct store_health {
-	int	 degraded;		/* a write was refused or is still held */
-	char	 error[256];		/* the last refusal */
-	size_t	 pending_writes;	/* held in memory, retried */
-	double	 since;			/* wall-clock, degraded since; 0 if not */
-	int64_t	 write_failures;	/* refusals since start-up */
-};
-void		 store_health(struct store_health *);
-void		 store_health_set(const struct store_health *);
-struct store	*store_open(const char *path, char *err, size_t errlen);
-void		 store_close(struct store *);
-sqlite3		*store_db(struct store *);
-sqlite3		*store_reader(const char *path);	/* thread-local, read-only use */
-int		 store_begin(struct store *);
-int		 store_commit(struct store *);
-int		 store_rollback(struct store *);
-int		 store_exec(struct store *, const char *sql);
-int64_t		 store_fingerprint(struct store *, json_t *fp);
-char		*fingerprint_hash(json_t *fp);	/* caller frees */
-int		 store_interrupt_stale_runs(struct store *, int64_t keep);
-int		 store_run_recount(struct store *, int64_t run, int64_t *total,
-		    int64_t *done);
 
 /* nvml.c */
 int	 nvml_device_count(const char *lib, char *why, size_t len);
@@ -170,6 +139,7 @@ void	 sched_on_deadline(struct worker *);
 double	 sched_next_deadline(void);
 int	 sched_queue_run(json_t *request, int64_t *run_id, char *err, size_t errlen);
 int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
+void	 sched_requests(void);			/* main loop: the API's writes */
 json_t	*sched_progress(void);			/* live progress of the current run */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
@@ -200,7 +170,6 @@ int	 rollup_lists(sqlite3 *, const struct rollup_query *, json_t *current_fps,
 /* api.c */
 int	 api_start(void);
 void	 api_stop(void);
-void	 api_invalidate(void);		/* a run ended or a fingerprint moved */
 
 /* web.c */
 const char *web_asset(const char *url, const char **ctype);
@@ -223,8 +192,6 @@ struct opscreend {
 	double		 started;
 };
 extern struct opscreend *env;
-double	 now_mono(void);
-double	 now_wall(void);
 void	 main_wakeup(void);
 
 #endif

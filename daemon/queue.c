@@ -95,7 +95,8 @@ key_index(const char *key, json_t *ix)
 int
 queue_interleave(int slot)
 {
-	sqlite3_stmt	*st;
+	struct store_cursor	*cur;
+	struct store_queued	 c;
 	struct devq	*q = &sched.cur.q[slot], *cq = &sched.cur.cq[slot];
 	int		 own = env->conf.compile_workers > 0;
 	json_t		*ix, *v;
@@ -111,21 +112,9 @@ queue_interleave(int slot)
 	 * largest steps of all ladders, round-robin, then the next): the
 	 * slowest steps start at once instead of setting the screen's end.
 	 */
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, class='compile' "
-	    "OR coalesce(json_extract(spec, '$.huge'), 0), key, class='compile' "
-	    "FROM (SELECT id, key, "
-	    "class, spec, CASE WHEN class='compile' THEN row_number() OVER "
-	    "(PARTITION BY key, dtype, class ORDER BY coalesce(json_extract(spec,"
-	    " '$.ladder.value'), 0) DESC, id) ELSE row_number() OVER (PARTITION "
-	    "BY key ORDER BY dfirst, ck, cfirst, id) END AS rk FROM (SELECT id, "
-	    "key, class, dtype, spec, min(id) OVER (PARTITION BY key, dtype) AS "
-	    "dfirst, min(id) OVER (PARTITION BY key, dtype, class) AS cfirst, "
-	    "row_number() OVER (PARTITION BY key, dtype, class ORDER BY id) AS ck "
-	    "FROM cases WHERE run_id=? AND device=? AND state='pending')) ORDER "
-	    "BY rk, key", -1, &st, NULL) != SQLITE_OK)
+	if ((cur = store_queue_cursor(env->store, sched.cur.run_id,
+	    q->device)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, q->device);
 	q->len = q->head = 0;
 	cq->len = cq->head = 0;
 	if (sched.cur.keys == NULL)
@@ -133,16 +122,14 @@ queue_interleave(int slot)
 	ix = json_object();
 	json_array_foreach(sched.cur.keys, i, v)
 		json_object_set_new(ix, json_string_value(v), json_integer(i));
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (queue_push(own && sqlite3_column_int(st, 1) ? cq : q,
-		    sqlite3_column_int64(st, 0), sqlite3_column_int(st, 3) ? -1 :
-		    key_index((const char *)sqlite3_column_text(st, 2), ix)) ==
-		    -1) {
-			sqlite3_finalize(st);
+	while (store_queue_next(cur, &c))
+		if (queue_push(own && c.compile_runner ? cq : q, c.id,
+		    c.compile ? -1 : key_index(c.key, ix)) == -1) {
+			store_cursor_free(cur);
 			json_decref(ix);
 			return -1;
 		}
-	sqlite3_finalize(st);
+	store_cursor_free(cur);
 	json_decref(ix);
 	return 0;
 }
@@ -195,20 +182,10 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 int
 case_dispatch(struct worker *w, int64_t id)
 {
-	sqlite3_stmt	*st;
-	json_t		*spec = NULL;
-	json_error_t	 jerr;
+	json_t		*spec;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
-	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		spec = json_loads((const char *)sqlite3_column_text(st, 0), 0,
-		    &jerr);
-	sqlite3_finalize(st);
-	if (spec == NULL)
+	if ((spec = store_case_spec(env->store, id, NULL)) == NULL)
 		return -1;
 	rc = case_send(w, id, spec);
 	json_decref(spec);
@@ -219,19 +196,7 @@ case_dispatch(struct worker *w, int64_t id)
 static int
 stored_dtype(int64_t id, char *buf, size_t len)
 {
-	sqlite3_stmt	*st;
-	int		 rc = -1;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT dtype FROM cases "
-	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-		rc = 0;
-	}
-	sqlite3_finalize(st);
-	return rc;
+	return store_case_dtype(env->store, id, buf, len);
 }
 
 /*

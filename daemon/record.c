@@ -21,26 +21,7 @@
 int
 run_add_event(int64_t run_id, const char *kind, json_t *obj)
 {
-	sqlite3_stmt	*st;
-	char		*js;
-	int		 rc = -1;
-
-	js = json_dumps(obj, JSON_COMPACT);
-	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO events "
-	    "(created, run_id, kind, json) VALUES (?,?,?,?)", -1, &st, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_double(st, 1, now_wall());
-		if (run_id > 0)
-			sqlite3_bind_int64(st, 2, run_id);
-		else
-			sqlite3_bind_null(st, 2);
-		sqlite3_bind_text(st, 3, kind, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, js ? js : "{}", -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-		sqlite3_finalize(st);
-	}
-	free(js);
-	return rc;
+	return store_event_add(env->store, run_id, kind, obj, now_wall());
 }
 
 double
@@ -101,7 +82,7 @@ void
 pw_note(const char *what)
 {
 	snprintf(pw.error, sizeof(pw.error), "%s: %s", what,
-	    sqlite3_errmsg(store_db(env->store)));
+	    store_errmsg(env->store));
 }
 
 int
@@ -263,59 +244,22 @@ rec_free(void *p)
 static int
 w_result(void *p)
 {
-	struct rec	*r = p;
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*st = NULL;
-	char		 what[64];
-	double		 t0 = now_mono();
-	int		 i;
+	struct rec		*r = p;
+	struct store_result	 sr = { .case_id = r->case_id,
+				    .status = r->status, .reason = r->v.reason,
+				    .detail = r->v.detail, .score = r->v.score,
+				    .native_inaccurate = r->v.native_inaccurate,
+				    .figures = r->figs, .errtail = r->errtail,
+				    .repro = r->repro, .ms = { r->ms[0], r->ms[1],
+				    r->ms[2] }, .created = r->created };
+	char			 what[64];
+	double			 t0 = now_mono();
 
-	if (store_begin(env->store) == -1)
-		goto refused;
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO results (case_id, "
-	    "status, reason, detail, score, native_inaccurate, figures, "
-	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
-	    "created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto refused;
-	sqlite3_bind_int64(st, 1, r->case_id);
-	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, r->v.reason, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, r->v.detail, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 5, r->v.score);
-	sqlite3_bind_int(st, 6, r->v.native_inaccurate);
-	if (r->figs)
-		sqlite3_bind_text(st, 7, r->figs, -1, SQLITE_STATIC);
-	if (r->errtail && *r->errtail)
-		sqlite3_bind_text(st, 8, r->errtail, -1, SQLITE_STATIC);
-	if (r->repro)
-		sqlite3_bind_text(st, 9, r->repro, -1, SQLITE_STATIC);
-	for (i = 0; i < 3; i++)
-		if (r->ms[i] >= 0)
-			sqlite3_bind_double(st, 10 + i, r->ms[i]);
-	sqlite3_bind_double(st, 13, r->created);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto refused;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "UPDATE cases SET state=? WHERE id=?", -1,
-	    &st, NULL) != SQLITE_OK)
-		goto refused;
-	sqlite3_bind_text(st, 1, r->state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, r->case_id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto refused;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db, "UPDATE runs SET done=done+1 WHERE id=?", -1,
-	    &st, NULL) != SQLITE_OK)
-		goto refused;
-	sqlite3_bind_int64(st, 1, r->run);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto refused;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (store_commit(env->store) == -1)
+	if (store_begin(env->store) == -1 ||
+	    store_result_add(env->store, &sr) == -1 ||
+	    store_case_set_state(env->store, r->case_id, r->state) == -1 ||
+	    store_run_done_add(env->store, r->run, 1) == -1 ||
+	    store_commit(env->store) == -1)
 		goto refused;
 	if (r->run == sched.cur.run_id) {
 		sched.cur.done++;
@@ -325,7 +269,6 @@ w_result(void *p)
  refused:
 	snprintf(what, sizeof(what), "storing case %lld", (long long)r->case_id);
 	pw_note(what);
-	sqlite3_finalize(st);
 	store_rollback(env->store);
 	return -1;
 }
@@ -377,15 +320,13 @@ w_run_end(void *p)
 {
 	json_t		*a = p;
 	int64_t		 run = json_integer_value(json_object_get(a, "run"));
-	char		 sql[160];
 
 	if (store_begin(env->store) == -1 || run_set_state(run,
 	    json_string_value(json_object_get(a, "state")), json_string_value(
 	    json_object_get(a, "error"))) == -1)
 		return pw_refused("ending a run");
-	snprintf(sql, sizeof(sql), "UPDATE cases SET state='cancelled' WHERE "
-	    "run_id=%lld AND state='pending'", (long long)run);
-	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
+	if (store_run_cancel_pending(env->store, run) == -1 ||
+	    store_commit(env->store) == -1)
 		return pw_refused("ending a run");
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
- * request.c: the API threads' entry points: validating a run request,
- * queueing or cancelling it on the thread's own connection, and reading
- * the state shared under sched.mtx.
+ * request.c: the API threads' entry points: validating a run request and
+ * handing it, or a cancel, to the main loop, which writes it; reading the
+ * state shared under sched.mtx.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,39 +18,179 @@
 #include "probes.h"
 #include "scheduler.h"
 
-static __thread sqlite3	*api_writer;
-static pthread_key_t	 writer_key;
-static pthread_once_t	 writer_once = PTHREAD_ONCE_INIT;
+/*
+ * The main loop's connection is the store's one writer: an API thread
+ * validates a request, posts it here and waits; the main loop takes it
+ * (sched_requests), writes on its own connection and posts the outcome
+ * back.  A request the main loop has not taken within REQ_WAIT is withdrawn
+ * and answered "busy"; one it has taken is always answered with its
+ * outcome, so none is lost or made twice.
+ */
+#define REQ_WAIT	5.0	/* seconds an API thread waits to be taken */
 
-/* closes the thread's connection when an API thread ends */
-static void
-writer_close(void *db)
+enum req_kind { REQ_QUEUE, REQ_CANCEL };
+enum req_state { REQ_POSTED, REQ_TAKEN, REQ_DONE };
+
+struct req {
+	enum req_kind	 kind;
+	enum req_state	 state;
+	const char	*request;	/* REQ_QUEUE: the run's request, JSON */
+	int		 full;
+	int64_t		 run;		/* REQ_CANCEL: in; REQ_QUEUE: out */
+	int		 rc;
+	char		 err[256];
+	struct req	*next;
+};
+
+static struct {
+	pthread_mutex_t	 mtx;
+	pthread_cond_t	 done;
+	struct req	*head, **tail;
+	pthread_t	 main;		/* the main loop's thread */
+} box = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL,
+    &box.head, 0 };
+
+static int	req_run(struct req *);
+
+/* Names the calling thread as the main loop's (start-up, from sched_init). */
+void
+request_init(void)
 {
-	sqlite3_close_v2(db);
+	box.main = pthread_self();
 }
 
-static void
-writer_key_init(void)
+/*
+ * Posts r to the main loop and waits for its outcome (r->rc, r->err); -3
+ * busy when the main loop did not take it in time (it is withdrawn).
+ */
+static int
+req_post(struct req *r)
 {
-	pthread_key_create(&writer_key, writer_close);
-}
+	struct timespec	 until;
+	struct req	**pp;
 
-static sqlite3 *
-writer_conn(void)
-{
-	if (api_writer)
-		return api_writer;
-	if (sqlite3_open_v2(env->conf.database, &api_writer,
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		sqlite3_close_v2(api_writer);
-		api_writer = NULL;
-		return NULL;
+	/* the main loop's own request (a screen at start-up): made at once */
+	if (pthread_equal(pthread_self(), box.main))
+		return req_run(r);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)REQ_WAIT;
+	r->state = REQ_POSTED;
+	r->next = NULL;
+	pthread_mutex_lock(&box.mtx);
+	*box.tail = r;
+	box.tail = &r->next;
+	main_wakeup();
+	while (r->state == REQ_POSTED && pthread_cond_timedwait(&box.done,
+	    &box.mtx, &until) != ETIMEDOUT)
+		;
+	if (r->state == REQ_POSTED) {
+		for (pp = &box.head; *pp != r; pp = &(*pp)->next)
+			;
+		if ((*pp = r->next) == NULL)
+			box.tail = pp;
+		pthread_mutex_unlock(&box.mtx);
+		snprintf(r->err, sizeof(r->err), "busy: the scheduler did not "
+		    "take the request within %.0f s; retry", REQ_WAIT);
+		return -3;
 	}
-	pthread_once(&writer_once, writer_key_init);
-	pthread_setspecific(writer_key, api_writer);
-	sqlite3_busy_timeout(api_writer, 5000);
-	sqlite3_exec(api_writer, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
-	return api_writer;
+	while (r->state != REQ_DONE)
+		pthread_cond_wait(&box.done, &box.mtx);
+	pthread_mutex_unlock(&box.mtx);
+	return r->rc;
+}
+
+/* The main loop: queues a run in one transaction (sched_queue_run's codes). */
+static int
+req_queue(struct req *r)
+{
+	struct store	*st = env->store;
+	int		 queued, nfull;
+
+	if (store_begin(st) == -1) {
+		snprintf(r->err, sizeof(r->err), "store busy: %s",
+		    store_errmsg(st));
+		return -3;
+	}
+	if (store_runs_queued(st, &queued, &nfull) == -1)
+		queued = 0;
+	if (queued >= QUEUED_RUNS_MAX) {
+		snprintf(r->err, sizeof(r->err), "%d runs already queued",
+		    queued);
+		store_rollback(st);
+		return -2;
+	}
+	if ((r->run = store_run_queue(st, r->request, r->full, now_wall())) >
+	    0 && store_commit(st) == 0)
+		return 0;
+	snprintf(r->err, sizeof(r->err), "store: %s", store_errmsg(st));
+	store_rollback(st);
+	return -3;
+}
+
+/* The main loop: cancels a run (sched_cancel_run's codes). */
+static int
+req_cancel(struct req *r)
+{
+	char	 state[32];
+	int	 rc;
+
+	if ((rc = store_run_state(env->store, r->run, state,
+	    sizeof(state))) == -1)
+		return -3;
+	if (rc == 0) {
+		snprintf(r->err, sizeof(r->err), "no run %lld",
+		    (long long)r->run);
+		return -1;
+	}
+	if (!strcmp(state, "queued")) {
+		if ((rc = store_run_cancel_queued(env->store, r->run,
+		    now_wall())) == 1)
+			return 0;
+		if (rc == -1)
+			return -3;
+	}
+	if (!strcmp(state, "running") || !strcmp(state, "queued")) {
+		pthread_mutex_lock(&sched.mtx);
+		sched.cancel_req = r->run;
+		pthread_mutex_unlock(&sched.mtx);
+		return 0;
+	}
+	snprintf(r->err, sizeof(r->err), "run %lld is already %s",
+	    (long long)r->run, state);
+	return -2;
+}
+
+static int
+req_run(struct req *r)
+{
+	return r->kind == REQ_QUEUE ? req_queue(r) : req_cancel(r);
+}
+
+/*
+ * Main loop: takes the API threads' posted requests, one at a time, and
+ * answers each with its outcome.
+ */
+void
+sched_requests(void)
+{
+	struct req	*r;
+
+	for (;;) {
+		pthread_mutex_lock(&box.mtx);
+		if ((r = box.head) != NULL) {
+			if ((box.head = r->next) == NULL)
+				box.tail = &box.head;
+			r->state = REQ_TAKEN;
+		}
+		pthread_mutex_unlock(&box.mtx);
+		if (r == NULL)
+			return;
+		r->rc = req_run(r);
+		pthread_mutex_lock(&box.mtx);
+		r->state = REQ_DONE;
+		pthread_cond_broadcast(&box.done);
+		pthread_mutex_unlock(&box.mtx);
+	}
 }
 
 /*
@@ -130,12 +270,11 @@ valid_op(const char *s)
 int
 sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 {
-	sqlite3		*db;
-	sqlite3_stmt	*st;
+	struct req	 r;
 	const char	*k;
 	json_t		*v;
 	char		*js;
-	int		 full, rc = -3, queued = 0, bad;
+	int		 full, rc, bad;
 
 	json_object_foreach(req, k, v)
 		if (strcmp(k, "ops") && strcmp(k, "classes") && strcmp(k,
@@ -155,91 +294,36 @@ sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 	full = json_array_size(json_object_get(req, "ops")) == 0 &&
 	    json_array_size(json_object_get(req, "classes")) == 0 &&
 	    json_array_size(json_object_get(req, "dtypes")) == 0;
-	if ((db = writer_conn()) == NULL) {
-		snprintf(err, errlen, "store unavailable");
+	memset(&r, 0, sizeof(r));
+	r.kind = REQ_QUEUE;
+	r.full = full;
+	if ((js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -3;
 	}
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "store busy: %s", sqlite3_errmsg(db));
-		return -3;
-	}
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE "
-	    "state='queued'", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			queued = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
-	if (queued >= QUEUED_RUNS_MAX) {
-		snprintf(err, errlen, "%d runs already queued", queued);
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -2;
-	}
-	js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
-	if (sqlite3_prepare_v2(db, "INSERT INTO runs (state, request, full, "
-	    "created) VALUES ('queued', ?, ?, ?)", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, js ? js : "{}", -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 2, full);
-		sqlite3_bind_double(st, 3, now_wall());
-		if (sqlite3_step(st) == SQLITE_DONE) {
-			*run_id = sqlite3_last_insert_rowid(db);
-			rc = 0;
-		}
-		sqlite3_finalize(st);
-	}
+	r.request = js;
+	rc = req_post(&r);
 	free(js);
-	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) {
-		main_wakeup();
-		return 0;
-	}
-	snprintf(err, errlen, "store: %s", sqlite3_errmsg(db));
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	return -3;
+	if (rc == 0)
+		*run_id = r.run;
+	else
+		snprintf(err, errlen, "%s", r.err);
+	return rc;
 }
 
 /* 0 cancelled (or cancelling); -1 no such run; -2 already finished. */
 int
 sched_cancel_run(int64_t id, char *err, size_t errlen)
 {
-	sqlite3		*db;
-	sqlite3_stmt	*st;
-	char		 state[32] = "";
+	struct req	 r;
+	int		 rc;
 
-	if ((db = writer_conn()) == NULL) {
-		snprintf(err, errlen, "store unavailable");
-		return -3;
-	}
-	if (sqlite3_prepare_v2(db, "SELECT state FROM runs WHERE id=?", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -3;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(state, sizeof(state), "%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (state[0] == '\0') {
-		snprintf(err, errlen, "no run %lld", (long long)id);
-		return -1;
-	}
-	if (!strcmp(state, "queued")) {
-		if (sqlite3_prepare_v2(db, "UPDATE runs SET state='cancelled', "
-		    "finished=?, error='cancelled through the API' WHERE id=? AND "
-		    "state='queued'", -1, &st, NULL) != SQLITE_OK)
-			return -3;
-		sqlite3_bind_double(st, 1, now_wall());
-		sqlite3_bind_int64(st, 2, id);
-		sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (sqlite3_changes(db) == 1)
-			return 0;
-	}
-	if (!strcmp(state, "running") || !strcmp(state, "queued")) {
-		pthread_mutex_lock(&sched.mtx);
-		sched.cancel_req = id;
-		pthread_mutex_unlock(&sched.mtx);
-		main_wakeup();
-		return 0;
-	}
-	snprintf(err, errlen, "run %lld is already %s", (long long)id, state);
-	return -2;
+	memset(&r, 0, sizeof(r));
+	r.kind = REQ_CANCEL;
+	r.run = id;
+	if ((rc = req_post(&r)) != 0)
+		snprintf(err, errlen, "%s", r.err);
+	return rc;
 }
 
 json_t *

@@ -48,34 +48,24 @@
 static int
 resume_accounts(int slot)
 {
-	sqlite3_stmt	*st;
 	int		 device = sched.cur.q[slot].device;
-	json_t		*spent = json_object(), *v;
+	json_t		*acc, *spent, *e, *v;
 	const char	*key;
+	size_t		 i;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.key, "
-	    "sum(CASE WHEN c.class != 'compile' THEN coalesce(CASE WHEN "
-	    "r.cand_first_ms > 0 THEN r.cand_first_ms END, 0) + r.shrink_cand_ms "
-	    "END), max(CASE WHEN r.status = 'fail' AND NOT "
-	    "coalesce(json_extract(c.spec, '$.huge'), 0) AND NOT "
-	    "coalesce(json_extract(r.figures, '$.fatal'), 0) THEN r.score END) "
-	    "FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id=? "
-	    "AND c.device=? GROUP BY c.key", -1, &st, NULL) != SQLITE_OK) {
-		json_decref(spent);
+	if ((acc = store_key_accounts(env->store, sched.cur.run_id, device)) ==
+	    NULL)
 		return -1;
-	}
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if ((key = (const char *)sqlite3_column_text(st, 0)) == NULL)
-			continue;
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			shrink_mark(device, key, sqlite3_column_double(st, 2));
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+	spent = json_object();
+	json_array_foreach(acc, i, e) {
+		key = json_string_value(json_object_get(e, "key"));
+		if ((v = json_object_get(e, "worst")) != NULL)
+			shrink_mark(device, key, json_real_value(v));
+		if ((v = json_object_get(e, "ms")) != NULL)
 			json_object_set_new(spent, key, json_real(key_budget_add(
-			    device, key, sqlite3_column_double(st, 1) / 1e3)));
+			    device, key, json_real_value(v) / 1e3)));
 	}
-	sqlite3_finalize(st);
+	json_decref(acc);
 	/* after the statement: a cut writes */
 	json_object_foreach(spent, key, v)
 		key_budget_cut(device, key, json_real_value(v));
@@ -92,29 +82,19 @@ resume_accounts(int slot)
 int
 run_resume_device(int slot, struct worker *w)
 {
-	sqlite3_stmt	*st;
 	struct devq	*q = &sched.cur.q[slot];
 	json_t		*was = NULL;
-	json_error_t	 jerr;
-	char		*now, *js;
-	int		 same = 0;
+	char		*now, *js, hash[64];
+	int		 same = 0, rc;
 
 	if ((now = fingerprint_hash(w->fingerprint)) == NULL)
 		return -1;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT f.hash, f.json "
-	    "FROM run_devices d JOIN fingerprints f ON f.id = d.fingerprint_id "
-	    "WHERE d.run_id=? AND d.device=?", -1, &st, NULL) != SQLITE_OK) {
+	if ((rc = store_run_device_fingerprint(env->store, sched.cur.run_id,
+	    q->device, hash, sizeof(hash), &was)) == -1) {
 		free(now);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, q->device);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		same = !strcmp((const char *)sqlite3_column_text(st, 0), now);
-		was = json_loads((const char *)sqlite3_column_text(st, 1), 0,
-		    &jerr);
-	}
-	sqlite3_finalize(st);
+	same = rc == 1 && !strcmp(hash, now);
 	free(now);
 	if (!same) {
 		/* no recorded fingerprint cannot be shown to be the same one */
@@ -131,7 +111,7 @@ run_resume_device(int slot, struct worker *w)
 		}
 		pthread_mutex_unlock(&sched.mtx);
 		json_decref(was);
-		api_invalidate();
+		lists_changed();
 		run_fail("library changed while opscreend was stopped; screen "
 		    "restarted");
 		queue_full_screen("library changed while opscreend was stopped");
@@ -171,48 +151,40 @@ w_interrupt(void *p)
 int64_t
 sched_resume(int *full)
 {
-	sqlite3_stmt	*st;
+	struct store_run r;
 	int64_t		 id = 0, total = 0, done = 0;
 	double		 started = 0;
 	json_t		*ev;
 	char		 why[256] = "", err[320];
-	int		 s, device;
+	int		 s, i, n, device, devices[NSLOTS];
 
 	*full = 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full, "
-	    "coalesce(started, created) FROM runs WHERE state='running' ORDER "
-	    "BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	if (store_run_resumable(env->store, &r) == -1)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		id = sqlite3_column_int64(st, 0);
-		run_load(id, (const char *)sqlite3_column_text(st, 1),
-		    sqlite3_column_int(st, 2));
-		started = sqlite3_column_double(st, 3);
+	if (r.id != 0) {
+		id = r.id;
+		run_load(id, r.request, r.full);
+		started = r.started;
 	}
-	sqlite3_finalize(st);
+	free(r.request);
 	pw_write(w_interrupt, json_pack("{sI}", "keep", (json_int_t)id));
 	if (id == 0)
 		return 0;
 	sched.cur.started = started;
 
 	/* the devices whose cases are stored; each must still be ours */
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT device FROM "
-	    "run_devices WHERE run_id=?", -1, &st, NULL) != SQLITE_OK)
+	if ((n = store_run_devices(env->store, id, devices, NSLOTS)) == -1)
 		snprintf(why, sizeof(why), "store: %s",
-		    sqlite3_errmsg(store_db(env->store)));
-	else {
-		sqlite3_bind_int64(st, 1, id);
-		while (why[0] == '\0' && sqlite3_step(st) == SQLITE_ROW) {
-			device = sqlite3_column_int(st, 0);
-			if ((device < 0) != (env->cpu != 0) ||
-			    (s = slot_of_device(device)) < 0)
-				snprintf(why, sizeof(why), "device %d (-1 = cpu) "
-				    "is not screened any more (devices = %s)",
-				    device, env->conf.devices);
-			else
-				sched.cur.q[s].resume = 1;
-		}
-		sqlite3_finalize(st);
+		    store_errmsg(env->store));
+	for (i = 0; i < n && why[0] == '\0'; i++) {
+		device = devices[i];
+		if ((device < 0) != (env->cpu != 0) ||
+		    (s = slot_of_device(device)) < 0)
+			snprintf(why, sizeof(why), "device %d (-1 = cpu) "
+			    "is not screened any more (devices = %s)",
+			    device, env->conf.devices);
+		else
+			sched.cur.q[s].resume = 1;
 	}
 	if (why[0] == '\0' && store_run_recount(env->store, id, &total, &done)
 	    == -1)

@@ -69,20 +69,7 @@ run_clear(void)
 int
 run_set_state(int64_t id, const char *state, const char *err)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET state=?, "
-	    "finished=?, error=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return error("store: %s", sqlite3_errmsg(store_db(env->store)));
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, now_wall());
-	if (err)
-		sqlite3_bind_text(st, 3, err, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_run_set_state(env->store, id, state, err, now_wall());
 }
 
 void
@@ -100,7 +87,7 @@ run_fail(const char *why)
 	run_end(sched.cur.run_id, "failed", why);
 	progress_update("failed");
 	run_clear();
-	api_invalidate();
+	lists_changed();
 }
 
 /*
@@ -188,45 +175,31 @@ run_load(int64_t id, const char *request, int full)
 int
 run_activate(void)
 {
-	sqlite3_stmt	*st;
+	struct store_run	 r;
+	int			 rc;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT id, request, full "
-	    "FROM runs WHERE state='queued' ORDER BY id LIMIT 1", -1, &st, NULL)
-	    != SQLITE_OK)
+	if ((rc = store_run_next_queued(env->store, &r)) == -1)
 		return pw_retry_later("starting a run");
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (rc == 0)
 		return 0;
-	}
-	run_load(sqlite3_column_int64(st, 0), (const char *)
-	    sqlite3_column_text(st, 1), sqlite3_column_int(st, 2));
-	sqlite3_finalize(st);
+	run_load(r.id, r.request, r.full);
+	free(r.request);
 	sched.cur.started = now_wall();
 	/*
-	 * Only a run still queued: a DELETE between the SELECT above and
-	 * here cancelled it in the store (the API thread's UPDATE), and an
-	 * unconditional write would run it anyway (seen under load in
-	 * test_restricted_run_and_cancel).
+	 * Only a run still queued: a cancel between the read above and here
+	 * cancelled it in the store, and an unconditional write would run it
+	 * anyway (seen under load in test_restricted_run_and_cancel).
 	 */
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE runs SET "
-	    "state='running', started=? WHERE id=? AND state='queued'", -1, &st,
-	    NULL) != SQLITE_OK) {
-		run_clear();
-		return pw_retry_later("starting a run");
-	}
-	sqlite3_bind_double(st, 1, sched.cur.started);
-	sqlite3_bind_int64(st, 2, sched.cur.run_id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	if ((rc = store_run_start(env->store, sched.cur.run_id,
+	    sched.cur.started)) == -1) {
 		/* still queued in the store: started after the back-off */
 		pw_note("starting a run");
-		sqlite3_finalize(st);
 		run_clear();
 		pw_fault();
 		return -1;
 	}
-	sqlite3_finalize(st);
 	pw_ok();
-	if (sqlite3_changes(store_db(env->store)) != 1) {
+	if (rc == 0) {
 		log_info("run %lld was cancelled before it started",
 		    (long long)sched.cur.run_id);
 		run_clear();
@@ -245,8 +218,6 @@ run_activate(void)
 int
 run_expand(int slot, struct worker *w)
 {
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*ent = NULL, *cas = NULL, *rd = NULL;
 	struct devq	*q = &sched.cur.q[slot];
 	json_t		*e, *cases, *c;
 	size_t		 i, j;
@@ -259,19 +230,8 @@ run_expand(int slot, struct worker *w)
 		return pw_retry_later("storing a fingerprint");
 	if (store_begin(env->store) == -1)
 		return pw_retry_later("expanding a run");
-	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO entries (run_id, key, "
-	    "name, schema, screened) VALUES (?,?,?,?,?)", -1, &ent, NULL) !=
-	    SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO cases (run_id, device, key, name, "
-	    "class, dtype, spec) VALUES (?,?,?,?,?,?,?)", -1, &cas, NULL) !=
-	    SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO run_devices (run_id, "
-	    "device, fingerprint_id) VALUES (?,?,?)", -1, &rd, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(rd, 1, sched.cur.run_id);
-	sqlite3_bind_int(rd, 2, q->device);
-	sqlite3_bind_int64(rd, 3, fpid);
-	if (sqlite3_step(rd) != SQLITE_DONE)
+	if (store_run_device_set(env->store, sched.cur.run_id, q->device,
+	    fpid) == -1)
 		goto fail;
 	json_array_foreach(w->entries, i, e) {
 		const char	*key = json_string_value(json_object_get(e, "key"));
@@ -281,14 +241,8 @@ run_expand(int slot, struct worker *w)
 
 		if (key == NULL || name == NULL)
 			continue;
-		sqlite3_reset(ent);
-		sqlite3_bind_int64(ent, 1, sched.cur.run_id);
-		sqlite3_bind_text(ent, 2, key, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(ent, 3, name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(ent, 4, schema ? schema : "", -1,
-		    SQLITE_TRANSIENT);
-		sqlite3_bind_int(ent, 5, probe_supported(key, schema, NULL));
-		if (sqlite3_step(ent) != SQLITE_DONE)
+		if (store_entry_add(env->store, sched.cur.run_id, key, name,
+		    schema, probe_supported(key, schema, NULL)) == -1)
 			goto fail;
 		if (!op_requested(key, name))
 			continue;
@@ -326,18 +280,12 @@ run_expand(int slot, struct worker *w)
 				json_decref(cases);
 				goto fail;
 			}
-			sqlite3_reset(cas);
-			sqlite3_bind_int64(cas, 1, sched.cur.run_id);
-			sqlite3_bind_int(cas, 2, q->device);
-			sqlite3_bind_text(cas, 3, key, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(cas, 4, name, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(cas, 5, json_string_value(
-			    json_object_get(c, "class")), -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(cas, 6, json_string_value(
-			    json_object_get(c, "dtype")), -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(cas, 7, spec, -1, SQLITE_TRANSIENT);
+			erc = store_case_add(env->store, sched.cur.run_id,
+			    q->device, key, name, json_string_value(
+			    json_object_get(c, "class")), json_string_value(
+			    json_object_get(c, "dtype")), spec);
 			free(spec);
-			if (sqlite3_step(cas) != SQLITE_DONE) {
+			if (erc == -1) {
 				json_decref(cases);
 				goto fail;
 			}
@@ -345,10 +293,6 @@ run_expand(int slot, struct worker *w)
 		}
 		json_decref(cases);
 	}
-	sqlite3_finalize(ent);
-	sqlite3_finalize(cas);
-	sqlite3_finalize(rd);
-	ent = cas = rd = NULL;
 	/*
 	 * bootstrap, library-wide: importing the library initialised CUDA, so a
 	 * process that imports it before choosing its GPU lands on device 0.
@@ -364,14 +308,8 @@ run_expand(int slot, struct worker *w)
 		if (erc == -1)
 			goto fail;
 	}
-	{
-		char	 sql[128];
-
-		snprintf(sql, sizeof(sql), "UPDATE runs SET total=total+%lld "
-		    "WHERE id=%lld", (long long)n, (long long)sched.cur.run_id);
-		if (store_exec(env->store, sql) == -1)
-			goto fail;
-	}
+	if (store_run_total_add(env->store, sched.cur.run_id, n) == -1)
+		goto fail;
 	if (store_commit(env->store) == -1)
 		goto fail;
 	pw_ok();
@@ -401,9 +339,6 @@ run_expand(int slot, struct worker *w)
  fail:
 	/* nothing of the device stored: expanded again after the back-off */
 	pw_note("expanding a run");
-	sqlite3_finalize(ent);
-	sqlite3_finalize(cas);
-	sqlite3_finalize(rd);
 	store_rollback(env->store);
 	pw_fault();
 	q->len = q->head = 0;
@@ -427,8 +362,9 @@ cmp_double(const void *a, const void *b)
 int
 run_finish(void)
 {
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*sel = NULL, *ins = NULL;
+	struct store_cursor	*sel = NULL;
+	struct store_fold_row	 row;
+	struct store_verdict	 sv;
 	struct verdict_fold f;
 	struct case_verdict v;
 	char		 gkey[512] = "", key[512], reason[256];
@@ -436,7 +372,7 @@ run_finish(void)
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
 	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
-	int64_t		 unstored = -1;
+	int64_t		 unstored;
 
 	if (store_begin(env->store) == -1)
 		return pw_retry_later("finishing a run");
@@ -446,16 +382,7 @@ run_finish(void)
 	 * the others alone (verified on part of its cases).  Checked in the
 	 * transaction that completes the run.
 	 */
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM cases c WHERE "
-	    "c.run_id=? AND NOT EXISTS (SELECT 1 FROM results r WHERE "
-	    "r.case_id = c.id)", -1, &sel, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
-	if (sqlite3_step(sel) == SQLITE_ROW)
-		unstored = sqlite3_column_int64(sel, 0);
-	sqlite3_finalize(sel);
-	sel = NULL;
-	if (unstored == -1)
+	if ((unstored = store_run_unstored(env->store, sched.cur.run_id)) == -1)
 		goto fail;
 	if (unstored > 0) {
 		error("run %lld: %lld cases have no stored result; the run is not "
@@ -463,78 +390,49 @@ run_finish(void)
 		store_rollback(env->store);
 		return -2;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT c.device, c.key, c.name, c.dtype, "
-	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
-	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
-	    "json_extract(c.spec, '$.ladder.value'), "
-	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
-	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
-	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
-	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
-	    "c.key, c.dtype, c.id", -1, &sel, NULL) !=
-	    SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO verdicts (run_id, device, key, "
-	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
-	    "passed, first_call_ms, steady_ms) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins, NULL) != SQLITE_OK)
+	if ((sel = store_fold_cursor(env->store, sched.cur.run_id)) == NULL)
 		goto fail;
-	sqlite3_bind_int64(sel, 1, sched.cur.run_id);
 	verdict_fold_init(&f);
 	for (;;) {
-		rc = sqlite3_step(sel);
-		if (rc == SQLITE_ROW)
-			snprintf(key, sizeof(key), "%d|%s|%s",
-			    sqlite3_column_int(sel, 0),
-			    (const char *)sqlite3_column_text(sel, 1),
-			    (const char *)sqlite3_column_text(sel, 3));
-		if (have && (rc != SQLITE_ROW || strcmp(key, gkey) != 0)) {
+		if ((rc = store_fold_next(sel, &row)) == 1)
+			snprintf(key, sizeof(key), "%d|%s|%s", row.device,
+			    row.key, row.dtype);
+		if (have && (rc != 1 || strcmp(key, gkey) != 0)) {
 			const char	*res;
 
 			verdict_fold_finish(&f, env->conf.compile_extrapolate);
 			res = verdict_fold_result(&f, reason, sizeof(reason));
 
 			if (res != NULL) {
-				sqlite3_reset(ins);
-				/* unbound columns must be NULL, not the last row's */
-				sqlite3_clear_bindings(ins);
-				sqlite3_bind_int64(ins, 1, sched.cur.run_id);
-				sqlite3_bind_int(ins, 2, g_dev);
-				sqlite3_bind_text(ins, 3, g_dev_key, -1,
-				    SQLITE_TRANSIENT);
-				sqlite3_bind_text(ins, 4, g_name, -1,
-				    SQLITE_TRANSIENT);
-				sqlite3_bind_text(ins, 5, g_dtype, -1,
-				    SQLITE_TRANSIENT);
-				sqlite3_bind_text(ins, 6, res, -1, SQLITE_STATIC);
-				sqlite3_bind_text(ins, 7, reason, -1,
-				    SQLITE_TRANSIENT);
+				memset(&sv, 0, sizeof(sv));
+				sv.run = sched.cur.run_id;
+				sv.device = g_dev;
+				sv.key = g_dev_key;
+				sv.name = g_name;
+				sv.dtype = g_dtype;
+				sv.verdict = res;
+				sv.reason = reason;
 				if (strcmp(res, "verified") != 0) {
-					sqlite3_bind_text(ins, 8, f.worst_class, -1,
-					    SQLITE_TRANSIENT);
-					sqlite3_bind_text(ins, 9, f.worst_detail,
-					    -1, SQLITE_TRANSIENT);
-					if (f.worst_case > 0)
-						sqlite3_bind_int64(ins, 10,
-						    f.worst_case);
+					sv.cls = f.worst_class;
+					sv.detail = f.worst_detail;
+					sv.evidence_case = f.worst_case;
 				} else {
-					sqlite3_bind_text(ins, 8, "", -1,
-					    SQLITE_STATIC);
-					sqlite3_bind_text(ins, 9, "", -1,
-					    SQLITE_STATIC);
+					sv.cls = "";
+					sv.detail = "";
 				}
-				sqlite3_bind_int(ins, 11, f.n);
-				sqlite3_bind_int(ins, 12, f.pass);
+				sv.cases = f.n;
+				sv.passed = f.pass;
+				sv.first_call_ms = sv.steady_ms = -1;
 				if (nt > 0) {
 					qsort(firsts, nt, sizeof(double),
 					    cmp_double);
 					qsort(steadies, nt, sizeof(double),
 					    cmp_double);
 					/* the worst first call is the compile */
-					sqlite3_bind_double(ins, 13, firsts[nt - 1]);
-					sqlite3_bind_double(ins, 14,
-					    steadies[nt / 2]);
+					sv.first_call_ms = firsts[nt - 1];
+					sv.steady_ms = steadies[nt / 2];
 				}
-				if (sqlite3_step(ins) != SQLITE_DONE)
+				if (store_verdict_add(env->store, &sv) == -1)
 					goto fail;
 				if (!strcmp(res, "verified"))
 					nverified++;
@@ -547,50 +445,41 @@ run_finish(void)
 			nt = 0;
 			have = 0;
 		}
-		if (rc != SQLITE_ROW)
+		if (rc != 1)
 			break;
 		if (!have) {
 			snprintf(gkey, sizeof(gkey), "%s", key);
-			g_dev = sqlite3_column_int(sel, 0);
-			snprintf(g_dev_key, sizeof(g_dev_key), "%s",
-			    sqlite3_column_text(sel, 1));
-			snprintf(g_name, sizeof(g_name), "%s",
-			    sqlite3_column_text(sel, 2));
-			snprintf(g_dtype, sizeof(g_dtype), "%s",
-			    sqlite3_column_text(sel, 3));
+			g_dev = row.device;
+			snprintf(g_dev_key, sizeof(g_dev_key), "%s", row.key);
+			snprintf(g_name, sizeof(g_name), "%s", row.name);
+			snprintf(g_dtype, sizeof(g_dtype), "%s", row.dtype);
 			have = 1;
 		}
 		memset(&v, 0, sizeof(v));
-		v.status = case_status_parse((const char *)sqlite3_column_text(sel, 6));
-		snprintf(v.reason, sizeof(v.reason), "%s",
-		    sqlite3_column_text(sel, 7));
-		snprintf(v.detail, sizeof(v.detail), "%s",
-		    sqlite3_column_text(sel, 8));
-		v.score = sqlite3_column_double(sel, 9);
-		v.native_inaccurate = sqlite3_column_int(sel, 10);
-		verdict_fold_add(&f, sqlite3_column_int64(sel, 5),
-		    (const char *)sqlite3_column_text(sel, 4), &v);
+		v.status = case_status_parse(row.status);
+		snprintf(v.reason, sizeof(v.reason), "%s", row.reason);
+		snprintf(v.detail, sizeof(v.detail), "%s", row.detail);
+		v.score = row.score;
+		v.native_inaccurate = row.native_inaccurate;
+		verdict_fold_add(&f, row.case_id, row.cls, &v);
 		/* ladder steps that ran (pass or over budget) feed the fit */
-		if (sqlite3_column_type(sel, 13) != SQLITE_NULL &&
-		    sqlite3_column_type(sel, 11) != SQLITE_NULL &&
+		if (row.has_ladder && row.has_first &&
 		    (v.status == CASE_PASS || v.status == CASE_HAZARD))
-			verdict_fold_ladder(&f, sqlite3_column_int64(sel, 5),
-			    sqlite3_column_double(sel, 13),
-			    sqlite3_column_double(sel, 11),
-			    sqlite3_column_type(sel, 14) == SQLITE_NULL ?
-			    VERDICT_COMPILE_BUDGET_MS :
-			    sqlite3_column_double(sel, 14));
-		if (sqlite3_column_type(sel, 11) != SQLITE_NULL && nt < 4096) {
-			firsts[nt] = sqlite3_column_double(sel, 11);
-			steadies[nt] = sqlite3_column_double(sel, 12);
+			verdict_fold_ladder(&f, row.case_id, row.ladder_value,
+			    row.cand_first_ms, row.ladder_budget_ms < 0 ?
+			    VERDICT_COMPILE_BUDGET_MS : row.ladder_budget_ms);
+		if (row.has_first && nt < 4096) {
+			firsts[nt] = row.cand_first_ms;
+			steadies[nt] = row.cand_steady_ms;
 			nt++;
 		}
 	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	sel = ins = NULL;
+	store_cursor_free(sel);
+	sel = NULL;
+	if (rc == -1)
+		goto fail;
 	if (sched.cur.full) {
-		int	 k = regress_intermittent(db, sched.cur.run_id);
+		int	 k = regress_intermittent(store_db(env->store), sched.cur.run_id);
 
 		if (k == -1)
 			goto fail;
@@ -614,7 +503,7 @@ run_finish(void)
 			goto fail;
 	}
 	/* in the same transaction: the lists and their changes appear together */
-	if (sched.cur.full && (nreg = regress_run(db, sched.cur.run_id, now_wall(),
+	if (sched.cur.full && (nreg = regress_run(store_db(env->store), sched.cur.run_id, now_wall(),
 	    &nevents)) == -1)
 		goto fail;
 	if (store_commit(env->store) == -1)
@@ -631,8 +520,7 @@ run_finish(void)
 	return 0;
  fail:
 	pw_note("finishing a run");
-	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
+	store_cursor_free(sel);
 	store_rollback(env->store);
 	pw_fault();
 	return -1;
@@ -687,5 +575,5 @@ run_cancel_now(void)
 	log_info("run %lld cancelled", (long long)sched.cur.run_id);
 	progress_update("cancelled");
 	run_clear();
-	api_invalidate();
+	lists_changed();
 }

@@ -59,6 +59,7 @@ sched_init(void)
 {
 	int	 s, k, n = 0;
 
+	request_init();
 	for (s = 0; s < nslots(); s++)
 		for (k = 0; k < env->conf.workers_per_device +
 		    env->conf.compile_workers && n < MAX_WORKERS; k++, n++) {
@@ -237,19 +238,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 static int
 same_key_dtype(int64_t a, int64_t b)
 {
-	sqlite3_stmt	*st;
-	int		 same = 0;
-
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT count(*) FROM cases "
-	    "x, cases y WHERE x.id=? AND y.id=? AND x.key=y.key AND "
-	    "x.dtype=y.dtype AND x.device=y.device", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		same = sqlite3_column_int(st, 0) == 1;
-	sqlite3_finalize(st);
-	return same;
+	return store_cases_same_key_dtype(env->store, a, b);
 }
 
 /* A case another runner holds while its sibling hung: stop it, say so. */
@@ -503,7 +492,7 @@ sched_poll(void)
 		else {
 			progress_update("complete");
 			run_clear();
-			api_invalidate();
+			lists_changed();
 			run_log_lists();
 		}
 		(void)id;

@@ -132,21 +132,7 @@ int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
 
 /* skip.c */
-/*
- * The pending cases of the run in progress that a skip takes: those of key
- * on device, narrowed by the fields set.  skip.c turns it into SQL with
- * bound parameters.
- */
-struct case_filter {
-	int		 device;
-	const char	*key;
-	const char	*dtype;		/* NULL: any */
-	const char	*cls;		/* this class only, NULL: any */
-	const char	*not_cls;	/* any class but this, NULL: any */
-	int64_t		 id;		/* this case only, 0: any */
-	int64_t		 like_run;	/* > 0: only the specs that run skipped */
-	const char	*like_reasons[2];	/* with one of these (NULL: none) */
-};
+/* struct case_filter: store.h */
 int	 cases_skip(const struct case_filter *, const char *reason,
 	    const char *detail);
 struct replay_decision;
@@ -195,6 +181,9 @@ void	 queue_full_screen(const char *reason);
 void	 fingerprint_changed(int slot, json_t *fp);
 void	 on_fingerprint(struct worker *w, json_t *msg);
 void	 fingerprint_poll(double t);
+
+/* request.c */
+void	 request_init(void);			/* on the main loop's thread */
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);

@@ -67,30 +67,16 @@ static int
 w_shrink(void *p)
 {
 	json_t		*a = p;
-	sqlite3_stmt	*st;
-	const char	*spec = json_string_value(json_object_get(a, "spec"));
-	const char	*repro = json_string_value(json_object_get(a, "repro"));
 
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
-	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
-	    "repro=coalesce(?, repro), shrink_ms=?, shrink_cand_ms=? WHERE "
-	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
-		return pw_refused("storing a shrink");
-	sqlite3_bind_int(st, 1, json_integer_value(json_object_get(a, "runs")));
-	if (spec != NULL)
-		sqlite3_bind_text(st, 2, spec, -1, SQLITE_TRANSIENT);
-	if (repro != NULL)
-		sqlite3_bind_text(st, 3, repro, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 4, json_real_value(json_object_get(a, "ms")));
-	sqlite3_bind_double(st, 5, json_real_value(json_object_get(a,
-	    "cand_ms")));
-	sqlite3_bind_int64(st, 6, json_integer_value(json_object_get(a, "case")));
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	if (store_result_shrink(env->store, json_integer_value(json_object_get(a,
+	    "case")), json_integer_value(json_object_get(a, "runs")),
+	    json_string_value(json_object_get(a, "spec")),
+	    json_string_value(json_object_get(a, "repro")),
+	    json_real_value(json_object_get(a, "ms")),
+	    json_real_value(json_object_get(a, "cand_ms"))) == -1) {
 		pw_note("storing a shrink");
-		sqlite3_finalize(st);
 		return -1;
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -173,40 +159,14 @@ shrink_continue(struct worker *w)
 int
 shrink_prior_load(int slot)
 {
-	sqlite3_stmt	*st;
 	int		 device = sched.cur.q[slot].device;
 
 	json_decref(sched.prior[slot]);
-	sched.prior[slot] = json_object();
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT c.spec, r.reason, "
-	    "r.shrunk_spec, r.repro, coalesce(r.shrink_from, c.id), "
-	    "max(c.run_id) FROM cases c JOIN results r ON r.case_id = c.id JOIN "
-	    "run_devices d ON d.run_id = c.run_id AND d.device = c.device JOIN "
-	    "runs u ON u.id = c.run_id WHERE u.state = 'complete' AND c.device "
-	    "= ?2 AND c.run_id != ?1 AND d.fingerprint_id = (SELECT "
-	    "fingerprint_id FROM run_devices WHERE run_id = ?1 AND device = ?2) "
-	    "AND r.status = 'fail' AND (r.shrink_runs > 0 OR r.shrink_from IS "
-	    "NOT NULL) GROUP BY c.spec", -1, &st, NULL) != SQLITE_OK)
+	if ((sched.prior[slot] = store_shrinks_prior(env->store,
+	    sched.cur.run_id, device)) == NULL) {
+		sched.prior[slot] = json_object();
 		return -1;
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t	*e = json_pack("{ss sI}", "reason", (const char *)
-		    sqlite3_column_text(st, 1), "case", (json_int_t)
-		    sqlite3_column_int64(st, 4));
-
-		if (e == NULL)
-			continue;
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			json_object_set_new(e, "shrunk", json_string((const char *)
-			    sqlite3_column_text(st, 2)));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			json_object_set_new(e, "repro", json_string((const char *)
-			    sqlite3_column_text(st, 3)));
-		json_object_set_new(sched.prior[slot], (const char *)
-		    sqlite3_column_text(st, 0), e);
 	}
-	sqlite3_finalize(st);
 	if (json_object_size(sched.prior[slot]) > 0)
 		log_info("run %lld: device %d (-1 = cpu): %zu shrinks of earlier "
 		    "runs of this library to reuse", (long long)sched.cur.run_id,
@@ -243,26 +203,14 @@ static int
 w_reuse(void *p)
 {
 	json_t		*a = p;
-	sqlite3_stmt	*st;
-	const char	*shrunk = json_string_value(json_object_get(a, "shrunk"));
-	const char	*repro = json_string_value(json_object_get(a, "repro"));
 
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE results SET "
-	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
-	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
-		return pw_refused("storing a reused shrink");
-	if (shrunk != NULL)
-		sqlite3_bind_text(st, 1, shrunk, -1, SQLITE_TRANSIENT);
-	if (repro != NULL)
-		sqlite3_bind_text(st, 2, repro, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, json_integer_value(json_object_get(a, "from")));
-	sqlite3_bind_int64(st, 4, json_integer_value(json_object_get(a, "case")));
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	if (store_result_reuse(env->store, json_integer_value(json_object_get(a,
+	    "case")), json_integer_value(json_object_get(a, "from")),
+	    json_string_value(json_object_get(a, "shrunk")),
+	    json_string_value(json_object_get(a, "repro"))) == -1) {
 		pw_note("storing a reused shrink");
-		sqlite3_finalize(st);
 		return -1;
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -274,21 +222,16 @@ w_reuse(void *p)
 int
 shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 {
-	sqlite3_stmt	*st;
 	json_t		*e = NULL, *a;
-	char		*repro;
+	char		*repro, *spec;
 	int		 s = slot_of_device(device), done = 0;
 
 	if (s < 0 || sched.prior[s] == NULL || json_object_size(sched.prior[s]) == 0)
 		return 0;
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT spec FROM cases "
-	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+	if ((spec = store_case_spec_text(env->store, id)) == NULL)
 		return 0;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		e = json_object_get(sched.prior[s], (const char *)
-		    sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	e = json_object_get(sched.prior[s], spec);
+	free(spec);
 	if (e == NULL || strcmp(json_string_value(json_object_get(e, "reason")) ?:
 	    "", v->reason) != 0)
 		return 0;

@@ -18,115 +18,55 @@
 #include "scheduler.h"
 #include "policy.h"
 
-static void	queue_drop_skipped(struct devq *, sqlite3_stmt *);
-
-/*
- * cases_skip()'s WHERE clause: its struct case_filter as bound parameters
- * ?1..?4 and ?8..?14 (skip_prepare), ?5..?7 left to the statement.
- */
-#define SKIP_WHERE \
-	"run_id=?1 AND device=?2 AND key=?3 AND (?4 IS NULL OR dtype=?4) AND " \
-	"state='pending' AND id NOT IN (SELECT value FROM json_each(?8)) AND " \
-	"(?9 IS NULL OR class = ?9) AND (?10 IS NULL OR class != ?10) AND " \
-	"(?11 = 0 OR id = ?11) AND (?12 = 0 OR spec IN (SELECT p.spec FROM " \
-	"cases p JOIN results pr ON pr.case_id = p.id WHERE p.run_id=?12 AND " \
-	"p.device=?2 AND p.key=?3 AND p.state='skipped' AND pr.reason IN " \
-	"(?13, ?14)))"
-
-static void
-skip_bind_text(sqlite3_stmt *st, int i, json_t *a, const char *k)
-{
-	const char	*v = json_string_value(json_object_get(a, k));
-
-	if (v != NULL)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Prepares sql and binds the parameters of SKIP_WHERE from a. */
-static sqlite3_stmt *
-skip_prepare(const char *sql, json_t *a)
-{
-	sqlite3_stmt	*st;
-	char		*busy;
-
-	if (sqlite3_prepare_v2(store_db(env->store), sql, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(a, "run")));
-	sqlite3_bind_int(st, 2, json_integer_value(json_object_get(a, "device")));
-	skip_bind_text(st, 3, a, "key");
-	skip_bind_text(st, 4, a, "dtype");
-	busy = json_dumps(json_object_get(a, "busy"), JSON_COMPACT);
-	sqlite3_bind_text(st, 8, busy ? busy : "[]", -1, SQLITE_TRANSIENT);
-	free(busy);
-	skip_bind_text(st, 9, a, "cls");
-	skip_bind_text(st, 10, a, "not_cls");
-	sqlite3_bind_int64(st, 11, json_integer_value(json_object_get(a, "id")));
-	sqlite3_bind_int64(st, 12, json_integer_value(json_object_get(a,
-	    "like_run")));
-	skip_bind_text(st, 13, a, "reason0");
-	skip_bind_text(st, 14, a, "reason1");
-	return st;
-}
+static void	queue_drop_skipped(struct devq *);
 
 static int	skip_last;	/* cases w_skip() recorded */
+
+static const char *
+jstr_or_null(json_t *a, const char *k)
+{
+	return json_string_value(json_object_get(a, k));
+}
 
 /* cases_skip()'s write, with the runners' cases as they were when asked. */
 static int
 w_skip(void *p)
 {
-	json_t		*a = p;
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*st;
-	char		 sql[128];
+	json_t		*a = p, *v;
 	int64_t		 run = json_integer_value(json_object_get(a, "run"));
+	int64_t		 busy[MAX_WORKERS];
+	size_t		 i, nbusy = 0;
 	int		 n, s = json_integer_value(json_object_get(a, "slot"));
+	struct case_filter	 f = {
+		.device = json_integer_value(json_object_get(a, "device")),
+		.key = jstr_or_null(a, "key"),
+		.dtype = jstr_or_null(a, "dtype"),
+		.cls = jstr_or_null(a, "cls"),
+		.not_cls = jstr_or_null(a, "not_cls"),
+		.id = json_integer_value(json_object_get(a, "id")),
+		.like_run = json_integer_value(json_object_get(a, "like_run")),
+		.like_reasons = { jstr_or_null(a, "reason0"),
+		    jstr_or_null(a, "reason1") } };
 
+	json_array_foreach(json_object_get(a, "busy"), i, v)
+		if (nbusy < MAX_WORKERS)
+			busy[nbusy++] = json_integer_value(v);
 	if (store_begin(env->store) == -1)
 		return pw_refused("skipping cases");
-	if ((st = skip_prepare("INSERT INTO results (case_id, status, reason, "
-	    "detail, created) SELECT id, 'skipped', ?5, ?6, ?7 FROM cases WHERE "
-	    SKIP_WHERE, a)) == NULL)
+	if ((n = store_cases_skip(env->store, run, &f, busy, nbusy,
+	    jstr_or_null(a, "reason"), jstr_or_null(a, "detail"),
+	    json_real_value(json_object_get(a, "created")))) == -1)
 		return pw_refused("skipping cases");
-	sqlite3_bind_text(st, 5, json_string_value(json_object_get(a, "reason")),
-	    -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, json_string_value(json_object_get(a, "detail")),
-	    -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 7, json_real_value(json_object_get(a,
-	    "created")));
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		pw_note("skipping cases");
-		sqlite3_finalize(st);
-		store_rollback(env->store);
-		return -1;
-	}
-	n = sqlite3_changes(db);
-	sqlite3_finalize(st);
-	if ((st = skip_prepare("UPDATE cases SET state='skipped' WHERE "
-	    SKIP_WHERE, a)) == NULL)
-		return pw_refused("skipping cases");
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		pw_note("skipping cases");
-		sqlite3_finalize(st);
-		store_rollback(env->store);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	snprintf(sql, sizeof(sql), "UPDATE runs SET done=done+%d WHERE id=%lld",
-	    n, (long long)run);
-	if (store_exec(env->store, sql) == -1 || store_commit(env->store) == -1)
+	if (store_run_done_add(env->store, run, n) == -1 ||
+	    store_commit(env->store) == -1)
 		return pw_refused("skipping cases");
 	skip_last = n;
 	if (run != sched.cur.run_id)
 		return 0;
 	sched.cur.done += n;
-	if (n > 0 && sqlite3_prepare_v2(db, "SELECT state FROM cases WHERE id=?",
-	    -1, &st, NULL) == SQLITE_OK) {
-		queue_drop_skipped(&sched.cur.q[s], st);
-		queue_drop_skipped(&sched.cur.cq[s], st);
-		sqlite3_finalize(st);
+	if (n > 0) {
+		queue_drop_skipped(&sched.cur.q[s]);
+		queue_drop_skipped(&sched.cur.cq[s]);
 	}
 	return 0;
 }
@@ -181,44 +121,15 @@ int
 prior_skips_replay(int slot, int64_t fpid, const struct replay_decision *d,
     const char *why, int *nkeys)
 {
-	sqlite3		*db = store_db(env->store);
-	sqlite3_stmt	*st;
 	int		 device = sched.cur.q[slot].device, n = 0, k;
-	char		 sql[1024], detail[256];
+	char		 detail[256];
 	json_t		*keys, *v;
 	size_t		 i;
 
 	*nkeys = 0;
-	snprintf(sql, sizeof(sql), "WITH prior AS (SELECT r.id FROM runs r JOIN "
-	    "run_devices d ON d.run_id = r.id WHERE r.state = 'complete' AND "
-	    "r.id != ?1 AND d.device = ?2 AND d.fingerprint_id = ?3 AND (?7 IS "
-	    "NULL OR EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.id AND "
-	    "e.kind = 'run_complete' AND json_extract(e.json, '$.' || ?7) = "
-	    "?4))), "
-	    "latest AS (SELECT c.key, max(c.run_id) AS run FROM cases c WHERE "
-	    "c.run_id IN prior AND c.device = ?2 GROUP BY c.key) SELECT l.key, "
-	    "l.run FROM latest l WHERE EXISTS (SELECT 1 FROM cases p JOIN "
-	    "results pr ON pr.case_id = p.id WHERE p.run_id = l.run AND p.state "
-	    "= 'skipped' AND p.device = ?2 AND p.key = l.key AND p.class != "
-	    "'compile' AND pr.reason IN (?5, ?6))");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((keys = store_prior_skips(env->store, sched.cur.run_id, device,
+	    fpid, d->budget, d->like, d->setting)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, sched.cur.run_id);
-	sqlite3_bind_int(st, 2, device);
-	sqlite3_bind_int64(st, 3, fpid);
-	sqlite3_bind_double(st, 4, d->budget);
-	for (k = 0; k < 2; k++)
-		if (d->like[k] != NULL)
-			sqlite3_bind_text(st, 5 + k, d->like[k], -1,
-			    SQLITE_STATIC);
-	if (d->setting != NULL)
-		sqlite3_bind_text(st, 7, d->setting, -1, SQLITE_STATIC);
-	keys = json_array();
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(keys, json_pack("[sI]", (const char *)
-		    sqlite3_column_text(st, 0), (json_int_t)
-		    sqlite3_column_int64(st, 1)));
-	sqlite3_finalize(st);
 	json_array_foreach(keys, i, v) {
 		long long	 prev = json_integer_value(json_array_get(v, 1));
 
@@ -279,17 +190,16 @@ skip_replay(int slot, int64_t fpid)
  * crashing a runner: one bad op never dominates a run.
  */
 static void
-queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
+queue_drop_skipped(struct devq *q)
 {
 	size_t	 i, j;
+	char	 state[32];
 
 	for (i = q->head, j = q->head; i < q->len; i++) {
 		int	 keep = 1;
 
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, q->ids[i]);
-		if (sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)
-		    sqlite3_column_text(st, 0), "skipped"))
+		if (store_case_state(env->store, q->ids[i], state,
+		    sizeof(state)) == 0 && !strcmp(state, "skipped"))
 			keep = 0;
 		if (keep) {
 			q->kix[j] = q->kix[i];
@@ -302,22 +212,13 @@ queue_drop_skipped(struct devq *q, sqlite3_stmt *st)
 void
 case_skip_siblings(int64_t case_id, int device, int compile_only)
 {
-	sqlite3_stmt	*st;
 	struct case_filter	 f = { .device = device,
 			    .cls = compile_only ? "compile" : NULL };
 	char			 key[256] = "", dtype[32] = "", detail[160];
 	int			 n;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT key, dtype FROM "
-	    "cases WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, case_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(key, sizeof(key), "%s", sqlite3_column_text(st, 0));
-		snprintf(dtype, sizeof(dtype), "%s", sqlite3_column_text(st, 1));
-	}
-	sqlite3_finalize(st);
-	if (key[0] == '\0')
+	if (store_case_key_dtype(env->store, case_id, key, sizeof(key), dtype,
+	    sizeof(dtype)) == -1 || key[0] == '\0')
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key and "
 	    "dtype hung or crashed", (long long)case_id);

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscreend.h"
+#include "log.h"
+#include "store.h"
+#include "util.h"
 
 extern const char migration_001[];
 extern const char migration_002[];
@@ -27,9 +29,20 @@ static const char *migrations[] = {
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 
+#define STMT_MAX	32	/* statements store_stmt() keeps prepared */
+
 struct store {
 	sqlite3	*db;
 	char	 path[4096];
+	struct {
+		const char	*sql;		/* the literal: its address */
+		sqlite3_stmt	*st;
+	}	 stmt[STMT_MAX];
+	int	 nstmt;
+};
+
+struct store_cursor {
+	sqlite3_stmt	*st;
 };
 
 static pthread_mutex_t	 health_mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -178,8 +191,12 @@ store_open(const char *path, char *err, size_t errlen)
 void
 store_close(struct store *s)
 {
+	int	 i;
+
 	if (s == NULL)
 		return;
+	for (i = 0; i < s->nstmt; i++)
+		sqlite3_finalize(s->stmt[i].st);
 	/* fold the WAL back so a copy of the file alone is whole */
 	if (s->db)
 		sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
@@ -202,7 +219,8 @@ store_reader(const char *path)
 
 	if (reader_db != NULL)
 		return reader_db;
-	if (sqlite3_open_v2(path, &reader_db, SQLITE_OPEN_READWRITE |
+	/* API threads only read: the main loop's connection is the one writer */
+	if (sqlite3_open_v2(path, &reader_db, SQLITE_OPEN_READONLY |
 	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    pragma_setup(reader_db, 0, err, sizeof(err)) == -1) {
 		log_warnx("store: reader for '%s': %s", path,
@@ -214,6 +232,71 @@ store_reader(const char *path)
 	pthread_once(&reader_once, reader_key_init);
 	pthread_setspecific(reader_key, reader_db);
 	return reader_db;
+}
+
+const char *
+store_errmsg(struct store *s)
+{
+	return sqlite3_errmsg(s->db);
+}
+
+/*
+ * The statement of sql (a string literal: it is known by its address),
+ * prepared on the first call and kept for the connection's life; reset and
+ * unbound for its next use.  NULL when it cannot be prepared.
+ */
+sqlite3_stmt *
+store_stmt(struct store *s, const char *sql)
+{
+	sqlite3_stmt	*st;
+	int		 i;
+
+	for (i = 0; i < s->nstmt; i++)
+		if (s->stmt[i].sql == sql) {
+			sqlite3_reset(s->stmt[i].st);
+			sqlite3_clear_bindings(s->stmt[i].st);
+			return s->stmt[i].st;
+		}
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (s->nstmt == STMT_MAX) {
+		log_warnx("store: more than %d kept statements", STMT_MAX);
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	s->stmt[s->nstmt].sql = sql;
+	s->stmt[s->nstmt++].st = st;
+	return st;
+}
+
+/* The rows of sql, a statement of its own (parameters bound by the caller). */
+struct store_cursor *
+store_cursor_new(struct store *s, const char *sql)
+{
+	struct store_cursor	*c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &c->st, NULL) != SQLITE_OK) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+sqlite3_stmt *
+store_cursor_stmt(struct store_cursor *c)
+{
+	return c->st;
+}
+
+void
+store_cursor_free(struct store_cursor *c)
+{
+	if (c == NULL)
+		return;
+	sqlite3_finalize(c->st);
+	free(c);
 }
 
 int
@@ -339,51 +422,4 @@ store_fingerprint(struct store *s, json_t *fp)
 	free(hash);
 	free(js);
 	return id;
-}
-
-/*
- * Runs left 'running' by an earlier lifetime, except keep (the one that
- * resumes, 0 for none), are failed: only one run is ever going, so any other
- * is a leftover.  Returns -1 on a store error.
- */
-int
-store_interrupt_stale_runs(struct store *s, int64_t keep)
-{
-	char		 sql[256];
-
-	snprintf(sql, sizeof(sql), "UPDATE runs SET state='failed', "
-	    "finished=%.3f, error='opscreend stopped during the run' "
-	    "WHERE state='running' AND id != %lld", now_wall(), (long long)keep);
-	return store_exec(s, sql);
-}
-
-/*
- * Sets a run's total and done from what the store holds (its cases, and the
- * cases with a result) and returns them: the counts a resumed run goes on
- * from.  Every case that has a result is done (a result is written in the
- * transaction that counts it); one without a result is not.
- */
-int
-store_run_recount(struct store *s, int64_t run, int64_t *total, int64_t *done)
-{
-	sqlite3_stmt	*st = NULL;
-	int		 rc = -1;
-
-	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET total=(SELECT count(*) "
-	    "FROM cases WHERE run_id=?1), done=(SELECT count(*) FROM results r "
-	    "JOIN cases c ON c.id = r.case_id WHERE c.run_id=?1) WHERE id=?1 "
-	    "RETURNING total, done", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			*total = sqlite3_column_int64(st, 0);
-			*done = sqlite3_column_int64(st, 1);
-			rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-		}
-	}
-	if (rc == -1)
-		error("store: recounting run %lld: %s", (long long)run,
-		    sqlite3_errcode(s->db) == SQLITE_DONE ? "no such run" :
-		    sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	return rc;
 }

@@ -545,6 +545,63 @@ START_TEST(interrupted_runs_kept_and_recounted)
 }
 END_TEST
 
+/* API threads read through store_reader: it cannot write, whatever it runs */
+START_TEST(reader_cannot_write)
+{
+	struct store	*s = fresh();
+	sqlite3		*r = store_reader(path);
+	int		 rc;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(scalar(r, "SELECT count(*) FROM runs"), 0);
+	rc = sqlite3_exec(r, "INSERT INTO runs (state, request, full, created) "
+	    "VALUES ('queued', '{}', 1, 0)", NULL, NULL, NULL);
+	ck_assert_int_ne(rc, SQLITE_OK);
+	/* read-only however it is asked: a pragma cannot lift it */
+	sqlite3_exec(r, "PRAGMA query_only=OFF", NULL, NULL, NULL);
+	rc = sqlite3_exec(r, "UPDATE runs SET state='failed'", NULL, NULL, NULL);
+	ck_assert_int_eq(rc & 0xff, SQLITE_READONLY);
+	ck_assert_int_eq(sqlite3_db_readonly(r, "main"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM runs"), 0);
+	cleanup(s);
+}
+END_TEST
+
+/* the runs a request queues and cancels, through the typed functions */
+START_TEST(runs_queue_and_cancel)
+{
+	struct store	*s = fresh();
+	struct store_run r;
+	char		 state[32];
+	int		 queued, full;
+	int64_t		 a, b;
+
+	ck_assert_int_eq(store_runs_queued(s, &queued, &full), 0);
+	ck_assert_int_eq(queued, 0);
+	ck_assert_int_gt(a = store_run_queue(s, "{}", 1, 1.0), 0);
+	ck_assert_int_gt(b = store_run_queue(s, "{\"ops\":[\"abs\"]}", 0, 2.0),
+	    a);
+	ck_assert_int_eq(store_runs_queued(s, &queued, &full), 0);
+	ck_assert_int_eq(queued, 2);
+	ck_assert_int_eq(full, 1);
+	ck_assert_int_eq(store_run_next_queued(s, &r), 1);
+	ck_assert_int_eq(r.id, a);
+	ck_assert_str_eq(r.request, "{}");
+	free(r.request);
+	ck_assert_int_eq(store_run_cancel_queued(s, a, 3.0), 1);
+	ck_assert_int_eq(store_run_cancel_queued(s, a, 3.0), 0);
+	ck_assert_int_eq(store_run_state(s, a, state, sizeof(state)), 1);
+	ck_assert_str_eq(state, "cancelled");
+	ck_assert_int_eq(store_run_state(s, 99, state, sizeof(state)), 0);
+	ck_assert_int_eq(store_run_start(s, b, 4.0), 1);
+	ck_assert_int_eq(store_run_start(s, b, 4.0), 0);
+	ck_assert_int_eq(store_run_resumable(s, &r), 1);
+	ck_assert_int_eq(r.id, b);
+	free(r.request);
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -565,6 +622,8 @@ main(void)
 	tcase_add_test(t, rollup_device_scope);
 	tcase_add_test(t, rollup_provenance);
 	tcase_add_test(t, interrupted_runs_kept_and_recounted);
+	tcase_add_test(t, reader_cannot_write);
+	tcase_add_test(t, runs_queue_and_cancel);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -1,0 +1,117 @@
+/*
+ * store_verdict.c: what a run's fold reads (its cases' stored results, in
+ * key x dtype order) and writes (one verdict per key x dtype).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+/* The cases of run without a stored result; -1 on an error. */
+int64_t
+store_run_unstored(struct store *s, int64_t run)
+{
+	sqlite3_stmt	*st;
+	int64_t		 n = -1;
+
+	if (sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM cases c WHERE "
+	    "c.run_id=? AND NOT EXISTS (SELECT 1 FROM results r WHERE "
+	    "r.case_id = c.id)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * The results a run's verdicts fold, ordered by device, key, dtype and
+ * case: every judged one, and the skips that count (key_budget,
+ * skip_replay, first_call_budget).
+ */
+struct store_cursor *
+store_fold_cursor(struct store *s, int64_t run)
+{
+	struct store_cursor	*c;
+
+	if ((c = store_cursor_new(s, "SELECT c.device, c.key, c.name, c.dtype, "
+	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
+	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
+	    "json_extract(c.spec, '$.ladder.value'), "
+	    "json_extract(c.spec, '$.ladder.budget_ms') FROM cases c "
+	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
+	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
+	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
+	    "c.key, c.dtype, c.id")) == NULL)
+		return NULL;
+	sqlite3_bind_int64(store_cursor_stmt(c), 1, run);
+	return c;
+}
+
+/* The next row: 1 a row, 0 the end, -1 an error. */
+int
+store_fold_next(struct store_cursor *c, struct store_fold_row *r)
+{
+	sqlite3_stmt	*st = store_cursor_stmt(c);
+	int		 rc;
+
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : -1;
+	memset(r, 0, sizeof(*r));
+	r->device = sqlite3_column_int(st, 0);
+	r->key = (const char *)sqlite3_column_text(st, 1);
+	r->name = (const char *)sqlite3_column_text(st, 2);
+	r->dtype = (const char *)sqlite3_column_text(st, 3);
+	r->cls = (const char *)sqlite3_column_text(st, 4);
+	r->case_id = sqlite3_column_int64(st, 5);
+	r->status = (const char *)sqlite3_column_text(st, 6);
+	r->reason = (const char *)sqlite3_column_text(st, 7);
+	r->detail = (const char *)sqlite3_column_text(st, 8);
+	r->score = sqlite3_column_double(st, 9);
+	r->native_inaccurate = sqlite3_column_int(st, 10);
+	r->has_first = sqlite3_column_type(st, 11) != SQLITE_NULL;
+	r->cand_first_ms = sqlite3_column_double(st, 11);
+	r->cand_steady_ms = sqlite3_column_double(st, 12);
+	r->has_ladder = sqlite3_column_type(st, 13) != SQLITE_NULL;
+	r->ladder_value = sqlite3_column_double(st, 13);
+	r->ladder_budget_ms = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 :
+	    sqlite3_column_double(st, 14);
+	return 1;
+}
+
+int
+store_verdict_add(struct store *s, const struct store_verdict *v)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = store_stmt(s, "INSERT INTO verdicts (run_id, device, key, "
+	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
+	    "passed, first_call_ms, steady_ms) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, v->run);
+	sqlite3_bind_int(st, 2, v->device);
+	sqlite3_bind_text(st, 3, v->key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, v->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, v->dtype, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, v->verdict, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 7, v->reason, -1, SQLITE_TRANSIENT);
+	if (v->cls != NULL)
+		sqlite3_bind_text(st, 8, v->cls, -1, SQLITE_TRANSIENT);
+	if (v->detail != NULL)
+		sqlite3_bind_text(st, 9, v->detail, -1, SQLITE_TRANSIENT);
+	if (v->evidence_case > 0)
+		sqlite3_bind_int64(st, 10, v->evidence_case);
+	sqlite3_bind_int(st, 11, v->cases);
+	sqlite3_bind_int(st, 12, v->passed);
+	if (v->first_call_ms >= 0)
+		sqlite3_bind_double(st, 13, v->first_call_ms);
+	if (v->steady_ms >= 0)
+		sqlite3_bind_double(st, 14, v->steady_ms);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_reset(st);
+	return rc;
+}
