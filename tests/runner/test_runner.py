@@ -312,6 +312,32 @@ def _judge(case, result):
     return json.loads(p.stdout)
 
 
+def test_opscreenctl_judge_exit_status():
+    """opscreenctl judge: 0 pass or not applicable, 5 any other verdict, 1 bad
+    input, 2 usage."""
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+
+    def run(body, *extra):
+        return subprocess.run([ctl, "judge", *extra], input=body, capture_output=True,
+                              text=True, timeout=30)
+
+    case = {"key": "add.Tensor", "compare": "float"}
+    ok = run(json.dumps({"case": case, "result": {"status": "ok", "outputs": []}}))
+    assert ok.returncode == 0 and json.loads(ok.stdout)["status"] == "pass", ok
+    na = run(json.dumps({"case": case, "result": {"status": "native_error",
+                                                  "native_error": "E"}}))
+    assert na.returncode == 0 and json.loads(na.stdout)["status"] == "na", na
+    bad = run(json.dumps({"case": case, "result": {"status": "cand_error",
+                                                   "cand_error": "RuntimeError: x"}}))
+    v = json.loads(bad.stdout)
+    assert bad.returncode == 5 and (v["status"], v["reason"]) == ("fail", "raises"), bad
+    odd = run(json.dumps({"case": case, "result": {"status": "sideways"}}))
+    assert odd.returncode == 5 and json.loads(odd.stdout)["status"] == "error", odd
+    assert run("not json").returncode == 1
+    assert run(json.dumps({"result": {}})).returncode == 1
+    assert run("{}", "extra").returncode == 2
+
+
 def test_repro_verdict_is_the_daemons(runner, tmp_path):
     """The repro holds no pass rule: it prints the daemon's verdict
     (opscreenctl judge) of figures it computes as the runner does, the same
