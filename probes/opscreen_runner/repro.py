@@ -263,7 +263,8 @@ def render(case, module):
         else 1 + steady_gate(case)[0]
     head = _HEAD.format(id=case.get("id"), key=case.get("key"), name=case.get("name"),
                         dtype=case.get("dtype"), cls=case.get("class"), module=module,
-                        case=json.dumps(case, sort_keys=True), calls=calls, ctl=ctl)
+                        case=json.dumps(case, sort_keys=True), calls=calls,
+                        ctl=ctl or "the one beside the runner (none was found)")
     return "\n".join([head, judge, "# ---- opscreen_runner/inputs.py ----",
                       inspect.getsource(inputs), "# ---- opscreen_runner/figures.py ----",
                       inspect.getsource(figures), "# ---- opscreen_runner/stats.py ----",
