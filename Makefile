@@ -70,9 +70,10 @@ build/gen_%.o: build/gen_%.c
 build/opscreend: $(DAEMON_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJS) $(LDLIBS)
 
-# The command-line client: jansson only (its HTTP/1.0 client is a socket).
-build/opscreenctl: build/daemon/opscreenctl.o
-	$(CC) $(CFLAGS) -o $@ $< $(shell pkg-config --libs jansson 2>/dev/null)
+# The command-line client: jansson only (its HTTP/1.0 client is a socket);
+# `judge` applies verdict.c's rule.
+build/opscreenctl: build/daemon/opscreenctl.o build/daemon/verdict.o
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null) -lm
 
 # probes/ without shrink.c: both case generators; sweepdump prints what they generate
 GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtype.o \

@@ -201,62 +201,91 @@ fc_queue(int slot, int64_t id, const char *key, const char *dtype)
 	    own ? -1 : key_position(key));
 }
 
-/* w's first call ran past runner.first_call_budget. */
+/*
+ * The re-measure of case id (key, dtype) on w ran past the budget too: it
+ * and the key and dtype's correctness cases are cut, its siblings in
+ * flight abandoned, and the key's account charged `charge` seconds.
+ */
+static void
+fc_over_cut(struct worker *w, int64_t id, const char *key, const char *dtype,
+    double b, double charge)
+{
+	char			 what[512];
+	const char		*role = w->compile ? "compile" : "screening";
+	int			 device = w->device, n;
+	struct case_filter	 one = { .device = device, .key = key,
+				    .dtype = dtype, .id = id };
+	struct case_filter	 rest = { .device = device, .key = key,
+				    .dtype = dtype, .not_cls = "compile" };
+
+	fc_confirm_end(id, FC_CUT);
+	worker_respawn(w);	/* the case is pending again: cut below */
+	snprintf(what, sizeof(what), "not judged: its first call was "
+	    "still running after %g s on a screening runner and again "
+	    "when measured on a %s runner into an empty Triton cache of "
+	    "its own (runner.first_call_budget; compile and autotuning "
+	    "included, a hang looks the same)", b, role);
+	cases_skip(&one, "first_call_budget", what);
+	snprintf(what, sizeof(what), "not run: the first call of case "
+	    "%lld of this key and dtype ran past runner.first_call_budget "
+	    "(%g s) twice", (long long)id, b);
+	n = cases_skip(&rest, "first_call_budget", what);
+	/* siblings in flight would each run past the budget too */
+	abandon_siblings(w, id, "first_call_budget", "ran its first "
+	    "call past runner.first_call_budget twice");
+	log_warnx("case %lld (%s %s): first call still running after "
+	    "%g s when measured again on a %s runner; it and %d other "
+	    "cases of the key and dtype are not judged", (long long)id,
+	    key, dtype, b, role, n);
+	key_budget_cut(device, key, key_budget_add(device, key, charge));
+}
+
+/*
+ * w's first call ran past runner.first_call_budget: policy_first_call_over
+ * decides from the facts gathered here, and the decision is carried out.
+ */
 void
 first_call_over(struct worker *w)
 {
-	char	 what[512], key[128], dtype[32];
-	int64_t	 id = w->case_id;
-	int	 s = slot_of_device(w->device), device = w->device;
-	double	 b = env->conf.first_call_budget;
+	struct fc_over_facts	 f = { .mode = w->case_fcb,
+				    .budget = env->conf.first_call_budget };
+	struct fc_over_decision	 d;
+	char			 key[128], dtype[32];
+	int64_t			 id = w->case_id;
+	int			 s = slot_of_device(w->device), device = w->device;
 
 	snprintf(key, sizeof(key), "%s", w->case_key);
 	snprintf(dtype, sizeof(dtype), "%s", w->case_dtype);
-	if (w->case_fcb == 2) {
-		const char		*role = w->compile ? "compile" :
-					    "screening";
-		struct case_filter	 one = { .device = device, .key = key,
-					    .dtype = dtype, .id = id };
-		struct case_filter	 rest = { .device = device, .key = key,
-					    .dtype = dtype, .not_cls = "compile" };
-		int			 n;
-
-		fc_confirm_end(id, FC_CUT);
-		worker_respawn(w);	/* the case is pending again: cut below */
-		snprintf(what, sizeof(what), "not judged: its first call was "
-		    "still running after %g s on a screening runner and again "
-		    "when measured on a %s runner into an empty Triton cache of "
-		    "its own (runner.first_call_budget; compile and autotuning "
-		    "included, a hang looks the same)", b, role);
-		cases_skip(&one, "first_call_budget", what);
-		snprintf(what, sizeof(what), "not run: the first call of case "
-		    "%lld of this key and dtype ran past runner.first_call_budget "
-		    "(%g s) twice", (long long)id, b);
-		n = cases_skip(&rest, "first_call_budget", what);
-		/* siblings in flight would each run past the budget too */
-		abandon_siblings(w, id, "first_call_budget", "ran its first "
-		    "call past runner.first_call_budget twice");
-		log_warnx("case %lld (%s %s): first call still running after "
-		    "%g s when measured again on a %s runner; it and %d other "
-		    "cases of the key and dtype are not judged", (long long)id,
-		    key, dtype, b, role, n);
-		key_budget_cut(device, key, key_budget_add(device, key, b));
+	f.slot = s >= 0;
+	/* fc_pending ends the re-measures that are over: read only when
+	 * the decision depends on it */
+	if (f.mode != FIRST_CALL_REMEASURE && f.slot)
+		f.pending = fc_pending(device, key, dtype);
+	d = policy_first_call_over(&f);
+	if (d.action == FC_OVER_CUT) {
+		fc_over_cut(w, id, key, dtype, f.budget, d.charge);
 		return;
 	}
 	log_info("case %lld (%s %s): first call still running after %g s; "
 	    "measuring it again on an empty cache", (long long)id, key,
-	    dtype, b);
+	    dtype, f.budget);
 	worker_respawn(w);
-	if (s < 0)
-		return;
-	if (fc_pending(device, key, dtype)) {
+	switch (d.action) {
+	case FC_OVER_WAIT:
 		/* one re-measure per key and dtype: this one waits for it */
 		if (queue_unshift(&sched.cur.q[s], id, key_position(key)) == -1)
 			error("case %lld: cannot queue it again", (long long)id);
-	} else if (fc_queue(s, id, key, dtype) == -1)
-		error("case %lld: cannot queue its re-measure", (long long)id);
-	else
-		fc_stop_siblings(s, id, key, dtype);
+		break;
+	case FC_OVER_REMEASURE:
+		if (fc_queue(s, id, key, dtype) == -1)
+			error("case %lld: cannot queue its re-measure",
+			    (long long)id);
+		else
+			fc_stop_siblings(s, id, key, dtype);
+		break;
+	default:
+		break;
+	}
 }
 
 /*

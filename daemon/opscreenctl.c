@@ -5,12 +5,15 @@
  *
  * It speaks HTTP/1.0 over a plain TCP socket: the daemon is on loopback, the
  * requests are one GET or POST each, and no HTTP client library is among the
- * project's dependencies. Responses are parsed with jansson.
+ * project's dependencies. Responses are parsed with jansson.  `judge` needs
+ * no daemon: it applies the daemon's verdict rule (verdict.c) to one RESULT,
+ * for repro scripts.
  */
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +22,14 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "verdict.h"
+
 #define CTL_OK		0
 #define CTL_ERR		1	/* anything else: 4xx, 5xx other than 503, bad body */
 #define CTL_USAGE	2
 #define CTL_STALE	3	/* 503 (no complete screen) or stale=true */
 #define CTL_UNREACHABLE	4	/* nothing answers on host:port */
+#define CTL_NOT_PASSED	5	/* judge: the case does not pass */
 
 #define CTL_RESP_MAX	(64u * 1024 * 1024)	/* lists of a large library fit */
 #define CTL_TIMEOUT	60			/* seconds per request */
@@ -52,9 +58,12 @@ ctl_usage(void)
 	    " [--stale-ok]\n"
 	    "  run [--ops a,b] [--wait]\n"
 	    "  status\n"
-	    "exit: 0 verified list served (or run/status ok), 1 error,"
-	    " 2 usage,\n"
-	    "      3 stale or no complete screen (503), 4 daemon unreachable\n");
+	    "  judge < {\"case\": CASE, \"result\": RESULT}\n"
+	    "exit: 0 verified list served (or run/status ok, or the case passes"
+	    " or is\n"
+	    "      not applicable), 1 error, 2 usage, 3 stale or no complete"
+	    " screen (503),\n"
+	    "      4 daemon unreachable, 5 judged: the case does not pass\n");
 	exit(CTL_USAGE);
 }
 
@@ -507,6 +516,76 @@ ctl_set_hostport(struct ctl *c, const char *arg)
 	return 0;
 }
 
+/*
+ * judge: {"case": CASE, "result": RESULT} on stdin (docs/protocol.md) gets
+ * the daemon's verdict on one line of JSON: status, reason, detail, score,
+ * native_inaccurate.  A repro script computes the RESULT with the runner's
+ * own code and leaves the judgement to this, the one rule.
+ */
+static int
+ctl_judge(int argc, char *argv[])
+{
+	struct case_verdict	 v;
+	json_error_t		 jerr;
+	json_t			*in, *out;
+	char			*buf, *s;
+	size_t			 len = 0;
+	ssize_t			 n;
+	int			 rc;
+
+	if (argc != 0)
+		ctl_usage();
+	if ((buf = malloc(CTL_RESP_MAX)) == NULL) {
+		fprintf(stderr, "opscreenctl: out of memory\n");
+		return CTL_ERR;
+	}
+	while (len < CTL_RESP_MAX && (n = read(STDIN_FILENO, buf + len,
+	    CTL_RESP_MAX - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			fprintf(stderr, "opscreenctl: stdin: %s\n",
+			    strerror(errno));
+			free(buf);
+			return CTL_ERR;
+		}
+		len += (size_t)n;
+	}
+	if (len == CTL_RESP_MAX) {
+		fprintf(stderr, "opscreenctl: judge: input over %u bytes\n",
+		    CTL_RESP_MAX);
+		free(buf);
+		return CTL_ERR;
+	}
+	in = json_loadb(buf, len, 0, &jerr);
+	free(buf);
+	if (!json_is_object(in) || !json_is_object(json_object_get(in,
+	    "case"))) {
+		fprintf(stderr, "opscreenctl: judge: want {\"case\": {...}, "
+		    "\"result\": {...}}%s%s\n", in == NULL ? ": " : "",
+		    in == NULL ? jerr.text : "");
+		json_decref(in);
+		return CTL_ERR;
+	}
+	verdict_case(json_object_get(in, "case"), json_object_get(in, "result"),
+	    &v);
+	json_decref(in);
+	out = json_pack("{ss ss ss sf sb}", "status", case_status_name(
+	    v.status), "reason", v.reason, "detail", v.detail, "score",
+	    isfinite(v.score) ? v.score : 0.0, "native_inaccurate",
+	    v.native_inaccurate);
+	if (out == NULL || (s = json_dumps(out, JSON_COMPACT)) == NULL) {
+		json_decref(out);
+		return CTL_ERR;
+	}
+	printf("%s\n", s);
+	free(s);
+	json_decref(out);
+	rc = v.status == CASE_PASS || v.status == CASE_NA ? CTL_OK :
+	    CTL_NOT_PASSED;
+	return fflush(stdout) == 0 ? rc : CTL_ERR;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -547,5 +626,7 @@ main(int argc, char *argv[])
 		return ctl_run(&c, argc - 1, argv + 1);
 	if (!strcmp(cmd, "status"))
 		return ctl_status(&c, argc - 1, argv + 1);
+	if (!strcmp(cmd, "judge"))
+		return ctl_judge(argc - 1, argv + 1);
 	ctl_usage();
 }

@@ -1,6 +1,7 @@
 /*
  * policy.c: the scheduler's rules, decided from facts: fail-fast, the key
- * budget, the first-call budget and hold, which cuts a re-screen replays.
+ * budget, the first-call budget (a call over it) and hold, which cuts a
+ * re-screen replays.
  * Nothing here reads the store, the clock or a runner;
  * tests/unit/check_policy.c covers each rule.
  */
@@ -91,6 +92,26 @@ policy_first_call_mode(const struct first_call_facts *f)
 	if (f->remeasure)
 		return FIRST_CALL_REMEASURE;
 	return f->exempt ? FIRST_CALL_FREE : FIRST_CALL_BUDGET;
+}
+
+/*
+ * A first call stopped at the budget is measured again once per key and
+ * dtype: the first to run over queues the re-measure, later ones wait for
+ * it.  The re-measure running over too cuts the key and dtype and charges
+ * its key the budget (the time the re-measure took).  A device without a
+ * queue slot (its run is over) queues nothing.
+ */
+struct fc_over_decision
+policy_first_call_over(const struct fc_over_facts *f)
+{
+	struct fc_over_decision	 d = { FC_OVER_DROP, 0 };
+
+	if (f->mode == FIRST_CALL_REMEASURE) {
+		d.action = FC_OVER_CUT;
+		d.charge = f->budget;
+	} else if (f->slot)
+		d.action = f->pending ? FC_OVER_WAIT : FC_OVER_REMEASURE;
+	return d;
 }
 
 /* Held while one of its first calls has run for longer than the hold. */

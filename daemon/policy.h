@@ -59,6 +59,33 @@ enum first_call_mode {
 };
 enum first_call_mode policy_first_call_mode(const struct first_call_facts *);
 
+/* runner.first_call_budget: a first call that ran past the budget */
+struct fc_over_facts {
+	enum first_call_mode mode;	/* how the case was sent (case_fcb):
+					 * under the budget or its re-measure */
+	int		 slot;		/* its device has a queue slot */
+	int		 pending;	/* a re-measure of its key and dtype is
+					 * queued or in flight (read only under
+					 * the budget, with a slot) */
+	double		 budget;	/* runner.first_call_budget, seconds */
+};
+enum fc_over_action {
+	FC_OVER_DROP,		/* the runner is restarted, nothing queued */
+	FC_OVER_WAIT,		/* queued again behind that re-measure */
+	FC_OVER_REMEASURE,	/* queued for its re-measure; the key and
+				 * dtype's other first calls in flight stop
+				 * and wait for it */
+	FC_OVER_CUT		/* over twice: it and the key and dtype's
+				 * correctness cases are skipped, its
+				 * siblings in flight abandoned */
+};
+struct fc_over_decision {
+	enum fc_over_action action;
+	double		 charge;	/* seconds charged to the key's
+					 * runner.key_budget account */
+};
+struct fc_over_decision policy_first_call_over(const struct fc_over_facts *);
+
 /* runner.first_call_hold: a slow first call holds its key (and dtype) */
 struct first_call_hold_facts {
 	double		 budget;	/* runner.first_call_budget */

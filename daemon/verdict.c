@@ -391,6 +391,14 @@ verdict_case_budget(const json_t *case_spec)
 	return VERDICT_COMPILE_BUDGET_MS;
 }
 
+/* Adds the steady-call gate (VERDICT_STEADY_*) to a case spec being sent. */
+void
+verdict_case_steady(json_t *case_spec)
+{
+	json_object_set_new(case_spec, "steady", json_pack("{si sf}", "calls",
+	    VERDICT_STEADY_CALLS, "max_ms", VERDICT_STEADY_MAX_MS));
+}
+
 /* A correct compile-class case is still a hazard when its first call ran long. */
 static void
 verdict_compile(const json_t *case_spec, const json_t *result,

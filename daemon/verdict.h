@@ -53,6 +53,17 @@ enum verdict {
 #define VERDICT_COMPILE_BUDGET_MS	60000.0
 #define VERDICT_LADDER_MAX		16
 
+/*
+ * The candidate's steady-state calls after its first (their timing, the
+ * repeat rule, the guard), sent with every case as "steady" (calls, max_ms;
+ * docs/protocol.md): the runner ends them after one call when the first
+ * call and that one each took max_ms or more (the op itself is slow, and
+ * the case must end inside its deadline).  The gate acts inside the runner,
+ * between calls, so the daemon sends it instead of judging it afterwards.
+ */
+#define VERDICT_STEADY_CALLS	3
+#define VERDICT_STEADY_MAX_MS	500.0
+
 /* scores for picking a broken op's evidence */
 #define VERDICT_SCORE_SHAPE	1e9	/* shape/dtype mismatch, raises */
 #define VERDICT_SCORE_NONFINITE	1e8
@@ -107,6 +118,7 @@ void		 verdict_fold_init(struct verdict_fold *);
 void		 verdict_fold_add(struct verdict_fold *, long long,
 		    const char *, const struct case_verdict *);
 double		 verdict_case_budget(const json_t *);
+void		 verdict_case_steady(json_t *);
 void		 verdict_fold_ladder(struct verdict_fold *, long long, double,
 		    double, double);
 int		 verdict_ladder_hazard(const double *, const double *, int,

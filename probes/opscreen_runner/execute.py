@@ -12,11 +12,9 @@ import torch
 from . import figures, inputs, jitstats, kernels, stats
 
 COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only", "stat", "bootstrap")
-STEADY_CALLS = 3
 # Float outputs of at least this many elements are compared by kernels/' one
 # pass (O(1) extra memory) instead of the chain of torch ops of figures.py.
 FUSED_MIN = int(os.environ.get("OPSCREEN_FUSED_MIN", str(1 << 20)))
-STEADY_MAX_MS = 500.0
 MAX_MESSAGE = 2000
 
 
@@ -131,10 +129,28 @@ def _aliases(out, mutated):
             and out.data_ptr() == mutated.data_ptr())
 
 
+def steady_gate(case):
+    """(calls, max_ms) of the case's "steady" field, the daemon's steady-call
+    gate (daemon/verdict.h, VERDICT_STEADY_*): how many calls follow the
+    first, and the time at which a first call and the next one, both that
+    slow, end them. A case without it gets no steady calls."""
+    st = case.get("steady")
+    if st is None:
+        return 0, None
+    if not isinstance(st, dict) or not isinstance(st.get("calls"), int) or \
+            isinstance(st.get("calls"), bool) or st["calls"] < 0 or \
+            not isinstance(st.get("max_ms"), (int, float)) or \
+            isinstance(st.get("max_ms"), bool):
+        raise HarnessError("case field 'steady' must be {\"calls\": int >= 0, "
+                           "\"max_ms\": number}")
+    return st["calls"], float(st["max_ms"])
+
+
 def _check(case, adapter):
     for field in ("key", "name"):
         if not isinstance(case.get(field), str):
             raise HarnessError(f"case field {field!r} must be a string")
+    steady_gate(case)
     if not isinstance(case.get("seed", 0), int):
         raise HarnessError("case field 'seed' must be an integer")
     if case.get("compare", "float") not in COMPARE_MODES:
@@ -318,6 +334,7 @@ def run_case(case, adapter, device, notify=None):
     stat = case.get("compare") == "stat"
     seed = int(case.get("seed", 0)) if stat else None
     compile_step = case.get("class") == "compile"
+    calls, max_ms = steady_gate(case)
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
@@ -363,21 +380,21 @@ def run_case(case, adapter, device, notify=None):
             if notify is not None:
                 notify("first_done")
             # steady-state calls (timing, the repeat rule, the guard) only
-            # where they are cheap: a call of STEADY_MAX_MS or more is timed
-            # by its first run (the case must end inside its deadline). A
-            # slow first call may have been compiling: one more call says
-            # whether the op itself is slow. (Deciding on the first call
-            # alone left the compile-bound cases of a cold screen, 6% of
-            # them on the H200, without the repeat rule and the guard that a
-            # warm screen applies to them.)
-            if cerr is None and not compile_step and not huge:
+            # where they are cheap: with a first call of the case's max_ms
+            # or more, the next call says whether the op itself is slow (the
+            # first may have been compiling); both that slow, the op is
+            # timed by them alone (the case must end inside its deadline).
+            # (Deciding on the first call alone left the compile-bound cases
+            # of a cold screen, 6% of them on the H200, without the repeat
+            # rule and the guard that a warm screen applies to them.)
+            if cerr is None and not compile_step and not huge and calls > 0:
                 t_st = time.perf_counter()
                 steady = []
-                for i in range(STEADY_CALLS):
+                for i in range(calls):
                     out, _, ms, _ = _call(op, args, kwargs, mutates, device)
                     steady.append(ms)
-                    if i == 0 and times["cand_first_ms"] >= STEADY_MAX_MS and \
-                            (ms is None or ms >= STEADY_MAX_MS):
+                    if i == 0 and times["cand_first_ms"] >= max_ms and \
+                            (ms is None or ms >= max_ms):
                         break  # the op itself is slow: no more calls
                     again = out if ms is not None else again
                 times["steady_total_ms"] = (time.perf_counter() - t_st) * 1e3
@@ -440,7 +457,7 @@ def run_case(case, adapter, device, notify=None):
                 # The same inputs gave other bits on a later call: that call's
                 # output is judged too (a kernel whose result depends on the
                 # call, not only on its inputs, is wrong on some of them).
-                res["repeat"] = {"call": 1 + STEADY_CALLS, "outputs": figures.compare(
+                res["repeat"] = {"call": 1 + calls, "outputs": figures.compare(
                     case, op, args, kwargs, again, native, ref, fused)}
             if guard is not None:
                 side, facts, gout = guard

@@ -1,26 +1,40 @@
-"""Renders a CASE as a standalone Python script (imports torch and the library).
+"""Renders a CASE as a Python script that reproduces it (imports torch and the library).
 
-The script carries inputs.py and figures.py verbatim, so it regenerates the same
-input bytes and the same figures as the runner, then asserts the DESIGN.md pass
-rule: AssertionError (or the candidate's own exception) when the case fails.
+The script carries inputs.py, figures.py and stats.py verbatim, so it
+regenerates the same input bytes and the same figures as the runner, puts
+them in the runner's RESULT form (docs/protocol.md) and leaves the judgement
+to the daemon's rule: `opscreenctl judge` (daemon/verdict.c). AssertionError
+when the case does not pass. The number of calls is the case's own (its
+"steady" field, which the daemon sends); no rule or threshold lives here.
 """
 
 import inspect
 import json
+import os
+import shutil
 
-from . import figures, inputs
-from .execute import STEADY_CALLS
+from . import figures, inputs, stats
+from .execute import steady_gate
+
+_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "..", ".."))
 
 _HEAD = '''#!/usr/bin/env python3
 """opscreen repro: case {id}, {key} served by {module}.{name} ({dtype}, {cls}).
 
 Runs the candidate (only {name} enabled), native PyTorch and the fp64 oracle on
-regenerated inputs, prints the figures and asserts the opscreen pass rule; the
-candidate is called {calls} times on the same inputs, as the runner calls it, and
-every call's output that differs from the first is judged too.
-Device: cuda when available, else cpu.
+regenerated inputs, prints the figures and the opscreen verdict, which
+`opscreenctl judge` (the daemon's rule) gives: $OPSCREENCTL, else
+{ctl}, else opscreenctl on PATH. The candidate is called {calls} times on
+the same inputs, as the runner calls it, and every call's output that differs
+from the first is judged too. Device: cuda when available, else cpu.
 """
 import json
+import os
+import shutil
+import subprocess
+import time
+import types
 
 import torch
 import {module} as library
@@ -30,73 +44,125 @@ CALLS = {calls}
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 '''
 
-_FAILURES = '''
-def failures(case, outs, alias_c):
-    """The DESIGN.md pass rule, one message per violation."""
-    bad = []
-    for o in outs:
-        c, n, at = o["cand"], o["native"], "output %d: " % o["index"]
-        if c is None or n is None:
-            bad.append(at + "present in only one of candidate/native")
-            continue
-        if c["shape"] != n["shape"] or c["dtype"] != n["dtype"]:
-            bad.append(at + "candidate %s %s, native %s %s"
-                       % (c["shape"], c["dtype"], n["shape"], n["dtype"]))
-        if o["kind"] == "float" and "err_abs_c" in o:
-            if o["err_abs_c"] > max(2 * o["err_abs_n"], 2 * o["R"]):
-                bad.append(at + "err_abs %g > max(2*%g, 2R=%g)"
-                           % (o["err_abs_c"], o["err_abs_n"], 2 * o["R"]))
-            if o["err_ulp_c"] > max(2 * o["err_ulp_n"], 1.0):
-                bad.append(at + "err_ulp %g > max(2*%g, 1)" % (o["err_ulp_c"], o["err_ulp_n"]))
-            own = o["nonfinite_mismatch_c"] - o.get("nonfinite_as_native_c", 0)
-            if own > 0:
-                bad.append(at + "%d nan/inf positions differ from the oracle "
-                           "and from native" % own)
-        elif o.get("mismatch_c"):
-            bad.append(at + "%d %s mismatches, first at %s"
-                       % (o["mismatch_c"], o["kind"], o.get("first_bad_c")))
-    if mutated(case) and not alias_c:
-        bad.append("result is not the written %s tensor" % mutated(case))
-    return bad
+_JUDGE = '''
+OPSCREENCTL = {ctl!r}
 
+
+def judge(case, result):
+    """The opscreen verdict of one RESULT: {{"status", "reason", "detail", ...}}."""
+    ctl = os.environ.get("OPSCREENCTL") or (
+        OPSCREENCTL if OPSCREENCTL and os.access(OPSCREENCTL, os.X_OK) else None) \\
+        or shutil.which("opscreenctl")
+    if ctl is None:
+        raise SystemExit("opscreenctl not found: set OPSCREENCTL to the "
+                         "opscreenctl of an opscreen build to judge the figures above")
+    p = subprocess.run([ctl, "judge"], input=json.dumps({{"case": case, "result": result}}),
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 5):
+        raise SystemExit("opscreenctl judge: " + (p.stderr.strip() or str(p.returncode)))
+    return json.loads(p.stdout)
+
+
+def not_passed(case, results):
+    """The verdicts of results (call, RESULT) that do not pass, as messages."""
+    bad = []
+    for call, res in results:
+        v = judge(case, res)
+        print(call + ": verdict", json.dumps(v))
+        if v["status"] not in ("pass", "na"):
+            bad.append("%s: %s %s: %s" % (call, v["status"], v["reason"], v["detail"]))
+    return bad
 '''
 
-_MAIN = _FAILURES + '''
+_MAIN = '''
+def describe(e):
+    return ("%s: %s" % (type(e).__name__, e))[:2000]
+
+
+def call(op, args, kwargs, mutates, seed=None):
+    """(output, error string or None, ms, the written input or None)."""
+    a, k, written = fresh(args, kwargs, mutates)
+    if seed is not None:
+        torch.manual_seed(seed)
+    try:
+        t0 = time.perf_counter()
+        out = op(*a, **k)
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
+        return out, None, (time.perf_counter() - t0) * 1e3, written
+    except Exception as e:
+        return None, describe(e), None, None
+
+
+def aliases(out, written):
+    return isinstance(out, torch.Tensor) and written is not None \\
+        and out.data_ptr() == written.data_ptr()
+
+
 def main():
     op = resolve_op(CASE["key"])
     mutates = mutated(CASE)
+    stat = CASE.get("compare") == "stat"
+    seed = int(CASE.get("seed", 0)) if stat else None
+    shape_only = CASE.get("compare", "float") == "shape_only"
     args, kwargs = build_args(CASE, DEVICE)
     print("inputs sha256", digest(args, kwargs))
-    try:
-        nargs, nkw, _ = fresh(args, kwargs, mutates)
-        native = op(*nargs, **nkw)
-    except Exception as e:
-        print("NOT APPLICABLE: native raised %s: %s" % (type(e).__name__, e))
-        return
-    oargs, okw, _ = fresh(upcast(args), upcast(kwargs), mutates)
-    oracle = op(*oargs, **okw)
-    bad, first = [], None
+    native, nerr, _, n_mut = call(op, args, kwargs, mutates, seed)
+    oracle, oerr = None, None
+    if not stat:
+        oracle, oerr, _, _ = call(op, upcast(args), upcast(kwargs), mutates)
+    outs = []
     with library.use_gems(include=[CASE["name"]]):
-        for call in range(1, CALLS + 1):
-            cargs, ckw, written = fresh(args, kwargs, mutates)
-            cand = op(*cargs, **ckw)  # an exception here is the finding
-            if DEVICE == "cuda":
-                torch.cuda.synchronize()
-            if call == 1:
-                first = cand
-                alias_c = (isinstance(cand, torch.Tensor) and written is not None
-                           and cand.data_ptr() == written.data_ptr())
-            elif same_bits(first, cand) or CASE.get("compare") == "shape_only":
-                continue
-            outs = compare(CASE, op, args, kwargs, cand, native, oracle)
-            for o in outs:
-                print("call %d:" % call, json.dumps(o))
-            bad += ["call %d: %s" % (call, b)
-                    for b in failures(CASE, outs, alias_c if call == 1 else True)]
+        for k in range(CALLS):
+            outs.append(call(op, args, kwargs, mutates, seed if k == 0 else None))
+    first, cerr, first_ms, c_mut = outs[0]
+    if cerr:
+        print("candidate raised", cerr)
+    if nerr:
+        print("native raised", nerr)
+    res = {"status": {(False, False): "ok", (True, False): "cand_error",
+                      (False, True): "native_error", (True, True): "both_error"}[
+                          (cerr is not None, nerr is not None)],
+           "outputs": [], "times": {"cand_first_ms": first_ms} if first_ms else {}}
+    if cerr:
+        res["cand_error"] = cerr
+    if nerr:
+        res["native_error"] = nerr
+    if res["status"] != "ok":
+        bad = not_passed(CASE, [("call 1", res)])
+        assert not bad, "; ".join(bad)
+        print("NOT APPLICABLE:", nerr)
+        return
+    if oerr:
+        res["oracle_error"] = oerr
+    ref = None if oerr else oracle
+
+    def figs(cand):
+        if stat:
+            return stats.compare(CASE, op, args, kwargs, cand, native)
+        return compare(CASE, op, args, kwargs, cand, native, ref)
+
+    res["outputs"] = figs(first)
+    if mutates:
+        res["alias_c"], res["alias_n"] = aliases(first, c_mut), aliases(native, n_mut)
+    for o in res["outputs"]:
+        print("call 1:", json.dumps(o))
+    # every later call whose bits differ from the first is judged as the
+    # runner judges its last one ("repeat")
+    judged, last = [], None
+    for k, (out, err, _, _) in enumerate(outs[1:], start=2):
+        if err is not None or stat:
+            continue
+        last = out
+        if shape_only or same_bits(first, out):
+            continue
+        rep = {"call": k, "outputs": figs(out)}
+        for o in rep["outputs"]:
+            print("call %d:" % k, json.dumps(o))
+        judged.append(("call %d" % k, dict(res, repeat=rep)))
     # every call gave the same bits: called again beside poison (the dtype's
     # lowest, then highest value around each input), as the runner does,
-    # with the library enabled for the calls alone: the output must not
-    # change to a wrong one nor the poison be overwritten
+    # with the library enabled for the calls alone
     def cand_call(a, k):
         with library.use_gems(include=[CASE["name"]]):
             out = op(*a, **k)
@@ -104,32 +170,28 @@ def main():
                 torch.cuda.synchronize()
         return out
 
-    if not bad and CALLS > 1 and CASE.get("compare", "float") != "shape_only" \
-            and same_bits(first, cand):
+    if last is not None and not shape_only and same_bits(first, last):
         for side in ("low", "high"):
             gargs, gkw, guards = guarded(args, kwargs, mutates, side)
             if not guards:
                 break
             out = cand_call(gargs, gkw)
-            writes = not intact(guards)
-            if not same_bits(first, out):
+            whole = intact(guards)
+            changed = not same_bits(first, out)
+            reproduced = False
+            if changed:
                 g2, gk2, _ = guarded(args, kwargs, mutates, side)
                 a2, k2, _ = fresh(args, kwargs, mutates)
-                if same_bits(out, cand_call(g2, gk2)) and same_bits(first, cand_call(a2, k2)):
-                    outs = compare(CASE, op, args, kwargs, out, native, oracle)
-                    for o in outs:
-                        print("beside %s poison:" % side, json.dumps(o))
-                    # changed but within the rule (float atomics summing in
-                    # another order): no finding
-                    if failures(CASE, outs, True):
-                        bad.append("its output changed when the memory next to "
-                                   "its inputs held their dtype's %s value: it "
-                                   "reads outside its inputs" % side)
-                        break
-            if writes:
-                bad.append("it overwrote the memory next to its inputs "
-                           "(their dtype's %s value)" % side)
+                reproduced = same_bits(out, cand_call(g2, gk2)) and \\
+                    same_bits(first, cand_call(a2, k2))
+            if reproduced or not whole:
+                res["guard"] = {"intact": whole, "changed": changed,
+                                "reproduced": reproduced, "poison": side,
+                                "outputs": figs(out) if changed and reproduced else []}
+                for o in res["guard"]["outputs"]:
+                    print("beside %s poison:" % side, json.dumps(o))
                 break
+    bad = not_passed(CASE, [("call 1", res)] + judged)
     assert not bad, "; ".join(bad)
     print("PASS")
 
@@ -143,42 +205,67 @@ _HUGE = '''#!/usr/bin/env python3
 """opscreen repro: case {id}, {key} served by {module}.{name} ({dtype}, {cls}),
 2^31-element operands made on the GPU by kernels/ (not self-contained: run it
 from an opscreen checkout with PYTHONPATH=probes and OPSCREEN_KERNELS pointing
-at build/libopscreen_kernels.so). It runs the case as the runner does and
-asserts the opscreen pass rule on every 65521st and the last 4096 positions.
+at build/libopscreen_kernels.so). It runs the case as the runner does, on
+every 65521st and the last 4096 positions, and prints the opscreen verdict
+(`opscreenctl judge`, the daemon's rule).
 """
 import json
+import os
+import shutil
+import subprocess
 
 from opscreen_runner.adapters import FlagGemsStyle
 from opscreen_runner.execute import run_case
-from opscreen_runner.inputs import mutated
-{failures}
+{judge}
 CASE = json.loads({case!r})
 adapter = FlagGemsStyle({library!r})
 adapter.load()
 adapter.entries()
 res = run_case(CASE, adapter, "cuda")
 print(json.dumps(res, indent=1)[:4000])
-assert res["status"] == "ok", res.get("cand_error") or res
-bad = failures(CASE, res["outputs"], res.get("alias_c"))
+bad = not_passed(CASE, [("call 1", res)])
 assert not bad, "; ".join(bad)
 print("PASS")
 '''
 
 
+def opscreenctl():
+    """The opscreenctl beside this runner (a checkout's build/, an install's
+    bin/), else the one on PATH, else None."""
+    for p in (os.path.join(_ROOT, "build", "opscreenctl"),
+              os.path.join(_ROOT, "..", "..", "bin", "opscreenctl")):
+        if os.access(p, os.X_OK):
+            return os.path.normpath(p)
+    return shutil.which("opscreenctl")
+
+
+def _stats_source():
+    """stats.py for pasting, in a namespace of its own (it has a compare and
+    a _meta of its own) that gets figures.py's bound_arg, its one import of
+    this package."""
+    src = "".join(line for line in inspect.getsource(stats).splitlines(True)
+                  if not line.startswith("from ."))
+    return ("stats = types.ModuleType(\"stats\")\nstats.bound_arg = bound_arg\n"
+            "exec(%r, stats.__dict__)\n" % src)
+
+
 def render(case, module):
+    ctl = opscreenctl()
+    judge = _JUDGE.format(ctl=ctl)
     if case.get("huge"):
         lib = "flag_gems" if module == "flag_gems" else \
             "demolib" if module == "opscreen_demolib" else module
         return _HUGE.format(id=case.get("id"), key=case.get("key"),
                             name=case.get("name"), dtype=case.get("dtype"),
                             cls=case.get("class"), module=module, library=lib,
-                            case=json.dumps(case, sort_keys=True),
-                            failures=_FAILURES)
+                            case=json.dumps(case, sort_keys=True), judge=judge)
     calls = 1 if case.get("compare") == "stat" or case.get("class") == "compile" \
-        else 1 + STEADY_CALLS
+        else 1 + steady_gate(case)[0]
     head = _HEAD.format(id=case.get("id"), key=case.get("key"), name=case.get("name"),
                         dtype=case.get("dtype"), cls=case.get("class"), module=module,
-                        case=json.dumps(case, sort_keys=True), calls=calls)
-    return "\n".join([head, "# ---- opscreen_runner/inputs.py ----",
+                        case=json.dumps(case, sort_keys=True), calls=calls,
+                        ctl=ctl or "the one beside the runner (none was found)")
+    return "\n".join([head, judge, "# ---- opscreen_runner/inputs.py ----",
                       inspect.getsource(inputs), "# ---- opscreen_runner/figures.py ----",
-                      inspect.getsource(figures), _MAIN])
+                      inspect.getsource(figures), "# ---- opscreen_runner/stats.py ----",
+                      _stats_source(), _MAIN])

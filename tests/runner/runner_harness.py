@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -62,9 +63,22 @@ def tensor(shape, dtype="bfloat16", domain="normal", **kw):
     return dict(t="tensor", shape=shape, dtype=dtype, domain=domain, **kw)
 
 
+def daemon_steady():
+    """The steady-call gate the daemon sends with every case ("steady"),
+    read from its one definition (daemon/verdict.h, VERDICT_STEADY_*)."""
+    with open(os.path.join(ROOT, "daemon", "verdict.h")) as f:
+        defs = dict(re.findall(r"^#define\s+VERDICT_STEADY_(\w+)\s+(\S+)", f.read(), re.M))
+    return {"calls": int(defs["CALLS"]), "max_ms": float(defs["MAX_MS"])}
+
+
+STEADY = daemon_steady()
+
+
 def make_case(id, key, name, args, dtype="bfloat16", kwargs=None, **kw):
+    """A case as the daemon sends it (with its steady-call gate)."""
     return dict(id=id, key=key, name=name, dtype=dtype, seed=kw.pop("seed", 1234567),
                 args=args, kwargs=kwargs or {}, compare=kw.pop("compare", "float"),
-                inplace=False, **{"class": kw.pop("cls", "same_shape")}, **kw)
+                inplace=False, **{"class": kw.pop("cls", "same_shape")},
+                steady=kw.pop("steady", STEADY), **kw)
 
 

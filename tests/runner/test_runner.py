@@ -1,10 +1,11 @@
 """The runner against opscreen_demolib on the CPU, without the daemon."""
 
+import json
 import os
 import subprocess
 import sys
 
-from runner_harness import PYTHONPATH, Runner, make_case, tensor
+from runner_harness import PYTHONPATH, ROOT, Runner, make_case, tensor
 
 ADD = make_case(1, "add.Tensor", "add", [tensor([3, 5]), tensor([5])], cls="broadcast")
 MINIMUM = make_case(2, "minimum", "minimum", [tensor([5]), tensor([3, 5])], cls="broadcast")
@@ -280,6 +281,93 @@ def test_a_compiling_first_call_still_gets_steady_calls_and_the_guard():
         assert "guard_ms" not in t, t
     finally:
         r.close()
+
+
+def test_steady_calls_are_the_cases_own(runner):
+    """The steady-call gate comes with the case ("steady", from the daemon's
+    daemon/verdict.h): without it no steady call, so no repeat rule and no
+    guard; max_ms 0 ends them after one call (every call is that slow);
+    calls sets how many follow the first; a malformed one is the harness's."""
+    bare = {k: v for k, v in ADD.items() if k != "steady"}
+    _, res = runner.case(dict(bare, id=31))
+    t = res["times"]
+    assert res["status"] == "ok" and "cand_steady_ms" not in t and "guard_ms" not in t, t
+    _, res = runner.case(dict(ADD, id=32, steady={"calls": 3, "max_ms": 0}))
+    t = res["times"]
+    assert "cand_steady_ms" in t and "guard_ms" not in t, t
+    _, res = runner.case(dict(ADD, id=33, steady={"calls": 1, "max_ms": 1e9}))
+    assert "cand_steady_ms" in res["times"] and "guard_ms" in res["times"], res["times"]
+    for bad in ({"calls": -1, "max_ms": 1}, {"calls": 1.5, "max_ms": 1}, {"calls": 1},
+                {"calls": True, "max_ms": 1}, [3, 500]):
+        _, res = runner.case(dict(ADD, id=34, steady=bad))
+        assert res["status"] == "harness_error" and "steady" in res["harness_error"], res
+
+
+def _judge(case, result):
+    """opscreenctl judge: the daemon's rule on one RESULT."""
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+    p = subprocess.run([ctl, "judge"], input=json.dumps({"case": case, "result": result}),
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode in (0, 5), p.stderr
+    return json.loads(p.stdout)
+
+
+def test_opscreenctl_judge_exit_status():
+    """opscreenctl judge: 0 pass or not applicable, 5 any other verdict, 1 bad
+    input, 2 usage."""
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+
+    def run(body, *extra):
+        return subprocess.run([ctl, "judge", *extra], input=body, capture_output=True,
+                              text=True, timeout=30)
+
+    case = {"key": "add.Tensor", "compare": "float"}
+    ok = run(json.dumps({"case": case, "result": {"status": "ok", "outputs": []}}))
+    assert ok.returncode == 0 and json.loads(ok.stdout)["status"] == "pass", ok
+    na = run(json.dumps({"case": case, "result": {"status": "native_error",
+                                                  "native_error": "E"}}))
+    assert na.returncode == 0 and json.loads(na.stdout)["status"] == "na", na
+    bad = run(json.dumps({"case": case, "result": {"status": "cand_error",
+                                                   "cand_error": "RuntimeError: x"}}))
+    v = json.loads(bad.stdout)
+    assert bad.returncode == 5 and (v["status"], v["reason"]) == ("fail", "raises"), bad
+    odd = run(json.dumps({"case": case, "result": {"status": "sideways"}}))
+    assert odd.returncode == 5 and json.loads(odd.stdout)["status"] == "error", odd
+    assert run("not json").returncode == 1
+    assert run(json.dumps({"result": {}})).returncode == 1
+    assert run("{}", "extra").returncode == 2
+
+
+def test_repro_verdict_is_the_daemons(runner, tmp_path):
+    """The repro holds no pass rule: it prints the daemon's verdict
+    (opscreenctl judge) of figures it computes as the runner does, the same
+    verdict the daemon gives the runner's RESULT of that case."""
+    for case in (ADD, MINIMUM, SUM, ARGMIN):
+        started, res = runner.case(case)
+        assert "err_abs_c\"] > max(" not in started["repro"]
+        want = _judge(case, res)
+        proc = _run_repro(started["repro"], tmp_path)
+        got = [json.loads(line.split(": verdict ", 1)[1])
+               for line in proc.stdout.splitlines() if line.startswith("call 1: verdict ")]
+        assert got and got[0]["status"] == want["status"], (case["key"], want, proc.stdout)
+        assert got[0]["reason"] == want["reason"], (got, want)
+        assert (proc.returncode == 0) == (want["status"] == "pass"), proc.stderr
+
+
+def test_repro_without_opscreenctl_says_so(runner, tmp_path):
+    """Without opscreenctl the repro prints its figures and stops with the
+    reason; it never judges them by a rule of its own."""
+    started, _ = runner.case(MINIMUM)
+    src = started["repro"].replace("\nOPSCREENCTL = ", "\nOPSCREENCTL = None and ", 1)
+    path = tmp_path / "repro.py"
+    path.write_text(src)
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH.split(os.pathsep)[1],
+               CUDA_VISIBLE_DEVICES="", PATH="/usr/bin:/bin")
+    env.pop("OPSCREENCTL", None)
+    proc = subprocess.run([sys.executable, str(path)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode != 0 and "opscreenctl not found" in proc.stderr, proc.stderr
+    assert "call 1:" in proc.stdout and "PASS" not in proc.stdout
 
 
 def test_guard_leaves_right_kernels_alone(runner):

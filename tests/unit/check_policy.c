@@ -195,6 +195,72 @@ START_TEST(first_call_budget_spares_ladders_bootstrap_and_huge)
 }
 END_TEST
 
+static struct fc_over_decision
+over(enum first_call_mode mode, int slot, int pending, double budget)
+{
+	struct fc_over_facts	 f = { mode, slot, pending, budget };
+
+	return policy_first_call_over(&f);
+}
+
+/* the first to run over is measured again; the rest wait for it */
+START_TEST(first_call_over_remeasures_once_per_key_and_dtype)
+{
+	struct fc_over_decision	 d;
+
+	d = over(FIRST_CALL_BUDGET, 1, 0, 60);
+	ck_assert_int_eq(d.action, FC_OVER_REMEASURE);
+	ck_assert(d.charge == 0);
+	d = over(FIRST_CALL_BUDGET, 1, 1, 60);
+	ck_assert_int_eq(d.action, FC_OVER_WAIT);
+	ck_assert(d.charge == 0);
+}
+END_TEST
+
+/* a device whose run is over queues nothing, pending or not */
+START_TEST(first_call_over_without_a_slot_drops)
+{
+	struct fc_over_decision	 d;
+
+	d = over(FIRST_CALL_BUDGET, 0, 0, 60);
+	ck_assert_int_eq(d.action, FC_OVER_DROP);
+	ck_assert(d.charge == 0);
+	ck_assert_int_eq(over(FIRST_CALL_BUDGET, 0, 1, 60).action,
+	    FC_OVER_DROP);
+}
+END_TEST
+
+/* the re-measure over too: cut, its key charged the budget, with or
+ * without a slot or another re-measure pending */
+START_TEST(first_call_over_twice_cuts_and_charges)
+{
+	struct fc_over_decision	 d;
+	int			 slot, pending;
+
+	for (slot = 0; slot < 2; slot++)
+		for (pending = 0; pending < 2; pending++) {
+			d = over(FIRST_CALL_REMEASURE, slot, pending, 60);
+			ck_assert_int_eq(d.action, FC_OVER_CUT);
+			ck_assert(d.charge == 60);
+		}
+	ck_assert(over(FIRST_CALL_REMEASURE, 1, 0, 0.25).charge == 0.25);
+}
+END_TEST
+
+/* any mode but the re-measure is a call under the budget (case_fcb 1) */
+START_TEST(first_call_over_other_modes_are_the_budget)
+{
+	ck_assert_int_eq(over(FIRST_CALL_FREE, 1, 0, 60).action,
+	    FC_OVER_REMEASURE);
+	ck_assert_int_eq(over(FIRST_CALL_FREE, 1, 1, 60).action,
+	    FC_OVER_WAIT);
+	ck_assert_int_eq(over(FIRST_CALL_FREE, 0, 0, 60).action,
+	    FC_OVER_DROP);
+	ck_assert_int_eq(FIRST_CALL_BUDGET, 1);
+	ck_assert_int_eq(FIRST_CALL_REMEASURE, 2);
+}
+END_TEST
+
 static enum first_call_hold_decision
 hold(double budget, double h, const double *started, size_t n, double now)
 {
@@ -295,6 +361,10 @@ main(void)
 	tcase_add_test(c, first_call_budget_spares_ladders_bootstrap_and_huge);
 	tcase_add_test(c, first_call_hold_past_the_hold_only);
 	tcase_add_test(c, first_call_hold_off);
+	tcase_add_test(c, first_call_over_remeasures_once_per_key_and_dtype);
+	tcase_add_test(c, first_call_over_without_a_slot_drops);
+	tcase_add_test(c, first_call_over_twice_cuts_and_charges);
+	tcase_add_test(c, first_call_over_other_modes_are_the_budget);
 	suite_add_tcase(s, c);
 	tcase_add_test(rp, replay_skips_from_any_run);
 	tcase_add_test(rp, replay_budget_cuts_under_the_same_budget);

@@ -931,6 +931,30 @@ repeated(json_t *first, json_t *again)
 	    "outputs", again);
 }
 
+/* the steady-call gate travels with the case; the runner holds no copy */
+START_TEST(steady_gate_in_the_spec)
+{
+	json_t	*sp = json_pack("{s:s,s:{s:i,s:f}}", "key", "add.Tensor",
+	    "steady", "calls", 1, "max_ms", 1.0);
+	json_t	*st;
+
+	verdict_case_steady(sp);
+	st = json_object_get(sp, "steady");
+	ck_assert(json_is_object(st));
+	ck_assert_int_eq(json_object_size(st), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "calls")),
+	    VERDICT_STEADY_CALLS);
+	ck_assert(json_real_value(json_object_get(st, "max_ms")) ==
+	    VERDICT_STEADY_MAX_MS);
+	ck_assert_str_eq(json_string_value(json_object_get(sp, "key")),
+	    "add.Tensor");
+	/* the repeat rule's call is the last of them */
+	ck_assert_int_eq(VERDICT_STEADY_CALLS, 3);
+	ck_assert(VERDICT_STEADY_MAX_MS == 500.0);
+	json_decref(sp);
+}
+END_TEST
+
 START_TEST(repeat_call)
 {
 	struct case_verdict	 v;
@@ -1066,6 +1090,7 @@ verdict_suite(void)
 	tcase_add_test(tc, fold_hazard);
 	tcase_add_test(tc, oracle_fault);
 	tcase_add_test(tc, out_of_memory);
+	tcase_add_test(tc, steady_gate_in_the_spec);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
 	tcase_add_test(tc, guard_facts);
