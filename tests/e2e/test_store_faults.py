@@ -55,8 +55,13 @@ class FsizeFull:
     def inject(self, d):
         self.pids = descendants(d.proc.pid)
         for p in self.pids:
-            soft, hard = resource.prlimit(p, resource.RLIMIT_FSIZE)
-            resource.prlimit(p, resource.RLIMIT_FSIZE, (1, hard))
+            try:
+                hard = resource.prlimit(p, resource.RLIMIT_FSIZE)[1]
+                resource.prlimit(p, resource.RLIMIT_FSIZE, (1, hard))
+            except ProcessLookupError:
+                # a runner's child that ended since the walk; the daemon
+                # itself must be limited
+                assert p != d.proc.pid
 
     def clear(self, d):
         # runners started during the fault inherited the limit: lift it too
