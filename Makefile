@@ -14,7 +14,7 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation 
 LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
-DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
+DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
 	daemon/store_event.c daemon/store_verdict.c \

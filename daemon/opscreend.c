@@ -20,25 +20,12 @@
 #include "opscreend.h"
 #include "probes.h"
 
-static struct opscreend	 the_env;
-struct opscreend	*env = &the_env;
-
-void
-main_wakeup(void)
-{
-	char	 c = 'w';
-	ssize_t	 n;
-
-	n = write(env->wakefd[1], &c, 1);	/* full pipe: already awake */
-	(void)n;
-}
-
 static void
 on_signal(int sig)
 {
 	(void)sig;
 	env->quit = 1;
-	main_wakeup();
+	env_wakeup();
 }
 
 static __attribute__((noreturn)) void

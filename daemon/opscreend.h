@@ -174,7 +174,7 @@ void	 api_stop(void);
 /* web.c */
 const char *web_asset(const char *url, const char **ctype);
 
-/* opscreend.c: the daemon's one state struct */
+/* env.c: the daemon's one state struct */
 struct opscreend {
 	struct config	 conf;
 	struct store	*store;
@@ -192,6 +192,6 @@ struct opscreend {
 	double		 started;
 };
 extern struct opscreend *env;
-void	 main_wakeup(void);
+void	 env_wakeup(void);			/* the main loop polls again */
 
 #endif
