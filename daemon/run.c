@@ -66,12 +66,6 @@ run_clear(void)
 	}
 }
 
-int
-run_set_state(int64_t id, const char *state, const char *err)
-{
-	return store_run_set_state(env->store, id, state, err, now_wall());
-}
-
 void
 run_fail(const char *why)
 {

@@ -22,37 +22,8 @@
 #include "probes.h"
 #include "scheduler.h"
 
-struct sched sched = { .mtx = PTHREAD_MUTEX_INITIALIZER };
-
 static void	case_abort(struct worker *, enum case_status, const char *,
 		    const char *);
-static void	case_abandon(struct worker *, int64_t, const char *,
-		    const char *);
-
-int
-slot_of_device(int device)
-{
-	int	 i;
-
-	if (device < 0)
-		return 0;
-	for (i = 0; i < env->ndevices; i++)
-		if (env->devices[i] == device)
-			return i;
-	return -1;
-}
-
-int
-nslots(void)
-{
-	return env->cpu ? 1 : env->ndevices;
-}
-
-int
-device_of_slot(int slot)
-{
-	return env->cpu ? -1 : env->devices[slot];
-}
 
 void
 sched_init(void)
@@ -76,48 +47,6 @@ sched_init(void)
 	sched.regnames = json_object();
 	sched.fp_oldest = INFINITY;	/* no fingerprint yet: nothing is stale */
 	sched.fp_wanted = -INFINITY;
-}
-
-/* ---- workers ------------------------------------------------------------- */
-
-void
-worker_idle(struct worker *w)
-{
-	free(w->repro);
-	w->repro = NULL;
-	w->case_id = 0;
-	w->case_compile = 0;
-	w->case_fcb = 0;
-	w->case_in_first = 0;
-	w->state = W_IDLE;
-	w->deadline = 0;
-}
-
-void
-worker_restart_later(struct worker *w, double delay)
-{
-	int	 s = slot_of_device(w->device);
-
-	if (s >= 0) {
-		pthread_mutex_lock(&sched.mtx);
-		sched.restarts_total[s]++;
-		pthread_mutex_unlock(&sched.mtx);
-	}
-	w->state = W_DOWN;
-	w->next_spawn = now_mono() + delay;
-}
-
-/* Kills a runner that holds a case and has a fresh one started at once. */
-void
-worker_respawn(struct worker *w)
-{
-	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
-	supervise_kill(w);
-	w->restarts++;
-	free(w->repro);
-	w->repro = NULL;
-	w->case_id = 0;
-	worker_restart_later(w, 0);
 }
 
 /* Waits briefly for an exiting runner so the crash report has its status. */
@@ -233,53 +162,6 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	log_warnx("worker %d: %s", w->slot, w->hello_error);
 	worker_restart_later(w, w->failures > 6 ? BACKOFF_MAX :
 	    (double)(1 << (w->failures - 1)));
-}
-
-static int
-same_key_dtype(int64_t a, int64_t b)
-{
-	return store_cases_same_key_dtype(env->store, a, b);
-}
-
-/* A case another runner holds while its sibling hung: stop it, say so. */
-static void
-case_abandon(struct worker *w, int64_t hung, const char *reason,
-    const char *why)
-{
-	struct case_verdict	 v;
-	int64_t			 id = w->case_id;
-
-	if (w->case_compile)
-		return;		/* a ladder step: it has its own deadline */
-	if (w->shrink_try != NULL) {
-		/* shrinking a recorded case: stop it, the record stands */
-		shrink_abort(w);
-		worker_respawn(w);
-		return;
-	}
-	worker_respawn(w);
-	memset(&v, 0, sizeof(v));
-	v.status = CASE_NA;	/* no repro kept */
-	snprintf(v.reason, sizeof(v.reason), "%s", reason);
-	snprintf(v.detail, sizeof(v.detail), "abandoned: case %lld of this key "
-	    "and dtype %s", (long long)hung, why);
-	case_record_as(id, &v, "skipped", "skipped", NULL, NULL, NULL);
-}
-
-/* Stops the cases of case id's key and dtype that runners other than w hold. */
-void
-abandon_siblings(struct worker *w, int64_t id, const char *reason,
-    const char *why)
-{
-	int	i;
-
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*o = &env->workers[i];
-
-		if (o != w && o->state == W_BUSY && o->case_id &&
-		    same_key_dtype(o->case_id, id))
-			case_abandon(o, id, reason, why);
-	}
 }
 
 void

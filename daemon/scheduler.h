@@ -1,6 +1,6 @@
 /*
  * scheduler.h: the scheduler's private header.  Its state is one struct
- * owned by sched.c; the files of the scheduler (one per concern) share it
+ * defined in worker.c; the files of the scheduler (one per concern) share it
  * through this header, which lists them as its table of contents (not
  * "sched.h": that name would shadow the system header pthread.h includes).
  */
@@ -78,15 +78,12 @@ extern struct sched sched;
 /* fingerprint.c */
 void	 fp_oldest_update(void);		/* with sched.mtx held */
 
-/* sched.c */
+/* worker.c */
 int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
 void	 worker_restart_later(struct worker *w, double delay);
-void	 worker_respawn(struct worker *w);
-void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
-	    const char *why);
 
 /* record.c */
 int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
@@ -107,11 +104,11 @@ int	 case_record(int64_t case_id, const struct case_verdict *v,
 	    json_t *result, const char *errtail, const char *repro);
 int	 run_end(int64_t run, const char *state, const char *why);
 int	 run_event(int64_t run, const char *kind, json_t *ev);
+int	 run_set_state(int64_t id, const char *state, const char *err);
 
 /* run.c */
 void	 progress_update(const char *state);
 void	 run_clear(void);
-int	 run_set_state(int64_t id, const char *state, const char *err);
 void	 run_fail(const char *why);
 void	 run_load(int64_t id, const char *request, int full);
 int	 run_activate(void);
@@ -155,12 +152,21 @@ int	 budget_replay(int slot, int64_t fpid, int rule, double budget,
 	    const char *when);
 int	 key_budget_replay(int slot, int64_t fpid);
 
-/* firstcall.c */
+/* fc.c */
 int	 fc_slow(int device, const char *key, const char *dtype);
 int	 fc_confirm(int64_t id);
+void	 fc_confirm_add(int64_t id, int device, const char *key,
+	    const char *dtype);
 void	 fc_confirm_end(int64_t id, int state);
 int	 fc_pending(int device, const char *key, const char *dtype);
 int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
+
+/* abandon.c */
+void	 worker_respawn(struct worker *w);
+void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
+	    const char *why);
+
+/* firstcall.c */
 void	 first_call_over(struct worker *w);
 void	 on_first_call(struct worker *w, json_t *msg, int starts);
 int	 first_call_budget_replay(int slot, int64_t fpid);
