@@ -17,7 +17,7 @@ void
 worker_respawn(struct worker *w)
 {
 	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
-	supervise_kill(w);
+	worker_kill(w);
 	w->restarts++;
 	free(w->repro);
 	w->repro = NULL;
@@ -63,8 +63,8 @@ abandon_siblings(struct worker *w, int64_t id, const char *reason,
 {
 	int	i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*o = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*o = &sched.workers[i];
 
 		if (o != w && o->state == W_BUSY && o->case_id &&
 		    same_key_dtype(o->case_id, id))

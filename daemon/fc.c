@@ -32,8 +32,8 @@ fc_slow(int device, const char *key, const char *dtype)
 	double				 started[MAX_WORKERS];
 	int				 i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		const struct worker	*o = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		const struct worker	*o = &sched.workers[i];
 
 		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
 		    o->case_in_first && o->shrink_try == NULL &&

@@ -155,8 +155,8 @@ fc_stop_siblings(int slot, int64_t id, const char *key, const char *dtype)
 {
 	int	 i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*o = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*o = &sched.workers[i];
 		int64_t		 oid = o->case_id;
 
 		if (o->state != W_BUSY || oid == 0 || oid == id ||

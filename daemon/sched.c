@@ -34,15 +34,18 @@ sched_init(void)
 	for (s = 0; s < nslots(); s++)
 		for (k = 0; k < env->conf.workers_per_device +
 		    env->conf.compile_workers && n < MAX_WORKERS; k++, n++) {
-			memset(&env->workers[n], 0, sizeof(env->workers[n]));
-			env->workers[n].slot = n;
-			env->workers[n].device = device_of_slot(s);
-			env->workers[n].sock = env->workers[n].errfd = -1;
-			env->workers[n].state = W_DOWN;
-			env->workers[n].compile =
+			memset(&sched.workers[n], 0, sizeof(sched.workers[n]));
+			sched.workers[n].slot = n;
+			sched.workers[n].device = device_of_slot(s);
+			sched.workers[n].state = W_DOWN;
+			sched.workers[n].compile =
 			    k >= env->conf.workers_per_device;
+			if ((sched.workers[n].proc = supervise_new(n,
+			    sched.workers[n].device, sched.workers[n].compile)) ==
+			    NULL)
+				fatal("sched_init");
 		}
-	env->nworkers = n;
+	sched.nworkers = n;
 	sched.names = json_object();
 	sched.regnames = json_object();
 	sched.fp_oldest = INFINITY;	/* no fingerprint yet: nothing is stale */
@@ -53,26 +56,8 @@ sched_init(void)
 static void
 worker_collect(struct worker *w, char *how, size_t len)
 {
-	int	 st, i;
-	pid_t	 r = 0;
-
-	snprintf(how, len, "runner exited");
-	for (i = 0; i < 200 && w->pid > 0; i++) {
-		if ((r = waitpid(w->pid, &st, WNOHANG)) != 0)
-			break;
-		usleep(10000);
-	}
-	if (r == w->pid) {
-		if (WIFSIGNALED(st))
-			snprintf(how, len, "runner killed by signal %d (%s)",
-			    WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else if (WIFEXITED(st))
-			snprintf(how, len, "runner exited with status %d",
-			    WEXITSTATUS(st));
-		kill(-w->pid, SIGKILL);	/* its compile workers too */
-		w->pid = 0;
-	}
-	supervise_kill(w);
+	supervise_collect(w->proc, how, len);
+	w->state = W_DOWN;
 }
 
 /*
@@ -90,7 +75,7 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 	memset(&v, 0, sizeof(v));
 	v.status = status;
 	snprintf(v.reason, sizeof(v.reason), "%s", reason);
-	supervise_errtail(w, tail, sizeof(tail), 20);
+	supervise_errtail(w->proc, tail, sizeof(tail), 20);
 	snprintf(v.detail, sizeof(v.detail), "%s", what);
 	v.score = 1e12;
 	case_record(w->case_id, &v, NULL, tail, w->repro);
@@ -149,7 +134,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	if (w->hello_error[0] == '\0') {
 		char	 tail[1024];
 
-		supervise_errtail(w, tail, sizeof(tail), 5);
+		supervise_errtail(w->proc, tail, sizeof(tail), 5);
 		snprintf(w->hello_error, sizeof(w->hello_error), "%s before it "
 		    "said hello: %s", how, tail);
 	}
@@ -209,8 +194,41 @@ sched_on_deadline(struct worker *w)
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);
-		supervise_kill(w);
+		worker_kill(w);
 		sched_on_worker_exit(w, "start deadline");
+	}
+}
+
+int
+sched_nworkers(void)
+{
+	return sched.nworkers;
+}
+
+struct worker *
+sched_worker(int i)
+{
+	return &sched.workers[i];
+}
+
+struct runner *
+sched_runner(struct worker *w)
+{
+	return w->proc;
+}
+
+/* The runners starting or holding a case past their deadline at t. */
+void
+sched_deadlines(double t)
+{
+	int	 i;
+
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
+
+		if ((w->state == W_BUSY || w->state == W_STARTING) &&
+		    w->deadline > 0 && t >= w->deadline)
+			sched_on_deadline(w);
 	}
 }
 
@@ -220,8 +238,8 @@ sched_next_deadline(void)
 	double	 t = 0;
 	int	 i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 		double		 d = 0;
 
 		if ((w->state == W_BUSY || w->state == W_STARTING) && w->deadline)
@@ -242,11 +260,15 @@ sched_poll(void)
 	int64_t	 creq;
 	unsigned char	*memo;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 
 		if (w->state == W_DOWN && t >= w->next_spawn) {
-			if (supervise_spawn(w) == -1) {
+			if (supervise_spawn(w->proc) == 0) {
+				w->state = W_STARTING;
+				w->deadline = now_mono() + env->conf.hello_deadline;
+				w->case_id = 0;
+			} else {
 				w->failures++;
 				snprintf(w->hello_error, sizeof(w->hello_error),
 				    "cannot start runner '%s'", env->conf.python);
@@ -283,8 +305,8 @@ sched_poll(void)
 
 		if (q->expanded)
 			continue;
-		for (i = 0; i < env->nworkers; i++) {
-			struct worker	*w = &env->workers[i];
+		for (i = 0; i < sched.nworkers; i++) {
+			struct worker	*w = &sched.workers[i];
 
 			if (w->device != q->device)
 				continue;
@@ -308,8 +330,8 @@ sched_poll(void)
 		}
 		if (!q->expanded) {
 			/* A library that cannot be imported fails the run. */
-			for (i = 0; i < env->nworkers; i++) {
-				struct worker	*w = &env->workers[i];
+			for (i = 0; i < sched.nworkers; i++) {
+				struct worker	*w = &sched.workers[i];
 
 				if (w->device == q->device && w->failures >= 3 &&
 				    w->hello_error[0]) {
@@ -322,8 +344,8 @@ sched_poll(void)
 
 	memo = sched.cur.keys != NULL ?
 	    calloc(json_array_size(sched.cur.keys) + 1, 1) : NULL;
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 		struct devq	*q;
 
 		if (w->state != W_IDLE)
@@ -348,7 +370,7 @@ sched_poll(void)
 			log_warnx("worker %d: cannot send case %lld", w->slot,
 			    (long long)id);
 			q->head--;
-			supervise_kill(w);
+			worker_kill(w);
 			worker_restart_later(w, 1);
 			break;
 		}
@@ -356,8 +378,8 @@ sched_poll(void)
 	free(memo);
 
 	busy = 0;
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].state == W_BUSY)
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].state == W_BUSY)
 			busy = 1;
 	for (s = 0; s < sched.cur.nq; s++)
 		if (!sched.cur.q[s].expanded || sched.cur.q[s].head < sched.cur.q[s].len ||

@@ -15,6 +15,44 @@
 #define NSLOTS		(MAX_DEVICES + 1)
 #define BACKOFF_MAX	60.0
 
+/* a runner slot as the scheduler sees it; its process is w->proc */
+enum worker_state { W_DOWN, W_STARTING, W_IDLE, W_BUSY, W_DEAD };
+struct worker {
+	int		 slot;
+	int		 device;		/* GPU index, -1 for cpu */
+	struct runner	*proc;			/* its process (supervise.c) */
+	enum worker_state state;
+	int64_t		 case_id;		/* case in flight, 0 if none */
+	char		*repro;			/* repro of the case in flight */
+	double		 deadline;		/* monotonic seconds */
+	double		 next_spawn;		/* backoff after failures */
+	int		 failures;		/* consecutive start failures */
+	json_t		*fingerprint;		/* from hello */
+	json_t		*entries;
+	json_t		*import;		/* hello's import facts, or NULL */
+	char		 hello_error[1024];
+	int		 restarts;
+	double		 fp_asked;		/* fingerprint request in flight since */
+	int		 compile;		/* takes compile-class cases only */
+	int		 case_compile;		/* the case in flight is a ladder step */
+	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
+	int		 case_in_first;		/* inside that first call */
+	double		 case_first_t0;		/* when it started (monotonic) */
+	char		 case_dtype[32];	/* the case's dtype */
+	char		 case_key[128];		/* its aten key */
+	double		 case_t0;		/* when it was sent (monotonic) */
+	/* shrinking a failing case (shrink_try != NULL while one is in flight) */
+	json_t		*shrink_best;		/* smallest variant failing alike */
+	json_t		*shrink_try;		/* the variant in flight */
+	char		*shrink_repro;		/* shrink_best's repro */
+	char		 shrink_reason[48];
+	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
+	int64_t		 shrink_case;
+	double		 shrink_t0;		/* when the shrink started */
+	double		 shrink_cand_ms;	/* its variants' candidate first calls */
+	int		 fp_stale;		/* library changed: restart when idle */
+};
+
 struct devq {
 	int	 device;
 	int64_t	*ids;
@@ -43,6 +81,8 @@ struct sched_run {
 
 struct sched {
 	struct sched_run cur;
+	struct worker	 workers[MAX_WORKERS];
+	int		 nworkers;
 	/* Shared with API threads, under mtx. */
 	pthread_mutex_t	 mtx;
 	json_t		*fp[NSLOTS];		/* fingerprint per device slot */
@@ -84,6 +124,7 @@ int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
 void	 worker_restart_later(struct worker *w, double delay);
+void	 worker_kill(struct worker *w);
 
 /* record.c */
 int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);

@@ -66,3 +66,11 @@ worker_restart_later(struct worker *w, double delay)
 	w->state = W_DOWN;
 	w->next_spawn = now_mono() + delay;
 }
+
+/* Kills w's runner (its whole process group); w is down. */
+void
+worker_kill(struct worker *w)
+{
+	supervise_kill(w->proc);
+	w->state = W_DOWN;
+}
