@@ -14,12 +14,12 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation 
 LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
-DAEMON_SRCS = daemon/opscreend.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
+DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
 	daemon/store_event.c daemon/store_verdict.c \
 	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
-	daemon/fail_fast.c daemon/key_budget.c daemon/firstcall.c daemon/shrinkrun.c \
+	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \

@@ -107,9 +107,9 @@ fingerprint_changed(int slot, json_t *fp)
 	    old ? old : "?", new ? new : "?");
 	free(old);
 	free(new);
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].device == device_of_slot(slot))
-			env->workers[i].fp_stale = 1;
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].device == device_of_slot(slot))
+			sched.workers[i].fp_stale = 1;
 	if (sched.cur.run_id != 0 && slot < sched.cur.nq &&
 	    (sched.cur.q[slot].expanded || sched.cur.q[slot].resume)) {
 		snprintf(why, sizeof(why), "library changed on device %d during "
@@ -157,13 +157,13 @@ fingerprint_poll(double t)
 	double			 period = env->conf.fingerprint_period, wanted;
 	json_t			*msg;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 
 		if (w->state == W_IDLE && w->fp_stale) {
 			log_info("worker %d: restarting on the changed library",
 			    w->slot);
-			supervise_kill(w);
+			worker_kill(w);
 			w->fp_stale = 0;
 			w->fp_asked = 0;
 			worker_restart_later(w, 0);
@@ -172,8 +172,8 @@ fingerprint_poll(double t)
 		    (s = slot_of_device(w->device)) >= 0)
 			asked[s] = 1;
 	}
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 
 		if (w->state != W_IDLE || (s = slot_of_device(w->device)) < 0 ||
 		    asked[s])
@@ -186,7 +186,7 @@ fingerprint_poll(double t)
 		if (!due)
 			continue;
 		msg = json_pack("{ss}", "type", "fingerprint");
-		if (supervise_send(w, msg) == 0) {
+		if (supervise_send(w->proc, msg) == 0) {
 			w->fp_asked = t;
 			asked[s] = 1;
 		}

@@ -21,40 +21,6 @@
 static void	fc_stop_siblings(int, int64_t, const char *, const char *);
 
 /*
- * runner.first_call_hold: whether a first call of key (and dtype; NULL: any)
- * on device has been running on a screening runner for more than the hold,
- * under runner.first_call_budget. Its key and dtype then starts no other
- * case until it ends, unless a runner would sit idle: in the 42-op
- * screen of 2026-12-01 (commit 3b3b587), ten mm float32 first calls started while the
- * first was already compiling, all were stopped with it at the budget, and
- * the key and dtype was cut; 8 of them, 233 runner-s of compiling on a host
- * whose 16 cores were all busy, started 10 s or more after it
- * (screens of 2026-12-01, commit 02ae157).
- */
-int
-fc_slow(int device, const char *key, const char *dtype)
-{
-	struct first_call_hold_facts	 f = {
-		.budget = env->conf.first_call_budget,
-		.hold = env->conf.first_call_hold, .now = now_mono() };
-	double				 started[MAX_WORKERS];
-	int				 i;
-
-	for (i = 0; i < env->nworkers; i++) {
-		const struct worker	*o = &env->workers[i];
-
-		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
-		    o->case_in_first && o->shrink_try == NULL &&
-		    !o->case_compile && o->device == device &&
-		    !strcmp(o->case_key, key) &&
-		    (dtype == NULL || !strcmp(o->case_dtype, dtype)))
-			started[f.nstarted++] = o->case_first_t0;
-	}
-	f.started = started;
-	return policy_first_call_hold(&f) == FIRST_CALL_HOLD;
-}
-
-/*
  * runner.first_call_budget: a correctness case whose first candidate call
  * (JIT compile and autotuning included; the runner reports when it starts
  * and ends) runs past the budget on a screening runner is stopped there and
@@ -71,120 +37,6 @@ fc_slow(int device, const char *key, const char *dtype)
  * alone; five such cases side by side held five runners for 252-293 s and
  * set the end of the 42-op screen.  Off by default: docs/design.md.
  */
-
-static int
-fc_get(int device, const char *key, const char *dtype)
-{
-	char	k[512];
-
-	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
-	return (int)json_integer_value(json_object_get(sched.fc, k));
-}
-
-static void
-fc_put(int device, const char *key, const char *dtype, int state)
-{
-	char	k[512];
-
-	snprintf(k, sizeof(k), "%d|%s|%s", device, key, dtype);
-	if (sched.fc == NULL)
-		sched.fc = json_object();
-	json_object_set_new(sched.fc, k, json_integer(state));
-}
-
-/* Whether case id is to be re-measured (queued or in flight as such). */
-int
-fc_confirm(int64_t id)
-{
-	char	k[32];
-
-	if (sched.confirm == NULL)
-		return 0;
-	snprintf(k, sizeof(k), "%lld", (long long)id);
-	return json_object_get(sched.confirm, k) != NULL;
-}
-
-static void
-fc_confirm_add(int64_t id, int device, const char *key, const char *dtype)
-{
-	char	k[32];
-
-	snprintf(k, sizeof(k), "%lld", (long long)id);
-	if (sched.confirm == NULL)
-		sched.confirm = json_object();
-	json_object_set_new(sched.confirm, k, json_pack("[iss]", device, key,
-	    dtype));
-	fc_put(device, key, dtype, FC_PENDING);
-}
-
-/* Case id's re-measure is over: its key and dtype is `state` from now on. */
-void
-fc_confirm_end(int64_t id, int state)
-{
-	char	 k[32];
-	json_t	*e;
-
-	snprintf(k, sizeof(k), "%lld", (long long)id);
-	if ((e = json_object_get(sched.confirm, k)) == NULL)
-		return;
-	fc_put((int)json_integer_value(json_array_get(e, 0)), json_string_value(
-	    json_array_get(e, 1)), json_string_value(json_array_get(e, 2)),
-	    state);
-	json_object_del(sched.confirm, k);
-}
-
-/*
- * Whether a re-measure of key (and dtype; NULL: any) on device is queued or
- * in flight.  One that ended without a result of its own (skipped for the
- * key budget, a crashed runner) lets its key and dtype run on.
- */
-int
-fc_pending(int device, const char *key, const char *dtype)
-{
-	const char	*k;
-	json_t		*e;
-	void		*it;
-	int		 hold = 0;
-	char		 state[32];
-
-	if (sched.confirm == NULL || json_object_size(sched.confirm) == 0)
-		return 0;
-	json_object_foreach_safe(sched.confirm, it, k, e) {
-		if (json_integer_value(json_array_get(e, 0)) != device ||
-		    strcmp(json_string_value(json_array_get(e, 1)), key) != 0 ||
-		    (dtype != NULL && strcmp(json_string_value(json_array_get(e,
-		    2)), dtype) != 0))
-			continue;
-		if (store_case_state(env->store, strtoll(k, NULL, 10), state,
-		    sizeof(state)) == 0 && !strcmp(state, "pending"))
-			hold = 1;
-		else
-			fc_confirm_end(strtoll(k, NULL, 10), FC_EXEMPT);
-	}
-	return hold;
-}
-
-/*
- * How case id is sent to w: 0 without the budget, 1 under it, 2 as a
- * re-measure (into an empty cache); policy_first_call_mode decides.
- */
-int
-fc_mode(const struct worker *w, int64_t id, const json_t *spec)
-{
-	struct first_call_facts	 f = {
-		.budget = env->conf.first_call_budget,
-		.deadline = w->device < 0 ? env->conf.cpu_case_deadline :
-		    env->conf.case_deadline,
-		.cls = json_string_value(json_object_get(spec, "class")),
-		.key = json_string_value(json_object_get(spec, "key")),
-		.dtype = json_string_value(json_object_get(spec, "dtype")),
-		.huge = json_is_true(json_object_get(spec, "huge")),
-		.remeasure = fc_confirm(id) };
-
-	if (f.key != NULL && f.dtype != NULL)
-		f.exempt = fc_get(w->device, f.key, f.dtype) == FC_EXEMPT;
-	return policy_first_call_mode(&f);
-}
 
 /*
  * Queues case id (pending, of key and dtype on slot) for a re-measure: at
@@ -303,8 +155,8 @@ fc_stop_siblings(int slot, int64_t id, const char *key, const char *dtype)
 {
 	int	 i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*o = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*o = &sched.workers[i];
 		int64_t		 oid = o->case_id;
 
 		if (o->state != W_BUSY || oid == 0 || oid == id ||

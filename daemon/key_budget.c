@@ -107,8 +107,8 @@ key_budget_wait(int device, const char *key)
 		return 0;
 	f.spent = key_budget_spent(device, key);
 	f.now = now_mono();
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 
 		if (w->state == W_BUSY && w->device == device &&
 		    !w->case_compile && !strcmp(w->case_key, key))

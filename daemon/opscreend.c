@@ -20,25 +20,12 @@
 #include "opscreend.h"
 #include "probes.h"
 
-static struct opscreend	 the_env;
-struct opscreend	*env = &the_env;
-
-void
-main_wakeup(void)
-{
-	char	 c = 'w';
-	ssize_t	 n;
-
-	n = write(env->wakefd[1], &c, 1);	/* full pipe: already awake */
-	(void)n;
-}
-
 static void
 on_signal(int sig)
 {
 	(void)sig;
 	env->quit = 1;
-	main_wakeup();
+	env_wakeup();
 }
 
 static __attribute__((noreturn)) void
@@ -245,17 +232,18 @@ main_loop(void)
 		pfd[n].events = POLLIN;
 		who[n] = NULL;
 		n++;
-		for (i = 0; i < env->nworkers; i++) {
-			struct worker	*w = &env->workers[i];
+		for (i = 0; i < sched_nworkers(); i++) {
+			struct worker	*w = sched_worker(i);
+			struct runner	*r = sched_runner(w);
 
-			if (w->sock != -1) {
-				pfd[n].fd = w->sock;
+			if (supervise_sock(r) != -1) {
+				pfd[n].fd = supervise_sock(r);
 				pfd[n].events = POLLIN;
 				who[n] = w;
 				isock[n++] = 1;
 			}
-			if (w->errfd != -1) {
-				pfd[n].fd = w->errfd;
+			if (supervise_errfd(r) != -1) {
+				pfd[n].fd = supervise_errfd(r);
 				pfd[n].events = POLLIN;
 				who[n] = w;
 				isock[n++] = 0;
@@ -279,20 +267,21 @@ main_loop(void)
 				;
 		for (i = 1; i < n; i++) {
 			struct worker	*w = who[i];
+			struct runner	*r = sched_runner(w);
 
-			if (pfd[i].revents == 0 || w->sock == -1)
+			if (pfd[i].revents == 0 || supervise_sock(r) == -1)
 				continue;
 			if (!isock[i]) {
-				supervise_read_stderr(w);
+				supervise_read_stderr(r);
 				continue;
 			}
 			for (;;) {
-				int	 rc = supervise_read(w, &msg);
+				int	 rc = supervise_read(r, &msg);
 
 				if (rc == 1) {
 					sched_on_message(w, msg);
 					json_decref(msg);
-					if (w->sock == -1)
+					if (supervise_sock(r) == -1)
 						break;
 					continue;
 				}
@@ -304,14 +293,7 @@ main_loop(void)
 		sched_requests();
 		if (env->fault[0] != '\0')
 			continue;	/* nothing runs, see set_fault() */
-		t = now_mono();
-		for (i = 0; i < env->nworkers; i++) {
-			struct worker	*w = &env->workers[i];
-
-			if ((w->state == W_BUSY || w->state == W_STARTING) &&
-			    w->deadline > 0 && t >= w->deadline)
-				sched_on_deadline(w);
-		}
+		sched_deadlines(now_mono());
 		sched_poll();
 	}
 }
@@ -455,8 +437,8 @@ main(int argc, char *argv[])
 	sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
 	log_info("shutting down");
 	api_stop();
-	for (i = 0; i < env->nworkers; i++)
-		supervise_kill(&env->workers[i]);
+	for (i = 0; i < sched_nworkers(); i++)
+		supervise_kill(sched_runner(sched_worker(i)));
 	store_close(env->store);
 	return 0;
 }

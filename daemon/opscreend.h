@@ -77,60 +77,26 @@ int	 config_listen_loopback(const char *);
 int	 nvml_device_count(const char *lib, char *why, size_t len);
 int	 nvml_gpu_host(const char *paths, char *which, size_t len);
 
-/* supervise.c */
-enum worker_state { W_DOWN, W_STARTING, W_IDLE, W_BUSY, W_DEAD };
-struct worker {
-	int		 slot;
-	int		 device;		/* GPU index, -1 for cpu */
-	pid_t		 pid;
-	int		 sock;			/* framed JSON */
-	int		 errfd;			/* stderr pipe */
-	enum worker_state state;
-	unsigned char	*in;			/* frame read buffer */
-	size_t		 inlen, incap;
-	char		 errtail[ERRTAIL_MAX];	/* ring of the last stderr bytes */
-	size_t		 errpos;
-	int		 errwrapped;
-	int64_t		 case_id;		/* case in flight, 0 if none */
-	char		*repro;			/* repro of the case in flight */
-	double		 deadline;		/* monotonic seconds */
-	double		 spawned_at;
-	double		 next_spawn;		/* backoff after failures */
-	int		 failures;		/* consecutive start failures */
-	json_t		*fingerprint;		/* from hello */
-	json_t		*entries;
-	json_t		*import;		/* hello's import facts, or NULL */
-	char		 hello_error[1024];
-	int		 restarts;
-	double		 fp_asked;		/* fingerprint request in flight since */
-	int		 compile;		/* takes compile-class cases only */
-	int		 case_compile;		/* the case in flight is a ladder step */
-	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
-	int		 case_in_first;		/* inside that first call */
-	double		 case_first_t0;		/* when it started (monotonic) */
-	char		 case_dtype[32];	/* the case's dtype */
-	char		 case_key[128];		/* its aten key */
-	double		 case_t0;		/* when it was sent (monotonic) */
-	/* shrinking a failing case (shrink_try != NULL while one is in flight) */
-	json_t		*shrink_best;		/* smallest variant failing alike */
-	json_t		*shrink_try;		/* the variant in flight */
-	char		*shrink_repro;		/* shrink_best's repro */
-	char		 shrink_reason[48];
-	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
-	int64_t		 shrink_case;
-	double		 shrink_t0;		/* when the shrink started */
-	double		 shrink_cand_ms;	/* its variants' candidate first calls */
-	int		 fp_stale;		/* library changed: restart when idle */
-};
-int	 supervise_spawn(struct worker *);
-void	 supervise_kill(struct worker *);
-int	 supervise_send(struct worker *, json_t *msg);
-int	 supervise_read(struct worker *, json_t **msg);	/* 1 msg, 0 none, -1 eof/err */
-void	 supervise_read_stderr(struct worker *);
-void	 supervise_errtail(struct worker *, char *buf, size_t len, int lines);
+/* supervise.c: a runner process, opaque to every other file */
+struct runner;
+struct runner	*supervise_new(int slot, int device, int compile);
+int	 supervise_spawn(struct runner *);
+void	 supervise_kill(struct runner *);
+void	 supervise_collect(struct runner *, char *how, size_t len);
+int	 supervise_send(struct runner *, json_t *msg);
+int	 supervise_read(struct runner *, json_t **msg);	/* 1 msg, 0 none, -1 eof/err */
+void	 supervise_read_stderr(struct runner *);
+void	 supervise_errtail(struct runner *, char *buf, size_t len, int lines);
+int	 supervise_sock(const struct runner *);	/* -1: none */
+int	 supervise_errfd(const struct runner *);	/* -1: none */
 
-/* sched.c */
+/* sched.c: struct worker is the scheduler's (scheduler.h) */
+struct worker;
 void	 sched_init(void);
+int	 sched_nworkers(void);
+struct worker	*sched_worker(int i);
+struct runner	*sched_runner(struct worker *);
+void	 sched_deadlines(double t);		/* sched_on_deadline where due */
 int64_t	 sched_resume(int *full);		/* start-up: the interrupted run */
 void	 sched_poll(void);			/* main-loop step: dispatch, reap, deadlines */
 void	 sched_on_message(struct worker *, json_t *msg);
@@ -174,13 +140,11 @@ void	 api_stop(void);
 /* web.c */
 const char *web_asset(const char *url, const char **ctype);
 
-/* opscreend.c: the daemon's one state struct */
+/* env.c: the daemon's one state struct */
 struct opscreend {
 	struct config	 conf;
 	struct store	*store;
 	int		 wakefd[2];	/* api threads -> main loop */
-	struct worker	 workers[MAX_WORKERS];
-	int		 nworkers;
 	int		 devices[MAX_DEVICES];
 	int		 ndevices;	/* 0 with cpu = 1 */
 	int		 cpu;
@@ -192,6 +156,6 @@ struct opscreend {
 	double		 started;
 };
 extern struct opscreend *env;
-void	 main_wakeup(void);
+void	 env_wakeup(void);			/* the main loop polls again */
 
 #endif

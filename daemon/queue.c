@@ -160,7 +160,7 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	verdict_case_steady(spec);
 	json_object_set_new(spec, "id", json_integer(id));
 	msg = json_pack("{ss sO}", "type", "case", "case", spec);
-	rc = supervise_send(w, msg);
+	rc = supervise_send(w->proc, msg);
 	json_decref(msg);
 	if (rc == -1)
 		return -1;

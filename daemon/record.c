@@ -359,3 +359,9 @@ run_event(int64_t run, const char *kind, json_t *ev)
 	return pw_write(w_event, json_pack("{sI ss sO}", "run", (json_int_t)run,
 	    "kind", kind, "event", ev));
 }
+
+int
+run_set_state(int64_t id, const char *state, const char *err)
+{
+	return store_run_set_state(env->store, id, state, err, now_wall());
+}

@@ -79,7 +79,7 @@ req_post(struct req *r)
 	pthread_mutex_lock(&box.mtx);
 	*box.tail = r;
 	box.tail = &r->next;
-	main_wakeup();
+	env_wakeup();
 	while (r->state == REQ_POSTED && pthread_cond_timedwait(&box.done,
 	    &box.mtx, &until) != ETIMEDOUT)
 		;
@@ -418,7 +418,7 @@ sched_fingerprint_fresh(void)
 	/* one wake-up per 50 ms, not one per request: the ask is the same */
 	if (t - oldest >= period && t - wanted >= 0.05) {
 		__atomic_store(&sched.fp_wanted, &t, __ATOMIC_RELEASE);
-		main_wakeup();
+		env_wakeup();
 	}
 	return t - oldest < period + grace;
 }

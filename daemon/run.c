@@ -66,23 +66,17 @@ run_clear(void)
 	}
 }
 
-int
-run_set_state(int64_t id, const char *state, const char *err)
-{
-	return store_run_set_state(env->store, id, state, err, now_wall());
-}
-
 void
 run_fail(const char *why)
 {
 	int	 i;
 
 	log_warnx("run %lld failed: %s", (long long)sched.cur.run_id, why);
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].state == W_BUSY) {
-			supervise_kill(&env->workers[i]);
-			free(env->workers[i].repro);
-			env->workers[i].repro = NULL;
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].state == W_BUSY) {
+			worker_kill(&sched.workers[i]);
+			free(sched.workers[i].repro);
+			sched.workers[i].repro = NULL;
 		}
 	run_end(sched.cur.run_id, "failed", why);
 	progress_update("failed");
@@ -568,9 +562,9 @@ run_cancel_now(void)
 {
 	int	 i;
 
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].state == W_BUSY)
-			worker_respawn(&env->workers[i]);
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].state == W_BUSY)
+			worker_respawn(&sched.workers[i]);
 	run_end(sched.cur.run_id, "cancelled", "cancelled through the API");
 	log_info("run %lld cancelled", (long long)sched.cur.run_id);
 	progress_update("cancelled");

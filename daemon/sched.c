@@ -22,37 +22,8 @@
 #include "probes.h"
 #include "scheduler.h"
 
-struct sched sched = { .mtx = PTHREAD_MUTEX_INITIALIZER };
-
 static void	case_abort(struct worker *, enum case_status, const char *,
 		    const char *);
-static void	case_abandon(struct worker *, int64_t, const char *,
-		    const char *);
-
-int
-slot_of_device(int device)
-{
-	int	 i;
-
-	if (device < 0)
-		return 0;
-	for (i = 0; i < env->ndevices; i++)
-		if (env->devices[i] == device)
-			return i;
-	return -1;
-}
-
-int
-nslots(void)
-{
-	return env->cpu ? 1 : env->ndevices;
-}
-
-int
-device_of_slot(int slot)
-{
-	return env->cpu ? -1 : env->devices[slot];
-}
 
 void
 sched_init(void)
@@ -63,87 +34,30 @@ sched_init(void)
 	for (s = 0; s < nslots(); s++)
 		for (k = 0; k < env->conf.workers_per_device +
 		    env->conf.compile_workers && n < MAX_WORKERS; k++, n++) {
-			memset(&env->workers[n], 0, sizeof(env->workers[n]));
-			env->workers[n].slot = n;
-			env->workers[n].device = device_of_slot(s);
-			env->workers[n].sock = env->workers[n].errfd = -1;
-			env->workers[n].state = W_DOWN;
-			env->workers[n].compile =
+			memset(&sched.workers[n], 0, sizeof(sched.workers[n]));
+			sched.workers[n].slot = n;
+			sched.workers[n].device = device_of_slot(s);
+			sched.workers[n].state = W_DOWN;
+			sched.workers[n].compile =
 			    k >= env->conf.workers_per_device;
+			if ((sched.workers[n].proc = supervise_new(n,
+			    sched.workers[n].device, sched.workers[n].compile)) ==
+			    NULL)
+				fatal("sched_init");
 		}
-	env->nworkers = n;
+	sched.nworkers = n;
 	sched.names = json_object();
 	sched.regnames = json_object();
 	sched.fp_oldest = INFINITY;	/* no fingerprint yet: nothing is stale */
 	sched.fp_wanted = -INFINITY;
 }
 
-/* ---- workers ------------------------------------------------------------- */
-
-void
-worker_idle(struct worker *w)
-{
-	free(w->repro);
-	w->repro = NULL;
-	w->case_id = 0;
-	w->case_compile = 0;
-	w->case_fcb = 0;
-	w->case_in_first = 0;
-	w->state = W_IDLE;
-	w->deadline = 0;
-}
-
-void
-worker_restart_later(struct worker *w, double delay)
-{
-	int	 s = slot_of_device(w->device);
-
-	if (s >= 0) {
-		pthread_mutex_lock(&sched.mtx);
-		sched.restarts_total[s]++;
-		pthread_mutex_unlock(&sched.mtx);
-	}
-	w->state = W_DOWN;
-	w->next_spawn = now_mono() + delay;
-}
-
-/* Kills a runner that holds a case and has a fresh one started at once. */
-void
-worker_respawn(struct worker *w)
-{
-	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
-	supervise_kill(w);
-	w->restarts++;
-	free(w->repro);
-	w->repro = NULL;
-	w->case_id = 0;
-	worker_restart_later(w, 0);
-}
-
 /* Waits briefly for an exiting runner so the crash report has its status. */
 static void
 worker_collect(struct worker *w, char *how, size_t len)
 {
-	int	 st, i;
-	pid_t	 r = 0;
-
-	snprintf(how, len, "runner exited");
-	for (i = 0; i < 200 && w->pid > 0; i++) {
-		if ((r = waitpid(w->pid, &st, WNOHANG)) != 0)
-			break;
-		usleep(10000);
-	}
-	if (r == w->pid) {
-		if (WIFSIGNALED(st))
-			snprintf(how, len, "runner killed by signal %d (%s)",
-			    WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else if (WIFEXITED(st))
-			snprintf(how, len, "runner exited with status %d",
-			    WEXITSTATUS(st));
-		kill(-w->pid, SIGKILL);	/* its compile workers too */
-		w->pid = 0;
-	}
-	supervise_kill(w);
+	supervise_collect(w->proc, how, len);
+	w->state = W_DOWN;
 }
 
 /*
@@ -161,7 +75,7 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 	memset(&v, 0, sizeof(v));
 	v.status = status;
 	snprintf(v.reason, sizeof(v.reason), "%s", reason);
-	supervise_errtail(w, tail, sizeof(tail), 20);
+	supervise_errtail(w->proc, tail, sizeof(tail), 20);
 	snprintf(v.detail, sizeof(v.detail), "%s", what);
 	v.score = 1e12;
 	case_record(w->case_id, &v, NULL, tail, w->repro);
@@ -220,7 +134,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	if (w->hello_error[0] == '\0') {
 		char	 tail[1024];
 
-		supervise_errtail(w, tail, sizeof(tail), 5);
+		supervise_errtail(w->proc, tail, sizeof(tail), 5);
 		snprintf(w->hello_error, sizeof(w->hello_error), "%s before it "
 		    "said hello: %s", how, tail);
 	}
@@ -233,53 +147,6 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	log_warnx("worker %d: %s", w->slot, w->hello_error);
 	worker_restart_later(w, w->failures > 6 ? BACKOFF_MAX :
 	    (double)(1 << (w->failures - 1)));
-}
-
-static int
-same_key_dtype(int64_t a, int64_t b)
-{
-	return store_cases_same_key_dtype(env->store, a, b);
-}
-
-/* A case another runner holds while its sibling hung: stop it, say so. */
-static void
-case_abandon(struct worker *w, int64_t hung, const char *reason,
-    const char *why)
-{
-	struct case_verdict	 v;
-	int64_t			 id = w->case_id;
-
-	if (w->case_compile)
-		return;		/* a ladder step: it has its own deadline */
-	if (w->shrink_try != NULL) {
-		/* shrinking a recorded case: stop it, the record stands */
-		shrink_abort(w);
-		worker_respawn(w);
-		return;
-	}
-	worker_respawn(w);
-	memset(&v, 0, sizeof(v));
-	v.status = CASE_NA;	/* no repro kept */
-	snprintf(v.reason, sizeof(v.reason), "%s", reason);
-	snprintf(v.detail, sizeof(v.detail), "abandoned: case %lld of this key "
-	    "and dtype %s", (long long)hung, why);
-	case_record_as(id, &v, "skipped", "skipped", NULL, NULL, NULL);
-}
-
-/* Stops the cases of case id's key and dtype that runners other than w hold. */
-void
-abandon_siblings(struct worker *w, int64_t id, const char *reason,
-    const char *why)
-{
-	int	i;
-
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*o = &env->workers[i];
-
-		if (o != w && o->state == W_BUSY && o->case_id &&
-		    same_key_dtype(o->case_id, id))
-			case_abandon(o, id, reason, why);
-	}
 }
 
 void
@@ -327,8 +194,41 @@ sched_on_deadline(struct worker *w)
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);
-		supervise_kill(w);
+		worker_kill(w);
 		sched_on_worker_exit(w, "start deadline");
+	}
+}
+
+int
+sched_nworkers(void)
+{
+	return sched.nworkers;
+}
+
+struct worker *
+sched_worker(int i)
+{
+	return &sched.workers[i];
+}
+
+struct runner *
+sched_runner(struct worker *w)
+{
+	return w->proc;
+}
+
+/* The runners starting or holding a case past their deadline at t. */
+void
+sched_deadlines(double t)
+{
+	int	 i;
+
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
+
+		if ((w->state == W_BUSY || w->state == W_STARTING) &&
+		    w->deadline > 0 && t >= w->deadline)
+			sched_on_deadline(w);
 	}
 }
 
@@ -338,8 +238,8 @@ sched_next_deadline(void)
 	double	 t = 0;
 	int	 i;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 		double		 d = 0;
 
 		if ((w->state == W_BUSY || w->state == W_STARTING) && w->deadline)
@@ -360,11 +260,15 @@ sched_poll(void)
 	int64_t	 creq;
 	unsigned char	*memo;
 
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 
 		if (w->state == W_DOWN && t >= w->next_spawn) {
-			if (supervise_spawn(w) == -1) {
+			if (supervise_spawn(w->proc) == 0) {
+				w->state = W_STARTING;
+				w->deadline = now_mono() + env->conf.hello_deadline;
+				w->case_id = 0;
+			} else {
 				w->failures++;
 				snprintf(w->hello_error, sizeof(w->hello_error),
 				    "cannot start runner '%s'", env->conf.python);
@@ -401,8 +305,8 @@ sched_poll(void)
 
 		if (q->expanded)
 			continue;
-		for (i = 0; i < env->nworkers; i++) {
-			struct worker	*w = &env->workers[i];
+		for (i = 0; i < sched.nworkers; i++) {
+			struct worker	*w = &sched.workers[i];
 
 			if (w->device != q->device)
 				continue;
@@ -426,8 +330,8 @@ sched_poll(void)
 		}
 		if (!q->expanded) {
 			/* A library that cannot be imported fails the run. */
-			for (i = 0; i < env->nworkers; i++) {
-				struct worker	*w = &env->workers[i];
+			for (i = 0; i < sched.nworkers; i++) {
+				struct worker	*w = &sched.workers[i];
 
 				if (w->device == q->device && w->failures >= 3 &&
 				    w->hello_error[0]) {
@@ -440,8 +344,8 @@ sched_poll(void)
 
 	memo = sched.cur.keys != NULL ?
 	    calloc(json_array_size(sched.cur.keys) + 1, 1) : NULL;
-	for (i = 0; i < env->nworkers; i++) {
-		struct worker	*w = &env->workers[i];
+	for (i = 0; i < sched.nworkers; i++) {
+		struct worker	*w = &sched.workers[i];
 		struct devq	*q;
 
 		if (w->state != W_IDLE)
@@ -466,7 +370,7 @@ sched_poll(void)
 			log_warnx("worker %d: cannot send case %lld", w->slot,
 			    (long long)id);
 			q->head--;
-			supervise_kill(w);
+			worker_kill(w);
 			worker_restart_later(w, 1);
 			break;
 		}
@@ -474,8 +378,8 @@ sched_poll(void)
 	free(memo);
 
 	busy = 0;
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].state == W_BUSY)
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].state == W_BUSY)
 			busy = 1;
 	for (s = 0; s < sched.cur.nq; s++)
 		if (!sched.cur.q[s].expanded || sched.cur.q[s].head < sched.cur.q[s].len ||

@@ -1,6 +1,6 @@
 /*
  * scheduler.h: the scheduler's private header.  Its state is one struct
- * owned by sched.c; the files of the scheduler (one per concern) share it
+ * defined in worker.c; the files of the scheduler (one per concern) share it
  * through this header, which lists them as its table of contents (not
  * "sched.h": that name would shadow the system header pthread.h includes).
  */
@@ -14,6 +14,44 @@
 
 #define NSLOTS		(MAX_DEVICES + 1)
 #define BACKOFF_MAX	60.0
+
+/* a runner slot as the scheduler sees it; its process is w->proc */
+enum worker_state { W_DOWN, W_STARTING, W_IDLE, W_BUSY, W_DEAD };
+struct worker {
+	int		 slot;
+	int		 device;		/* GPU index, -1 for cpu */
+	struct runner	*proc;			/* its process (supervise.c) */
+	enum worker_state state;
+	int64_t		 case_id;		/* case in flight, 0 if none */
+	char		*repro;			/* repro of the case in flight */
+	double		 deadline;		/* monotonic seconds */
+	double		 next_spawn;		/* backoff after failures */
+	int		 failures;		/* consecutive start failures */
+	json_t		*fingerprint;		/* from hello */
+	json_t		*entries;
+	json_t		*import;		/* hello's import facts, or NULL */
+	char		 hello_error[1024];
+	int		 restarts;
+	double		 fp_asked;		/* fingerprint request in flight since */
+	int		 compile;		/* takes compile-class cases only */
+	int		 case_compile;		/* the case in flight is a ladder step */
+	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
+	int		 case_in_first;		/* inside that first call */
+	double		 case_first_t0;		/* when it started (monotonic) */
+	char		 case_dtype[32];	/* the case's dtype */
+	char		 case_key[128];		/* its aten key */
+	double		 case_t0;		/* when it was sent (monotonic) */
+	/* shrinking a failing case (shrink_try != NULL while one is in flight) */
+	json_t		*shrink_best;		/* smallest variant failing alike */
+	json_t		*shrink_try;		/* the variant in flight */
+	char		*shrink_repro;		/* shrink_best's repro */
+	char		 shrink_reason[48];
+	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
+	int64_t		 shrink_case;
+	double		 shrink_t0;		/* when the shrink started */
+	double		 shrink_cand_ms;	/* its variants' candidate first calls */
+	int		 fp_stale;		/* library changed: restart when idle */
+};
 
 struct devq {
 	int	 device;
@@ -43,6 +81,8 @@ struct sched_run {
 
 struct sched {
 	struct sched_run cur;
+	struct worker	 workers[MAX_WORKERS];
+	int		 nworkers;
 	/* Shared with API threads, under mtx. */
 	pthread_mutex_t	 mtx;
 	json_t		*fp[NSLOTS];		/* fingerprint per device slot */
@@ -78,15 +118,13 @@ extern struct sched sched;
 /* fingerprint.c */
 void	 fp_oldest_update(void);		/* with sched.mtx held */
 
-/* sched.c */
+/* worker.c */
 int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
 void	 worker_restart_later(struct worker *w, double delay);
-void	 worker_respawn(struct worker *w);
-void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
-	    const char *why);
+void	 worker_kill(struct worker *w);
 
 /* record.c */
 int	 run_add_event(int64_t run_id, const char *kind, json_t *obj);
@@ -107,11 +145,11 @@ int	 case_record(int64_t case_id, const struct case_verdict *v,
 	    json_t *result, const char *errtail, const char *repro);
 int	 run_end(int64_t run, const char *state, const char *why);
 int	 run_event(int64_t run, const char *kind, json_t *ev);
+int	 run_set_state(int64_t id, const char *state, const char *err);
 
 /* run.c */
 void	 progress_update(const char *state);
 void	 run_clear(void);
-int	 run_set_state(int64_t id, const char *state, const char *err);
 void	 run_fail(const char *why);
 void	 run_load(int64_t id, const char *request, int full);
 int	 run_activate(void);
@@ -155,12 +193,21 @@ int	 budget_replay(int slot, int64_t fpid, int rule, double budget,
 	    const char *when);
 int	 key_budget_replay(int slot, int64_t fpid);
 
-/* firstcall.c */
+/* fc.c */
 int	 fc_slow(int device, const char *key, const char *dtype);
 int	 fc_confirm(int64_t id);
+void	 fc_confirm_add(int64_t id, int device, const char *key,
+	    const char *dtype);
 void	 fc_confirm_end(int64_t id, int state);
 int	 fc_pending(int device, const char *key, const char *dtype);
 int	 fc_mode(const struct worker *w, int64_t id, const json_t *spec);
+
+/* abandon.c */
+void	 worker_respawn(struct worker *w);
+void	 abandon_siblings(struct worker *w, int64_t id, const char *reason,
+	    const char *why);
+
+/* firstcall.c */
 void	 first_call_over(struct worker *w);
 void	 on_first_call(struct worker *w, json_t *msg, int starts);
 int	 first_call_budget_replay(int slot, int64_t fpid);

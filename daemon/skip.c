@@ -88,10 +88,10 @@ cases_skip(const struct case_filter *f, const char *reason,
 	if (s < 0)
 		return -1;
 	busy = json_array();
-	for (i = 0; i < env->nworkers; i++)
-		if (env->workers[i].case_id)
+	for (i = 0; i < sched.nworkers; i++)
+		if (sched.workers[i].case_id)
 			json_array_append_new(busy, json_integer(
-			    env->workers[i].case_id));
+			    sched.workers[i].case_id));
 	a = json_pack("{sI si si ss so ss ss so so so sI sI so so sf}", "run",
 	    (json_int_t)sched.cur.run_id, "slot", s, "device", f->device, "key",
 	    f->key, "dtype", f->dtype ? json_string(f->dtype) : json_null(),

@@ -28,6 +28,48 @@ extern char **environ;
 
 #define ENV_MAX		512
 
+/* A runner process: the only file that touches its fields. */
+struct runner {
+	int		 slot;			/* for the log */
+	int		 device;		/* GPU index, -1 for cpu */
+	int		 compile;		/* OPSCREEN_ROLE=compile */
+	pid_t		 pid;
+	int		 sock;			/* framed JSON */
+	int		 errfd;			/* stderr pipe */
+	unsigned char	*in;			/* frame read buffer */
+	size_t		 inlen, incap;
+	char		 errtail[ERRTAIL_MAX];	/* ring of the last stderr bytes */
+	size_t		 errpos;
+	int		 errwrapped;
+};
+
+/* A runner not started yet, for slot on device; NULL without memory. */
+struct runner *
+supervise_new(int slot, int device, int compile)
+{
+	struct runner	*w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->slot = slot;
+	w->device = device;
+	w->compile = compile;
+	w->sock = w->errfd = -1;
+	return w;
+}
+
+int
+supervise_sock(const struct runner *w)
+{
+	return w->sock;
+}
+
+int
+supervise_errfd(const struct runner *w)
+{
+	return w->errfd;
+}
+
 static int
 env_push(char **envp, int *n, const char *k, const char *v)
 {
@@ -59,7 +101,7 @@ env_overridden(const char *e)
 }
 
 int
-supervise_spawn(struct worker *w)
+supervise_spawn(struct runner *w)
 {
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
@@ -149,10 +191,6 @@ supervise_spawn(struct worker *w)
 	w->inlen = 0;
 	w->errpos = 0;
 	w->errwrapped = 0;
-	w->state = W_STARTING;
-	w->spawned_at = now_mono();
-	w->deadline = w->spawned_at + env->conf.hello_deadline;
-	w->case_id = 0;
 	for (i = 0; i < n; i++)
 		free(envp[i]);
 	free(pp);
@@ -174,7 +212,7 @@ supervise_spawn(struct worker *w)
 
 /* Kills the runner's whole process group and collects the runner itself. */
 void
-supervise_kill(struct worker *w)
+supervise_kill(struct runner *w)
 {
 	if (w->pid > 0) {
 		kill(-w->pid, SIGKILL);
@@ -188,11 +226,39 @@ supervise_kill(struct worker *w)
 		close(w->errfd);
 	w->sock = w->errfd = -1;
 	w->pid = 0;
-	w->state = W_DOWN;
+}
+
+/*
+ * Waits briefly for an exiting runner so the crash report has its status
+ * (how), then kills what is left of it.
+ */
+void
+supervise_collect(struct runner *w, char *how, size_t len)
+{
+	int	 st, i;
+	pid_t	 r = 0;
+
+	snprintf(how, len, "runner exited");
+	for (i = 0; i < 200 && w->pid > 0; i++) {
+		if ((r = waitpid(w->pid, &st, WNOHANG)) != 0)
+			break;
+		usleep(10000);
+	}
+	if (r == w->pid) {
+		if (WIFSIGNALED(st))
+			snprintf(how, len, "runner killed by signal %d (%s)",
+			    WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (WIFEXITED(st))
+			snprintf(how, len, "runner exited with status %d",
+			    WEXITSTATUS(st));
+		kill(-w->pid, SIGKILL);	/* its compile workers too */
+		w->pid = 0;
+	}
+	supervise_kill(w);
 }
 
 int
-supervise_send(struct worker *w, json_t *msg)
+supervise_send(struct runner *w, json_t *msg)
 {
 	char		*s;
 	size_t		 len, off = 0;
@@ -234,7 +300,7 @@ supervise_send(struct worker *w, json_t *msg)
 
 /* One message out of the buffer if a whole frame is there: 1; none yet: 0. */
 static int
-frame_take(struct worker *w, json_t **msg)
+frame_take(struct runner *w, json_t **msg)
 {
 	uint32_t	 be, len;
 	json_error_t	 jerr;
@@ -263,7 +329,7 @@ frame_take(struct worker *w, json_t **msg)
 }
 
 int
-supervise_read(struct worker *w, json_t **msg)
+supervise_read(struct runner *w, json_t **msg)
 {
 	ssize_t		 n;
 	size_t		 want;
@@ -302,7 +368,7 @@ supervise_read(struct worker *w, json_t **msg)
 }
 
 void
-supervise_read_stderr(struct worker *w)
+supervise_read_stderr(struct runner *w)
 {
 	char	 buf[4096];
 	ssize_t	 n, i;
@@ -324,7 +390,7 @@ supervise_read_stderr(struct worker *w)
 
 /* The last `lines` lines the runner wrote to stderr. */
 void
-supervise_errtail(struct worker *w, char *out, size_t len, int lines)
+supervise_errtail(struct runner *w, char *out, size_t len, int lines)
 {
 	char	 lin[ERRTAIL_MAX + 1];
 	size_t	 n = 0, start;

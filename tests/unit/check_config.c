@@ -11,7 +11,7 @@
 struct opscreend *env;
 double now_mono(void) { return 0; }
 double now_wall(void) { return 0; }
-void main_wakeup(void) {}
+void env_wakeup(void) {}
 
 static char *
 write_tmp(const char *text)

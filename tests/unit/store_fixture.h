@@ -13,7 +13,7 @@
 struct opscreend *env;
 double now_mono(void) { return 0; }
 double now_wall(void) { return 1000.0; }
-void main_wakeup(void) {}
+void env_wakeup(void) {}
 
 static char	 dir[64];
 static char	 path[128];
