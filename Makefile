@@ -144,7 +144,7 @@ run: build/opscreend
 	PATH="$(CURDIR)/.venv/bin:$$PATH" ./build/opscreend -c conf/opscreen.conf
 
 bench-api: build/opscreend
-	sh tools/bench_api.sh
+	sh bench/bench_api.sh
 
 # Installs under $(DESTDIR)$(PREFIX); the configuration goes to $(DESTDIR)/etc
 # (the units name /etc/opscreen/opscreen.conf) and is never overwritten. It

@@ -1,5 +1,5 @@
 #!/bin/sh
-# api_device.sh: tools/bench_api.sh on a GPU host that lacks the Debian
+# api_device.sh: bench/bench_api.sh on a GPU host that lacks the Debian
 # packages, from binaries carried in .carry (bin/wrk, bin/nginx and their
 # libraries in lib3; the daemon's libmicrohttpd and libinih in lib), each
 # bench pinned to CPUs of its own so that several run at once without
@@ -29,10 +29,10 @@ for spec in "$@"; do
 	chmod +x $B/opscreend-$name
 	( echo "=== $name: $bin on CPUs $cpus, $(date -u +%FT%TZ)"; nproc; uptime
 	  PATH=$B:$PATH PYTHON=python3 NGINX_BIN=$B/nginx OPSCREEND=$B/opscreend-$name \
-	      PORT=$p taskset -c "$cpus" sh tools/bench_api.sh
+	      PORT=$p taskset -c "$cpus" sh bench/bench_api.sh
 	  uptime ) > "$OUTD/$name.txt" 2>&1 &
 	p=$((p + 10))
 done
 wait
-for spec in "$@"; do python3 tools/bench_api_summary.py "$OUTD/${spec%%:*}.txt"; done \
+for spec in "$@"; do python3 bench/bench_api_summary.py "$OUTD/${spec%%:*}.txt"; done \
     | tee "$OUTD/summary.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise tools/bench_api.sh output: per phase and server, every
+"""Summarise bench/bench_api.sh output: per phase and server, every
 measurement's req/s and p99, their medians, and opscreend's median over
 nginx's.  Usage: bench_api_summary.py OUTPUT..."""
 import re
