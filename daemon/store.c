@@ -299,6 +299,28 @@ store_cursor_free(struct store_cursor *c)
 	free(c);
 }
 
+/* Steps a one-shot statement to its end and finalizes it: 0 done, -1 not. */
+int
+store_step_once(sqlite3_stmt *st)
+{
+	int	 rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * store_step_once for a statement that changes one row when its condition
+ * holds: 1 changed, 0 not (the condition did not hold), -1 an error.
+ */
+int
+store_step_changed(struct store *s, sqlite3_stmt *st)
+{
+	if (store_step_once(st) == -1)
+		return -1;
+	return sqlite3_changes(store_db(s)) == 1;
+}
+
 int
 store_exec(struct store *s, const char *sql)
 {

@@ -35,6 +35,8 @@ int		 store_begin(struct store *);
 int		 store_commit(struct store *);
 int		 store_rollback(struct store *);
 int		 store_exec(struct store *, const char *sql);
+int		 store_step_once(sqlite3_stmt *);	/* step, finalize: 0 done, -1 not */
+int		 store_step_changed(struct store *, sqlite3_stmt *);	/* 1 one row changed, 0 none, -1 */
 const char	*store_errmsg(struct store *);	/* the last statement's error */
 int64_t		 store_fingerprint(struct store *, json_t *fp);
 char		*fingerprint_hash(json_t *fp);	/* caller frees */

@@ -175,16 +175,13 @@ int
 store_case_reseed(struct store *s, int64_t id, const char *spec)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE cases SET spec=?, "
 	    "attempt=attempt+1 WHERE id=?", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_step_once(st);
 }
 
 /* Whether cases a and b are of one key, dtype and device (0 on an error). */
@@ -422,7 +419,6 @@ store_result_shrink(struct store *s, int64_t case_id, int runs,
     const char *shrunk_spec, const char *repro, double ms, double cand_ms)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE results SET "
 	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
@@ -437,9 +433,7 @@ store_result_shrink(struct store *s, int64_t case_id, int runs,
 	sqlite3_bind_double(st, 4, ms);
 	sqlite3_bind_double(st, 5, cand_ms);
 	sqlite3_bind_int64(st, 6, case_id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_step_once(st);
 }
 
 /* Case `from`'s shrink as case_id's (repro NULL: keep the stored one). */
@@ -448,7 +442,6 @@ store_result_reuse(struct store *s, int64_t case_id, int64_t from,
     const char *shrunk_spec, const char *repro)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE results SET "
 	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
@@ -460,9 +453,7 @@ store_result_reuse(struct store *s, int64_t case_id, int64_t from,
 		sqlite3_bind_text(st, 2, repro, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, from);
 	sqlite3_bind_int64(st, 4, case_id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_step_once(st);
 }
 
 /*

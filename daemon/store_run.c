@@ -56,7 +56,6 @@ int
 store_run_start(struct store *s, int64_t run, double started)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE runs SET state='running', "
 	    "started=? WHERE id=? AND state='queued'", -1, &st, NULL) !=
@@ -64,11 +63,7 @@ store_run_start(struct store *s, int64_t run, double started)
 		return -1;
 	sqlite3_bind_double(st, 1, started);
 	sqlite3_bind_int64(st, 2, run);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return -1;
-	return sqlite3_changes(store_db(s)) == 1;
+	return store_step_changed(s, st);
 }
 
 int
@@ -76,7 +71,6 @@ store_run_set_state(struct store *s, int64_t run, const char *state,
     const char *err, double finished)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE runs SET state=?, "
 	    "finished=?, error=? WHERE id=?", -1, &st, NULL) != SQLITE_OK)
@@ -86,9 +80,7 @@ store_run_set_state(struct store *s, int64_t run, const char *state,
 	if (err)
 		sqlite3_bind_text(st, 3, err, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 4, run);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_step_once(st);
 }
 
 /* The pending cases of an ended run are cancelled. */
@@ -192,7 +184,6 @@ int
 store_run_cancel_queued(struct store *s, int64_t run, double finished)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE runs SET state='cancelled', "
 	    "finished=?, error='cancelled through the API' WHERE id=? AND "
@@ -200,11 +191,7 @@ store_run_cancel_queued(struct store *s, int64_t run, double finished)
 		return -1;
 	sqlite3_bind_double(st, 1, finished);
 	sqlite3_bind_int64(st, 2, run);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return -1;
-	return sqlite3_changes(store_db(s)) == 1;
+	return store_step_changed(s, st);
 }
 /*
  * Runs left 'running' by an earlier lifetime, except keep (the one that
@@ -259,7 +246,6 @@ store_run_device_set(struct store *s, int64_t run, int device,
     int64_t fingerprint_id)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
 
 	if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO run_devices "
 	    "(run_id, device, fingerprint_id) VALUES (?,?,?)", -1, &st, NULL) !=
@@ -268,9 +254,7 @@ store_run_device_set(struct store *s, int64_t run, int device,
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
 	sqlite3_bind_int64(st, 3, fingerprint_id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(st);
-	return rc;
+	return store_step_once(st);
 }
 
 /* The devices whose cases run has stored, at most max; how many, or -1. */
