@@ -72,12 +72,25 @@ def _stop_at(d, run, sig, ready, timeout=300):
             pytest.skip("the run completed before the moment to stop it")
         assert state in ("queued", "running"), state
         if state == "running" and ready(total, n):
-            break
+            # the moment may pass between that read and the signal (the
+            # run's last transaction commits in microseconds): freeze the
+            # daemon, read again, and stop it only if the moment still holds
+            d.proc.send_signal(signal.SIGSTOP)
+            db = sqlite3.connect(d.db)
+            state, total, n = db.execute(
+                "SELECT state, total, (SELECT count(*) FROM results r JOIN "
+                "cases c ON c.id = r.case_id WHERE c.run_id=?1) FROM runs "
+                "WHERE id=?1", (run,)).fetchone()
+            db.close()
+            if state == "running" and ready(total, n):
+                break
+            d.proc.send_signal(signal.SIGCONT)
         time.sleep(0.005)
     else:
         raise AssertionError(f"run {run} made no progress: {state, total, n}")
     kids = children(d.proc.pid)
     d.proc.send_signal(sig)
+    d.proc.send_signal(signal.SIGCONT)   # a SIGTERM waits for it
     d.proc.wait(30)
     d.logf.close()
     if sig == signal.SIGKILL:
