@@ -20,7 +20,7 @@ policy_fail_fast_class(const char *cls)
 {
 	static const char *const ends[] = { "same_shape", "broadcast",
 	    "scalar", "noncontig", "reduction", "accumulation", "dtype_exotic",
-	    "edge_values", "random" };
+	    "edge_values", "random", "views", "empty", "options" };
 	size_t	 i;
 
 	for (i = 0; cls != NULL && i < sizeof(ends) / sizeof(ends[0]); i++)

@@ -22,9 +22,12 @@ enum probe_class {
 	PROBE_EDGE_VALUES = 1 << 8,
 	PROBE_COMPILE = 1 << 9,
 	PROBE_BOOTSTRAP = 1 << 10,
-	PROBE_RANDOM = 1 << 11
+	PROBE_RANDOM = 1 << 11,
+	PROBE_VIEWS = 1 << 12,		/* in-place / out= on views with gaps */
+	PROBE_EMPTY = 1 << 13,		/* zero-size dims, empty index tensors */
+	PROBE_OPTIONS = 1 << 14		/* every optional argument set explicitly */
 };
-#define PROBE_NCLASSES	12
+#define PROBE_NCLASSES	15
 /* the classes the hand-written catalog families sweep themselves */
 #define PROBE_CATALOG	(PROBE_SAME_SHAPE | PROBE_BROADCAST | PROBE_SCALAR | \
 			 PROBE_REDUCTION | PROBE_CONTRACT)
