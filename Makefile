@@ -27,7 +27,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemo
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
+HEADERS = daemon/opscreend.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \

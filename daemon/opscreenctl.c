@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <getopt.h>
 #include <unistd.h>
 #include <jansson.h>
 
 #include "verdict.h"
+#include "version.h"
 
 #define CTL_OK		0
 #define CTL_ERR		1	/* anything else: 4xx, 5xx other than 503, bad body */
@@ -49,11 +51,12 @@ struct ctl {
 	const char	*tokenfile;
 };
 
-static __attribute__((noreturn)) void
-ctl_usage(void)
+static void
+ctl_usage_text(FILE *fp)
 {
-	fprintf(stderr,
-	    "usage: opscreenctl [-H host:port] [-t tokenfile] command [options]\n"
+	fprintf(fp,
+	    "usage: opscreenctl [-H host[:port]] [-t tokenfile] command [options]\n"
+	    "       opscreenctl --help | --version\n"
 	    "  allowlist|denylist [--format json|text|csv|yaml] [--dtypes L]"
 	    " [--stale-ok]\n"
 	    "  run [--ops a,b] [--wait]\n"
@@ -64,6 +67,12 @@ ctl_usage(void)
 	    "      not applicable), 1 error, 2 usage, 3 stale or no complete"
 	    " screen (503),\n"
 	    "      4 daemon unreachable, 5 judged: the case does not pass\n");
+}
+
+static __attribute__((noreturn)) void
+ctl_usage(void)
+{
+	ctl_usage_text(stderr);
 	exit(CTL_USAGE);
 }
 
@@ -496,23 +505,32 @@ ctl_status(const struct ctl *c, int argc, char *argv[])
 static int
 ctl_set_hostport(struct ctl *c, const char *arg)
 {
-	const char	*colon = strrchr(arg, ':');
+	const char	*host = arg, *port = NULL, *p;
 	size_t		 hl;
 
-	if (colon == NULL || colon == arg || colon[1] == '\0' ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
-	    strlen(colon + 1) >= sizeof(c->port))
+	if (arg[0] == '[') {			/* [::1] or [::1]:8470 */
+		if ((p = strchr(arg, ']')) == NULL)
+			return -1;
+		host = arg + 1;
+		hl = p - host;
+		if (p[1] == ':')
+			port = p + 2;
+		else if (p[1] != '\0')
+			return -1;
+	} else if ((p = strchr(arg, ':')) != NULL && strchr(p + 1, ':') == NULL) {
+		hl = p - arg;			/* host:port */
+		port = p + 1;
+	} else
+		hl = strlen(arg);		/* host, or a bare IPv6 address */
+	if (port != NULL && (*port == '\0' ||
+	    strspn(port, "0123456789") != strlen(port) ||
+	    strlen(port) >= sizeof(c->port)))
 		return -1;
-	hl = colon - arg;
-	if (arg[0] == '[' && colon[-1] == ']') {	/* [::1]:8470 */
-		arg++;
-		hl -= 2;
-	}
 	if (hl == 0 || hl >= sizeof(c->host))
 		return -1;
-	memcpy(c->host, arg, hl);
+	memcpy(c->host, host, hl);
 	c->host[hl] = '\0';
-	snprintf(c->port, sizeof(c->port), "%s", colon + 1);
+	snprintf(c->port, sizeof(c->port), "%s", port ? port : "8470");
 	return 0;
 }
 
@@ -592,6 +610,13 @@ main(int argc, char *argv[])
 	struct ctl	 c;
 	const char	*cmd;
 	int		 ch;
+	static const struct option longopts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "token-file", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.host, sizeof(c.host), "127.0.0.1");
@@ -600,11 +625,19 @@ main(int argc, char *argv[])
 	if (c.tokenfile == NULL || *c.tokenfile == '\0')
 		c.tokenfile = "/etc/opscreen/token";
 	/* "+": stop at the command, whose own options follow it */
-	while ((ch = getopt(argc, argv, "+H:t:h")) != -1) {
+	while ((ch = getopt_long(argc, argv, "+H:t:hV", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
+		case 'h':
+			ctl_usage_text(stdout);
+			return 0;
+		case 'V':
+			printf("opscreenctl %s\n", OPSCREEN_VERSION);
+			return 0;
 		case 'H':
 			if (ctl_set_hostport(&c, optarg) == -1) {
-				fprintf(stderr, "opscreenctl: -H wants host:port\n");
+				fprintf(stderr, "opscreenctl: -H wants host, host:port, "
+				    "[v6addr] or [v6addr]:port\n");
 				return CTL_USAGE;
 			}
 			break;

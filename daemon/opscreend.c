@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <getopt.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
@@ -23,22 +24,39 @@
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	env->quit = 1;
+	if (sig == SIGHUP)
+		env->reload = 1;
+	else
+		env->quit = 1;
 	env_wakeup();
+}
+
+static void
+usage_text(FILE *fp)
+{
+	fprintf(fp, "usage: opscreend [-dns] [-c config] [-o section.key=value]"
+	    "...\n"
+	    "       opscreend --help | --version\n"
+	    "  -c, --config FILE   configuration file (default "
+	    "/etc/opscreen/opscreen.conf)\n"
+	    "  -n, --check         check the configuration and exit\n"
+	    "  -d, --debug         debug logging (opscreend always stays in the "
+	    "foreground;\n"
+	    "                      systemd supervises it)\n"
+	    "  -o, --set KEY=VALUE override one configuration value, e.g. "
+	    "-o daemon.port=9000\n"
+	    "  -s, --screen        queue a full screen at start-up (like "
+	    "daemon.screen_on_start)\n"
+	    "  -h, --help          this text\n"
+	    "  -V, --version       the version\n"
+	    "SIGHUP checks the configuration file again and logs what differs "
+	    "from the running one (opscreend(8)).\n");
 }
 
 static __attribute__((noreturn)) void
 usage(void)
 {
-	fprintf(stderr, "usage: opscreend [-dnv] [-c config] [-o section.key=value]"
-	    "...\n"
-	    "  -c  configuration file (default /etc/opscreen/opscreen.conf)\n"
-	    "  -n  check the configuration and exit\n"
-	    "  -d  debug logging (opscreend always stays in the foreground;\n"
-	    "      systemd supervises it)\n"
-	    "  -o  override one configuration value, e.g. -o daemon.port=9000\n"
-	    "  -s  queue a full screen at start-up (like daemon.screen_on_start)\n");
+	usage_text(stderr);
 	exit(2);
 }
 
@@ -201,6 +219,113 @@ lock_database(void)
 	env->lockfd = fd;
 }
 
+/*
+ * SIGHUP (systemctl reload): the configuration file is checked again as at
+ * start-up (-n), with the same -o overrides, and the result logged: every
+ * error, or whether it differs from the configuration the daemon runs.
+ * Nothing changes in the running daemon: a screen in progress keeps its
+ * settings, and the lists keep being served; a restart applies the file.
+ */
+static void
+reload_check(void)
+{
+	struct config	*c;
+	char		*buf = NULL, *line, *save;
+	size_t		 len = 0;
+	FILE		*errs;
+	int		 i, nerr;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (errs = open_memstream(&buf, &len)) == NULL) {
+		free(c);
+		log_warn("reload: cannot check the configuration");
+		return;
+	}
+	config_defaults(c);
+	if (config_load(c, env->config_path, errs) == -1 && c->nerrors == 0)
+		c->nerrors = 1;
+	for (i = 0; i < env->noverrides; i++) {
+		char	*kv = strdup(env->overrides[i]), *eq;
+
+		if (kv != NULL && (eq = strchr(kv, '=')) != NULL) {
+			*eq = '\0';
+			if (config_set(c, kv, eq + 1) == -1)
+				c->nerrors++;
+		}
+		free(kv);
+	}
+	c->nerrors += config_check(c, env->config_path, errs);
+	nerr = c->nerrors;
+	fclose(errs);
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		log_warnx("reload: %s", line);
+	c->nerrors = env->conf.nerrors;
+	if (nerr > 0)
+		log_warnx("reload: %s has %d error(s); the daemon goes on with "
+		    "the configuration it started with", env->config_path,
+		    nerr);
+	else if (memcmp(c, &env->conf, sizeof(*c)) != 0)
+		log_warnx("reload: %s is valid and differs from the running "
+		    "configuration; restart opscreend to apply it",
+		    env->config_path);
+	else
+		log_info("reload: %s is valid and the same as the running "
+		    "configuration", env->config_path);
+	free(buf);
+	free(c);
+}
+
+/*
+ * STATUS= for `systemctl status`: the run in progress with its rate (cases
+ * per second since the run started) and the time it has left at that rate,
+ * every few seconds, and the run's end once.
+ */
+static void
+notify_status(void)
+{
+	static double	 next;
+	static char	 last[256];
+	json_t		*p;
+	const char	*state;
+	char		 msg[256];
+	double		 t = now_mono(), rate, started;
+	json_int_t	 done, total, run;
+
+	if (t < next)
+		return;
+	next = t + 5;
+	if ((p = sched_progress()) == NULL)
+		return;
+	state = json_string_value(json_object_get(p, "state"));
+	run = json_integer_value(json_object_get(p, "run"));
+	done = json_integer_value(json_object_get(p, "done"));
+	total = json_integer_value(json_object_get(p, "total"));
+	started = json_number_value(json_object_get(p, "started"));
+	if (state != NULL && !strcmp(state, "running")) {
+		rate = now_wall() > started && started > 0 ?
+		    done / (now_wall() - started) : 0;
+		if (rate > 0 && total > done)
+			snprintf(msg, sizeof(msg), "screening run %lld: %lld of "
+			    "%lld cases (%.0f%%), %.1f cases/s, about %.0f s "
+			    "left", (long long)run, (long long)done,
+			    (long long)total, total ? 100.0 * done / total : 0,
+			    rate, (total - done) / rate);
+		else
+			snprintf(msg, sizeof(msg), "screening run %lld: %lld of "
+			    "%lld cases", (long long)run, (long long)done,
+			    (long long)total);
+	} else
+		snprintf(msg, sizeof(msg), "run %lld %s; serving on %s:%d",
+		    (long long)run, state ? state : "?", env->conf.listen,
+		    env->conf.port);
+	json_decref(p);
+	if (strcmp(msg, last) != 0) {
+		sd_notifyf(0, "STATUS=%s", msg);
+		snprintf(last, sizeof(last), "%s", msg);
+	}
+}
+
 static void
 main_loop(void)
 {
@@ -223,6 +348,11 @@ main_loop(void)
 		log_debug("systemd watchdog every %.1f s", wd_every);
 	}
 	while (!env->quit) {
+		if (env->reload) {
+			env->reload = 0;
+			reload_check();
+		}
+		notify_status();
 		if (wd_every > 0 && (t = now_mono()) >= wd_next) {
 			sd_notify(0, "WATCHDOG=1");
 			wd_next = t + wd_every;
@@ -302,33 +432,56 @@ int
 main(int argc, char *argv[])
 {
 	const char	*path = "/etc/opscreen/opscreen.conf";
-	int		 ch, check = 0, debug = 0, screen = 0, i;
+	int		 ch, check = 0, debug = 0, i;
 	int		 resumed_full;
 	int64_t		 resumed;
 	char		 err[512];
 	char		*overrides[64];
 	int		 noverrides = 0;
 	struct sigaction sa;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "set", required_argument, NULL, 'o' },
+		{ "screen", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 
-	while ((ch = getopt(argc, argv, "c:dno:sv")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:dno:shV", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
 			break;
 		case 'd':
-		case 'v':
 			debug = 1;
 			break;
+		case 'h':
+			usage_text(stdout);
+			return 0;
+		case 'V':
+			printf("opscreend %s\n", OPSCREEN_VERSION);
+			return 0;
 		case 'n':
 			check = 1;
 			break;
 		case 'o':
 			if (noverrides == 64)
 				usage();
-			overrides[noverrides++] = optarg;
+			/* a copy: splitting argv in place would cut the
+			 * process title (ps, /proc/PID/cmdline) at the '=' */
+			if ((overrides[noverrides++] = strdup(optarg)) == NULL)
+				fatal("strdup");
 			break;
-		case 's':
-			screen = 1;
+		case 's':	/* an override, so SIGHUP's check sees it too */
+			if (noverrides == 64)
+				usage();
+			if ((overrides[noverrides++] =
+			    strdup("daemon.screen_on_start=yes")) == NULL)
+				fatal("strdup");
 			break;
 		default:
 			usage();
@@ -355,6 +508,7 @@ main(int argc, char *argv[])
 			    overrides[i], eq + 1);
 			return 1;
 		}
+		*eq = '=';	/* kept whole for SIGHUP's check */
 	}
 	/* what the values name, even when some are wrong: every problem at once */
 	env->conf.nerrors += config_check(&env->conf, path, stderr);
@@ -372,8 +526,6 @@ main(int argc, char *argv[])
 		printf("%s: configuration OK\n", path);
 		return 0;
 	}
-	if (screen)
-		env->conf.screen_on_start = 1;
 	env->started = now_mono();
 
 	memset(&sa, 0, sizeof(sa));
@@ -386,6 +538,10 @@ main(int argc, char *argv[])
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	env->config_path = path;
+	env->overrides = overrides;
+	env->noverrides = noverrides;
 
 	if (resolve_devices() == -1)
 		fatalx("cannot use devices = %s", env->conf.devices);

@@ -16,7 +16,7 @@
 #include "store.h"
 #include "util.h"
 
-#define OPSCREEN_VERSION	"0.1.0"
+#include "version.h"
 #define MAX_DEVICES		16
 #define MAX_WORKERS		64
 #define FRAME_MAX		(16u * 1024 * 1024)	/* worker message bound */
@@ -153,6 +153,10 @@ struct opscreend {
 	char		 fault[512];	/* why nothing may be screened nor served */
 	int		 lockfd;	/* the database's lock, held for life */
 	volatile int	 quit;
+	volatile int	 reload;	/* SIGHUP: check the configuration */
+	const char	*config_path;
+	char	       **overrides;	/* -o section.key=value, in order */
+	int		 noverrides;
 	double		 started;
 };
 extern struct opscreend *env;

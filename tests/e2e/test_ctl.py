@@ -65,8 +65,24 @@ def test_usage_is_2(ctl_bin):
                  ["allowlist", "--dtypes", "a&b=c"]):
         rc, out, err = ctl("127.0.0.1:1", *args)
         assert rc == 2, (args, out, err)
-    rc, _, err = ctl("nocolon", "status")
-    assert rc == 2 and "host:port" in err
+    for bad in ("host:", "host:80x", "[::1", "[::1]x", ":8470"):
+        rc, _, err = ctl(bad, "status")
+        assert rc == 2 and "host:port" in err, (bad, err)
+
+
+def test_host_forms(d):
+    # -H without a port means 8470: nothing listens there in the test (the
+    # daemon is on its own port), so the client says which port it tried
+    for arg, shown in (("localhost", "localhost:8470"),
+                       ("[::1]", "::1:8470"), ("::1", "::1:8470")):
+        rc, out, err = ctl(arg, "status")
+        if rc == 4:
+            assert shown in err, (arg, err)
+        else:   # a daemon of the host's own on 8470 answered
+            assert rc in (0, 3), (arg, rc, err)
+    port = d.hp.rsplit(":", 1)[1]
+    rc, out, err = ctl(f"localhost:{port}", "status")
+    assert rc == 0, err
 
 
 def test_stale_before_the_first_screen_is_3(d):

@@ -1,0 +1,153 @@
+"""What an operator expects of a Unix daemon: --help and --version, a process
+title that shows the command line as typed, SIGHUP (systemctl reload) that
+checks the configuration without stopping anything, syslog priorities on
+journald's stream, and screen progress in `systemctl status` (STATUS=)."""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+from e2e_harness import DAEMON, Daemon
+
+CTL = os.path.join(os.path.dirname(DAEMON), "opscreenctl")
+
+
+def wait_log(d, text, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if text in d.logtext():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} not logged:\n" + d.logtext())
+
+
+def test_help_and_version_exit_zero(daemon_bin):
+    for prog in (DAEMON, CTL):
+        name = os.path.basename(prog)
+        r = subprocess.run([prog, "--help"], capture_output=True, text=True)
+        assert r.returncode == 0, (name, r.stderr)
+        assert r.stdout.startswith(f"usage: {name}"), r.stdout
+        assert "--version" in r.stdout and "--help" in r.stdout
+        r = subprocess.run([prog, "--version"], capture_output=True, text=True)
+        assert r.returncode == 0, (name, r.stderr)
+        assert r.stdout.split()[0] == name and r.stdout.split()[1][0].isdigit()
+        # a wrong option still fails, with the usage on stderr
+        r = subprocess.run([prog, "--no-such-option"], capture_output=True,
+                           text=True)
+        assert r.returncode == 2 and "usage:" in r.stderr, r
+
+
+def test_daemon_synopsis_documents_every_short_option(daemon_bin):
+    out = subprocess.run([DAEMON, "--help"], capture_output=True,
+                         text=True).stdout
+    for opt in ("-c", "-n", "-d", "-o", "-s", "-h", "-V"):
+        assert f"  {opt}," in out, opt
+
+
+def test_overrides_keep_the_process_title(tmp_path, daemon_bin):
+    d = Daemon(tmp_path / "d")
+    d.logf = open(d.log, "ab")
+    d.proc = subprocess.Popen([DAEMON, "-c", d.conf, "-o",
+                               f"daemon.port={d.port}"], stdout=d.logf,
+                              stderr=subprocess.STDOUT, cwd=d.tmp)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                if d.get("/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        with open(f"/proc/{d.proc.pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        assert f"daemon.port={d.port}".encode() in argv, argv
+    finally:
+        d.stop()
+
+
+def test_sighup_checks_the_configuration_and_keeps_serving(tmp_path,
+                                                           daemon_bin):
+    d = Daemon(tmp_path / "d").start()
+    try:
+        d.proc.send_signal(signal.SIGHUP)
+        wait_log(d, "is valid and the same as the running configuration")
+        assert d.get("/healthz")[0] == 200
+        text = open(d.conf).read()
+        with open(d.conf, "w") as f:
+            f.write(text.replace("case_deadline = 20", "case_deadline = 21"))
+        d.proc.send_signal(signal.SIGHUP)
+        wait_log(d, "differs from the running configuration; restart")
+        with open(d.conf, "w") as f:
+            f.write(text + "bogus line without equals\n")
+        d.proc.send_signal(signal.SIGHUP)
+        wait_log(d, "error(s); the daemon goes on with the configuration "
+                 "it started with")
+        assert "opscreen.conf:19: syntax error" in d.logtext()
+        # still the same process, still serving
+        assert d.proc.poll() is None
+        assert d.get("/healthz")[0] == 200
+    finally:
+        d.stop()
+
+
+def test_syslog_priorities_on_journald_stream(tmp_path, daemon_bin):
+    d = Daemon(tmp_path / "d")
+    # a regular file stands in for journald's stream: JOURNAL_STREAM names
+    # its device and inode, as systemd sets it for a service's stderr
+    logf = open(d.log, "ab")
+    st = os.fstat(logf.fileno())
+    env = dict(os.environ, JOURNAL_STREAM=f"{st.st_dev}:{st.st_ino}")
+    d.logf = logf
+    # -o with a listen off loopback logs a warning at start-up
+    d.proc = subprocess.Popen([DAEMON, "-c", d.conf, "-o",
+                               "daemon.listen=0.0.0.0"], env=env,
+                              stdout=logf, stderr=subprocess.STDOUT,
+                              cwd=d.tmp)
+    try:
+        wait_log(d, "listening on")
+        lines = [l for l in d.logtext().splitlines() if l]
+        assert lines and all(l[0] == "<" and l[2] == ">" for l in lines), lines
+        assert any(l.startswith("<4>warning: listen = 0.0.0.0") for l in lines)
+        assert any(l.startswith("<6>info: ") for l in lines)
+    finally:
+        d.stop()
+    # not journald's stream (another inode): the plain timestamped lines
+    d2 = Daemon(tmp_path / "d2", env={"JOURNAL_STREAM": "1:1"}).start()
+    try:
+        first = d2.logtext().splitlines()[0]
+        assert first[:4].isdigit() and " opscreend " in first, first
+    finally:
+        d2.stop()
+
+
+def test_status_shows_screen_progress(tmp_path, daemon_bin):
+    d = Daemon(tmp_path / "d")
+    path = str(tmp_path / "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    d.env["NOTIFY_SOCKET"] = path
+    d.start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({"ops": ["abs", "neg", "sin"]})
+        assert st == 202, out
+        notes = []
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            sock.settimeout(1)
+            try:
+                notes.append(sock.recv(4096).decode())
+            except socket.timeout:
+                continue
+            if any(f"STATUS=run {out['run']} complete" in n for n in notes):
+                break
+        progress = [n for n in notes if "STATUS=screening run" in n]
+        assert progress, notes
+        assert " of " in progress[0] and " cases" in progress[0], progress
+        assert any(f"STATUS=run {out['run']} complete" in n for n in notes), \
+            notes
+    finally:
+        d.stop()
+        sock.close()
