@@ -119,7 +119,7 @@ deps:
 	    --no-install-recommends build-essential pkg-config libmicrohttpd-dev \
 	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check systemd \
 	    python3 python3-venv python3-dev curl wrk ca-certificates \
-	    chromium fonts-dejavu-core
+	    chromium fonts-dejavu-core mandoc
 	[ -x .venv/bin/python3 ] || python3 -m venv .venv
 	.venv/bin/python3 -m pip install -q --upgrade pip
 	.venv/bin/python3 -m pip install -q -r requirements.txt
@@ -172,6 +172,11 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib/
 	install -m 644 web/* $(DESTDIR)$(SHARE)/web/
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/opscreen/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 644 man/opscreenctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/opscreen.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 man/opscreend.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	for u in $(UNITS); do \
 	    sed 's|@PREFIX@|$(PREFIX)|g' systemd/$$u > \
 	        $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u || exit 1; \
@@ -190,6 +195,8 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 # build/verify-root and point @PREFIX@ at that copy.
 VERIFY_ROOT = $(CURDIR)/build/verify-root
 
+# systemd-analyze security's exposure (0 safe .. 10 unsafe) each service stays below
+EXPOSURE_MAX = 3.0
 verify-units: build/opscreend build/opscreenctl
 	@if ! command -v systemd-analyze >/dev/null; then \
 	    echo "verify-units: SKIPPED, systemd-analyze is missing (make deps)"; \
@@ -202,6 +209,14 @@ verify-units: build/opscreend build/opscreenctl
 	        $(VERIFY_ROOT)/units/$$u || exit 1; done && \
 	cd $(VERIFY_ROOT)/units && \
 	SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no $(UNITS) && \
+	for u in $(filter %.service,$(UNITS)); do \
+	    e=$$(systemd-analyze security --offline=yes $$u 2>/dev/null | \
+	        sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'); \
+	    [ -n "$$e" ] || { echo "verify-units: no exposure for $$u"; exit 1; }; \
+	    echo "verify-units: $$u exposure $$e (limit $(EXPOSURE_MAX))"; \
+	    awk -v e=$$e -v m=$(EXPOSURE_MAX) 'BEGIN { exit !(e < m) }' || \
+	        { echo "verify-units: $$u exposure $$e is not below $(EXPOSURE_MAX)"; exit 1; }; \
+	done && \
 	echo "verify-units: OK ($(UNITS))"
 
 clean:

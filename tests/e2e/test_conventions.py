@@ -151,3 +151,46 @@ def test_status_shows_screen_progress(tmp_path, daemon_bin):
     finally:
         d.stop()
         sock.close()
+
+
+MAN = os.path.join(os.path.dirname(os.path.dirname(DAEMON)), "man")
+
+
+def test_man_pages_lint_clean_and_complete(daemon_bin):
+    import re
+    import shutil
+    import pytest
+    if shutil.which("mandoc") is None:
+        pytest.skip("mandoc is missing (Debian package mandoc; `make deps` "
+                    "installs it): man pages not linted")
+    pages = ["opscreend.8", "opscreenctl.1", "opscreen.conf.5"]
+    for p in pages:
+        r = subprocess.run(["mandoc", "-Tlint", "-W", "warning",
+                            os.path.join(MAN, p)], capture_output=True,
+                           text=True)
+        assert r.returncode == 0 and r.stdout == "", (p, r.stdout, r.stderr)
+    # every option of each program's --help is in its page
+    for prog, page in ((DAEMON, "opscreend.8"), (CTL, "opscreenctl.1")):
+        text = open(os.path.join(MAN, page)).read()
+        usage = subprocess.run([prog, "--help"], capture_output=True,
+                               text=True).stdout
+        for opt in sorted(set(re.findall(r"--[a-z][a-z-]+", usage))):
+            assert ("Fl \\" + opt) in text or ("Fl \\-" + opt[2:]) in text, \
+                (page, opt)
+    # every configuration key the daemon accepts is in opscreen.conf(5)
+    src = open(os.path.join(os.path.dirname(MAN), "daemon", "config.c")).read()
+    conf5 = open(os.path.join(MAN, "opscreen.conf.5")).read()
+    sections = re.split(r"^\.Ss ", conf5, flags=re.M)
+    for key in re.findall(r'IS\("([a-z_]+)\.([a-z_]+)"\)', src):
+        sect = [s for s in sections if s.startswith(f"[{key[0]}]")]
+        assert sect and f".It Cm {key[1]} " in sect[0], key
+
+
+def test_make_install_installs_the_man_pages(tmp_path):
+    r = subprocess.run(["make", "-s", "install", f"DESTDIR={tmp_path}",
+                        "PREFIX=/usr"], cwd=os.path.dirname(MAN),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for p in ("man1/opscreenctl.1", "man5/opscreen.conf.5",
+              "man8/opscreend.8"):
+        assert (tmp_path / "usr/share/man" / p).is_file(), p

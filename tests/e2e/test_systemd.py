@@ -156,3 +156,36 @@ def test_systemd_analyze_verify(tmp_path):
                        env=dict(os.environ, SYSTEMD_LOG_LEVEL="notice"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Unknown key" not in r.stderr, r.stderr
+
+
+def test_units_hardening_and_nightly_condition(tmp_path):
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is missing (Debian package systemd; "
+                    "`make deps` installs it): exposure not measured")
+    units = tmp_path / "units"
+    units.mkdir()
+    for u in UNITS:
+        (units / u).write_text(open(os.path.join(ROOT, "systemd", u)).read()
+                               .replace("@PREFIX@", "/usr"))
+    for u in ("opscreend.service", "opscreen-nightly.service"):
+        r = subprocess.run(["systemd-analyze", "security", "--offline=yes", u],
+                           cwd=units, capture_output=True, text=True,
+                           timeout=120)
+        line = [l for l in r.stdout.splitlines() if "Overall exposure" in l]
+        assert line, r.stdout + r.stderr
+        exposure = float(line[0].split(":")[1].split()[0])
+        assert exposure < 3.0, (u, line[0])
+    svc = (units / "opscreend.service").read_text().splitlines()
+    for want in ("ExecReload=/bin/kill -HUP $MAINPID", "CapabilityBoundingSet=",
+                 "SystemCallArchitectures=native", "ProtectProc=invisible",
+                 "ProcSubset=pid", "IPAddressDeny=any",
+                 "IPAddressAllow=localhost", "DevicePolicy=closed",
+                 "DeviceAllow=/dev/nvidiactl rw"):
+        assert want in svc, want
+    night = (units / "opscreen-nightly.service").read_text().splitlines()
+    # an administrator's `systemctl stop opscreend` holds: no Requires= that
+    # would start the daemon again, a condition that skips the night instead
+    assert not any(l.startswith(("Requires=", "BindsTo=", "Wants="))
+                   for l in night), night
+    assert ("ExecCondition=/bin/systemctl is-active --quiet opscreend.service"
+            in night)
