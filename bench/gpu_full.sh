@@ -23,6 +23,8 @@
 # coldb  as cold, on a cache and port of its own: runs beside cold on the
 #        other GPU of a two-GPU host (an A/B of one knob on the whole table,
 #        e.g. AUTOTUNE_REP_cold=0 AUTOTUNE_REP_coldb=5)
+# coldold, warmold  as cold and warm with only the twelve classes before
+#        views, empty and options (CLASSES12; a restricted run: no lists)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
@@ -91,6 +93,11 @@ OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Sca
 # the A/B of runner.autotune_rep (phases tune and tuneb).
 TUNE16='["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'
 
+# The twelve probe classes before views, empty and options (2026-12-02):
+# phases coldold and warmold screen the whole table with only these, the
+# anchor the new classes' cost is measured against in the same session.
+CLASSES12='["same_shape","broadcast","scalar","reduction","contract","noncontig","accumulation","dtype_exotic","edge_values","compile","bootstrap","random"]'
+
 # taskset prefix of a phase (CPUS_<phase>), empty when unset
 pin_of() {
 	c=$(eval "echo \${CPUS_$1:-}")
@@ -108,6 +115,10 @@ start() {
 	# host's nightly re-screen does, so it replays cold's key_budget cuts
 	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
+	fi
+	# warmold the same on coldold's database and cache
+	if [ "$name" = warmold ] && [ -f /tmp/opscreen-coldold/opscreen.db ]; then
+		cp /tmp/opscreen-coldold/opscreen.db* "$W/"
 	fi
 	# ops42t, coldt: an empty Triton cache (nothing compiled) but the
 	# FlagGems tuning database (config_cache: the best config per autotune
@@ -290,11 +301,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
-body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *) echo "";; esac; }
+cache_of() { case $1 in coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *old) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
@@ -302,7 +313,8 @@ body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\":
 # xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
-# "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE" (bench/failclosed_checks.py),
+# "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE", "severity:PHASE"
+# (bench/severity_checks.py on the phase's running daemon) (bench/failclosed_checks.py),
 # in order; a wait that runs out of time stops the list (the daemon runs on
 # for the next call).
 for act in $ACTIONS; do
@@ -341,6 +353,12 @@ for act in $ACTIONS; do
 		  echo "--- runner processes under the daemon: $(pgrep -P $np | wc -l)"
 		  echo "--- log:"; cat "$W/opscreend.log"; } > "$OUT/nonvml/$ph.txt" 2>&1
 		kill $np; wait $np 2>/dev/null; cat "$OUT/nonvml/$ph.txt";;
+	severity) # severity:PHASE, the phase's daemon still running: lists
+		# per policy and dtype scope, severities, 20 repros per severity
+		PORT=$(port_of "$ph"); mkdir -p "$OUT/severity-$ph"
+		PYTHONPATH=$(site_of "$ph") REPRO_TIMEOUT=${REPRO_TIMEOUT:-120} \
+		    python3 bench/severity_checks.py "$PORT" "/tmp/opscreen-$ph/opscreen.db" \
+		    "$OUT/severity-$ph" 2>&1 | grep -v Warning | tail -120;;
 	early)	# early:PHASE: once the runner has reported the table and before
 		# the screen completes, the 503 bodies and what they register
 		PORT=$(port_of "$ph")
