@@ -559,6 +559,38 @@ verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
 	return 0;
 }
 
+/*
+ * views class: the elements of the written view's base outside the view
+ * that each call changed ("outside_view_changed", docs/protocol.md).  The
+ * view's own elements were judged as the output; a candidate that changed
+ * any other byte of the base wrote outside the view: broken, whatever the
+ * output.  Native doing so makes the case not applicable (aten resizing or
+ * reallocating the buffer, say): nothing to hold the library to.
+ */
+static void
+verdict_views(const json_t *ov, struct case_verdict *v)
+{
+	json_int_t	c, n, first;
+	char		was[sizeof(v->detail)];
+
+	c = json_integer_value(json_object_get(ov, "c"));
+	n = json_integer_value(json_object_get(ov, "n"));
+	if (n > 0) {
+		verdict_set(v, CASE_NA, "not_applicable", 0, "native wrote %lld "
+		    "elements of the base outside the view", (long long)n);
+		return;
+	}
+	if (c <= 0)
+		return;
+	snprintf(was, sizeof(was), "%s", v->status == CASE_FAIL ? v->detail :
+	    "");
+	first = json_integer_value(json_object_get(ov, "first_c"));
+	verdict_set(v, CASE_FAIL, "writes_outside_view", VERDICT_SCORE_SHAPE,
+	    "wrote %lld element%s outside the view (first at storage offset "
+	    "%lld)%s%s", (long long)c, c == 1 ? "" : "s", (long long)first,
+	    was[0] ? "; in the view: " : "", was);
+}
+
 int
 verdict_case(const json_t *case_spec, const json_t *result,
     struct case_verdict *v)
@@ -660,6 +692,8 @@ verdict_case(const json_t *case_spec, const json_t *result,
 		verdict_set(v, CASE_FAIL, "alias_mismatch", VERDICT_SCORE_SHAPE,
 		    "%s call returned a new tensor, not its %s argument",
 		    strcmp(mut, "out") ? "in-place" : "out=", mut);
+	if (json_is_object(json_object_get(result, "outside_view_changed")))
+		verdict_views(json_object_get(result, "outside_view_changed"), v);
 	if (v->status == CASE_PASS)
 		verdict_compile(case_spec, result, v);
 	return 0;

@@ -75,8 +75,8 @@ struct case_verdict {
 	/*
 	 * "ok" "numeric_error" "shape_mismatch" "dtype_mismatch"
 	 * "nonfinite_mismatch" "mismatch" "alias_mismatch" "raises"
-	 * "not_applicable" "native_raises" "degenerate_oracle"
-	 * "harness_error" "timeout" "crash"
+	 * "writes_outside_view" "not_applicable" "native_raises"
+	 * "degenerate_oracle" "harness_error" "timeout" "crash"
 	 */
 	char		 reason[48];
 	char		 detail[512];	/* human evidence */

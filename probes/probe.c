@@ -1,7 +1,8 @@
 /*
  * Which generator builds a key's cases: the hand-written catalog (catalog.c,
  * sweep.c) for the keys it knows, the schema-driven generator (generic.c)
- * for the others and for the classes a catalog family does not sweep.
+ * for the others and for the classes a catalog family does not sweep; the
+ * views class from the cases of the others (views.c).
  */
 #include <string.h>
 
@@ -20,8 +21,9 @@ probe_supported(const char *key, const char *schema, const char **why)
 	return generic_supports(key, schema ? schema : "", why);
 }
 
-int
-probe_expand(const char *key, const char *schema, unsigned classes,
+/* The cases of every class but views. */
+static int
+probe_expand_direct(const char *key, const char *schema, unsigned classes,
     const json_t *dtypes, json_t *out)
 {
 	unsigned	rest;
@@ -51,4 +53,41 @@ probe_expand(const char *key, const char *schema, unsigned classes,
 		n += g;
 	}
 	return n;
+}
+
+/*
+ * The classes whose cases the views class is made from: the written
+ * tensors of same_shape (pointwise, the table's points), reduction
+ * (reductions and scans with out=) and random (in-place fills).
+ */
+#define PROBE_VIEWS_SOURCES	(PROBE_SAME_SHAPE | PROBE_REDUCTION | \
+				 PROBE_RANDOM)
+
+int
+probe_expand(const char *key, const char *schema, unsigned classes,
+    const json_t *dtypes, json_t *out)
+{
+	json_t	*src;
+	size_t	 before;
+	int	 n, v;
+
+	if (!json_is_array(out))
+		return -1;
+	before = json_array_size(out);
+	if ((n = probe_expand_direct(key, schema, classes & ~PROBE_VIEWS,
+	    dtypes, out)) < 0 || !(classes & PROBE_VIEWS))
+		return n;
+	if ((src = json_array()) == NULL)
+		goto err;
+	v = probe_expand_direct(key, schema, PROBE_VIEWS_SOURCES, dtypes, src);
+	if (v >= 0)
+		v = views_derive(src, out);
+	json_decref(src);
+	if (v < 0)
+		goto err;
+	return n + v;
+ err:
+	while (json_array_size(out) > before)
+		json_array_remove(out, json_array_size(out) - 1);
+	return -1;
 }

@@ -123,6 +123,9 @@ int		 probe_supported(const char *, const char *, const char **);
 int		 probe_expand(const char *, const char *, unsigned, const json_t *,
 		    json_t *);
 
+/* views.c */
+int		 views_derive(const json_t *, json_t *);
+
 /* probe_class.c */
 const char	*probe_class_name(enum probe_class);
 int		 probe_class_parse(const char *);

@@ -470,6 +470,10 @@ def run_case(case, adapter, device, notify=None):
         if mutates:
             res["alias_c"] = _aliases(cand, c_mut)
             res["alias_n"] = _aliases(native, n_mut)
+            w = inputs.written(args, kwargs, mutates)
+            if inputs.is_view(w):
+                res["outside_view_changed"] = figures.outside_view_changed(
+                    w._base, c_mut, n_mut)
     times["case_ms"] = (time.perf_counter() - t_case) * 1e3
     res["times"] = {k: v for k, v in times.items() if v is not None}
     return res

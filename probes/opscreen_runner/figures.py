@@ -82,6 +82,45 @@ def _bytes(t):
     return t.reshape(-1).view(torch.uint8)
 
 
+def _changed_outside(before, view):
+    """(elements changed, first storage offset or None) of view's base
+    against before (the base as built), outside view's own elements; bytes
+    are compared, so NaN sentinels and signed zeros compare too."""
+    base = view._base
+    n = before.numel()
+    if base.numel() != n or base.dtype != before.dtype:
+        return n, 0  # the base itself was replaced (resized)
+    if not n:
+        return 0, None
+    esize = before.element_size()
+    new = base.detach().reshape(-1).view(torch.uint8).reshape(n, esize)
+    old = before.detach().reshape(-1).view(torch.uint8).reshape(n, esize)
+    differs = (new != old.to(new.device)).any(dim=1)
+    inside = torch.zeros(n, dtype=torch.bool, device=differs.device)
+    pos = torch.arange(n, device=differs.device).as_strided(
+        view.size(), view.stride(), view.storage_offset() - base.storage_offset())
+    inside[pos.reshape(-1)] = True
+    out = differs & ~inside
+    v = torch.stack([out.sum(), torch.argmax(out.to(torch.uint8))]).tolist()
+    return v[0], (v[1] if v[0] else None)
+
+
+def outside_view_changed(before, cand, native):
+    """RESULT's outside_view_changed (docs/protocol.md, Views): elements of
+    the written view's base outside the view that the candidate's call
+    (cand: the view it wrote, of a private copy of the base) and native's
+    changed, against before, the base as built; None for a call that did
+    not run."""
+    rec = {"outside": before.numel() - (cand if cand is not None else native).numel()}
+    for tag, x in (("c", cand), ("n", native)):
+        if x is None:
+            continue
+        rec[tag], first = _changed_outside(before, x)
+        if first is not None:
+            rec["first_" + tag] = first
+    return rec
+
+
 def _unravel(flat, shape):
     idx = []
     for s in reversed(shape):

@@ -124,7 +124,103 @@ def _shape_ok(shape):
         isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)
 
 
+VIEW_OPS = {"slice": 4, "narrow": 3, "transpose": 2}
+
+
+def _int_ok(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def take_view(base, ops):
+    """base viewed through ops (docs/protocol.md, Views): ["slice", dim,
+    start, stop, step], ["narrow", dim, start, length], ["transpose", a, b];
+    each must fit the sizes it applies to (no clamping)."""
+    v = base
+    if not isinstance(ops, list):
+        raise ValueError(f"view ops must be a list, got {ops!r}")
+    for op in ops:
+        if not isinstance(op, list) or not op or op[0] not in VIEW_OPS or \
+                len(op) != 1 + VIEW_OPS[op[0]] or not all(map(_int_ok, op[1:])):
+            raise ValueError(f"bad view op {op!r}")
+        name, d = op[0], op[1]
+        if not 0 <= d < v.dim():
+            raise ValueError(f"view op {op!r}: no dim {d} in {list(v.shape)}")
+        if name == "transpose":
+            if not 0 <= op[2] < v.dim():
+                raise ValueError(f"view op {op!r}: no dim {op[2]}")
+            v = v.transpose(d, op[2])
+        elif name == "narrow":
+            if op[2] < 0 or op[3] < 0 or op[2] + op[3] > v.shape[d]:
+                raise ValueError(f"view op {op!r} past size {v.shape[d]}")
+            v = v.narrow(d, op[2], op[3])
+        else:
+            start, stop, step = op[2:]
+            if not 0 <= start <= stop <= v.shape[d] or step < 1:
+                raise ValueError(f"view op {op!r} past size {v.shape[d]}")
+            idx = [slice(None)] * v.dim()
+            idx[d] = slice(start, stop, step)
+            v = v[tuple(idx)]
+    return v
+
+
+def _sentinel_spec(dtype):
+    """The values an out= view's base holds around the view."""
+    if dtype == torch.bool:
+        return {"domain": "bool"}
+    if dtype.is_floating_point or dtype.is_complex:
+        return {"domain": "normal"}
+    return {"domain": "int", "low": 0 if dtype == torch.uint8 else -100, "high": 100}
+
+
+def build_view(spec, seed, index, device):
+    """A tensor or out= ARG with a "view": its values are generated for the
+    base's shape (an out= base: values of _sentinel_spec, the view then
+    filled as build_out fills a buffer), and the ARG is the view the ops
+    take of it. The base stays reachable as the view's _base, which the
+    caller keeps as it was: each call gets view_private() of it."""
+    view = spec["view"]
+    if not isinstance(view, dict) or not _shape_ok(view.get("base")) or \
+            not view["base"]:
+        raise ValueError(f"bad view {view!r}")
+    plain = {k: v for k, v in spec.items() if k not in ("view", "layout")}
+    plain["shape"] = view["base"]
+    if spec.get("t") == "out":
+        dtype = to_dtype(spec.get("dtype"))
+        vals = _values(_sentinel_spec(dtype), view["base"], _generator(seed, index))
+        base = _cast(vals, dtype).to(device)
+    else:
+        base = build_tensor(plain, seed, index, device)
+    v = take_view(base, view.get("ops"))
+    if list(v.shape) != spec.get("shape"):
+        raise ValueError(f"view of shape {list(v.shape)}, the ARG says "
+                         f"{spec.get('shape')!r}")
+    if spec.get("t") == "out":
+        v.fill_(_out_fill(dtype))
+    v._opscreen_view = True
+    return v
+
+
+def is_view(t):
+    """Whether t is a views-class ARG (build_view), whose base matters."""
+    return isinstance(t, torch.Tensor) and getattr(t, "_opscreen_view", False) \
+        and t._base is not None
+
+
+def view_private(t):
+    """t's view geometry into a private copy of its base."""
+    base = t._base.clone()
+    v = base.as_strided(t.size(), t.stride(), t.storage_offset())
+    v._opscreen_view = True
+    return v
+
+
+def _private(t):
+    return view_private(t) if is_view(t) else t.clone()
+
+
 def build_tensor(spec, seed, index, device):
+    if spec.get("view") is not None:
+        return build_view(spec, seed, index, device)
     shape = spec.get("shape")
     if not _shape_ok(shape):
         raise ValueError(f"bad tensor shape {shape!r}")
@@ -160,17 +256,21 @@ def build_tensor(spec, seed, index, device):
 
 def build_out(spec, device):
     """An out= buffer whose unwritten elements show: NaN, the max integer, True."""
+    if spec.get("view") is not None:
+        raise ValueError("an out= view is built by build_view")
     shape = spec.get("shape")
     if not _shape_ok(shape):
         raise ValueError(f"bad out shape {shape!r}")
     dtype = to_dtype(spec.get("dtype"))
+    return torch.full(shape, _out_fill(dtype), dtype=dtype, device=device)
+
+
+def _out_fill(dtype):
     if dtype.is_floating_point or dtype.is_complex:
-        fill = float("nan")
-    elif dtype == torch.bool:
-        fill = True
-    else:
-        fill = torch.iinfo(dtype).max
-    return torch.full(shape, fill, dtype=dtype, device=device)
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).max
 
 
 def build_arg(arg, seed, index, device):
@@ -183,6 +283,8 @@ def build_arg(arg, seed, index, device):
         return [build_arg(a, seed, index * 100 + j, device)
                 for j, a in enumerate(arg.get("v", []))]
     if kind == "out":
+        if arg.get("view") is not None:
+            return build_view(arg, seed, index, device)
         return build_out(arg, device)
     if kind == "device":
         return torch.device(device)
@@ -248,15 +350,24 @@ def fresh(args, kwargs, mutates):
     """Private copies of the written input for each call: (args, kwargs, it)."""
     args, kwargs = list(args), dict(kwargs)
     if mutates == "self" and args and isinstance(args[0], torch.Tensor):
-        args[0] = args[0].clone()
+        args[0] = _private(args[0])
         return args, kwargs, args[0]
     if mutates == "out" and isinstance(kwargs.get("out"), torch.Tensor):
-        kwargs["out"] = kwargs["out"].clone()
+        kwargs["out"] = _private(kwargs["out"])
         return args, kwargs, kwargs["out"]
     if mutates == "out" and isinstance(kwargs.get("out"), (list, tuple)):
         kwargs["out"] = [t.clone() for t in kwargs["out"]]
         return args, kwargs, kwargs["out"][0] if kwargs["out"] else None
     return args, kwargs, None
+
+
+def written(args, kwargs, mutates):
+    """The input the case's op writes, as built (before any call), or None."""
+    if mutates == "self" and args and isinstance(args[0], torch.Tensor):
+        return args[0]
+    if mutates == "out" and isinstance(kwargs.get("out"), torch.Tensor):
+        return kwargs["out"]
+    return None
 
 
 GUARD = 4096  # elements of poison on either side of a guarded input
@@ -298,7 +409,7 @@ def guarded(args, kwargs, mutates, side):
     def copy(v, written):
         if isinstance(v, torch.Tensor):
             g = _guard_one(v, side, guards)
-            return g if g is not None else (v.clone() if written else v)
+            return g if g is not None else (_private(v) if written else v)
         if isinstance(v, list):
             return [copy(x, written) for x in v]
         return v

@@ -145,6 +145,10 @@ def main():
     res["outputs"] = figs(first)
     if mutates:
         res["alias_c"], res["alias_n"] = aliases(first, c_mut), aliases(native, n_mut)
+        w = written(args, kwargs, mutates)
+        if is_view(w):
+            res["outside_view_changed"] = outside_view_changed(w._base, c_mut, n_mut)
+            print("outside the view:", json.dumps(res["outside_view_changed"]))
     for o in res["outputs"]:
         print("call 1:", json.dumps(o))
     # every later call whose bits differ from the first is judged as the

@@ -424,6 +424,208 @@ START_TEST(bool_promotion)
 }
 END_TEST
 
+/*
+ * Where view `view` (docs/protocol.md, Views) of a tensor of sizes `shape`
+ * puts its elements in the storage of its contiguous base, marked in used
+ * (one byte per base element, at most max): the ops are applied to the
+ * base's sizes, strides and offset, each checked against the sizes it
+ * applies to.  Returns the base's numel, -1 when a view does not fit.
+ */
+static long long
+view_place(const json_t *view, const json_t *shape, unsigned char *used,
+    long long max)
+{
+	const json_t	*base = json_object_get(view, "base"), *op;
+	long long	 sz[8], st[8], off = 0, n = 1, idx[8], pos, a, b, c, k;
+	long long	 total = 1;
+	const char	*what;
+	size_t		 i, nd = json_array_size(base);
+	int		 j;
+
+	if (!json_is_array(base) || nd == 0 || nd > 8 ||
+	    json_array_size(shape) != nd ||
+	    !json_is_array(json_object_get(view, "ops")))
+		return -1;
+	for (j = (int)nd - 1; j >= 0; j--) {
+		sz[j] = json_integer_value(json_array_get(base, j));
+		if (sz[j] < 1)
+			return -1;
+		st[j] = n;
+		n *= sz[j];
+	}
+	if (n > max)
+		return -1;
+	json_array_foreach(json_object_get(view, "ops"), i, op) {
+		what = json_string_value(json_array_get(op, 0));
+		a = json_integer_value(json_array_get(op, 1));
+		b = json_integer_value(json_array_get(op, 2));
+		c = json_integer_value(json_array_get(op, 3));
+		if (what == NULL || a < 0 || a >= (long long)nd)
+			return -1;
+		if (strcmp(what, "transpose") == 0 && json_array_size(op) == 3) {
+			if (b < 0 || b >= (long long)nd)
+				return -1;
+			k = sz[a], sz[a] = sz[b], sz[b] = k;
+			k = st[a], st[a] = st[b], st[b] = k;
+		} else if (strcmp(what, "narrow") == 0 && json_array_size(op) == 4) {
+			if (b < 0 || c < 1 || b + c > sz[a])
+				return -1;
+			off += b * st[a];
+			sz[a] = c;
+		} else if (strcmp(what, "slice") == 0 && json_array_size(op) == 5) {
+			k = json_integer_value(json_array_get(op, 4));
+			if (b < 0 || c > sz[a] || b >= c || k < 1)
+				return -1;
+			off += b * st[a];
+			sz[a] = (c - b + k - 1) / k;
+			st[a] *= k;
+		} else
+			return -1;
+	}
+	for (j = 0; j < (int)nd; j++) {
+		if (sz[j] != json_integer_value(json_array_get(shape, j)))
+			return -1;
+		total *= sz[j];
+		idx[j] = 0;
+	}
+	/* every element of the view, in order: distinct and inside the base */
+	for (k = 0; k < total; k++) {
+		for (pos = off, j = 0; j < (int)nd; j++)
+			pos += idx[j] * st[j];
+		if (pos < 0 || pos >= n || used[pos])
+			return -1;
+		used[pos] = 1;
+		for (j = (int)nd - 1; j >= 0 && ++idx[j] == sz[j]; j--)
+			idx[j] = 0;
+	}
+	return n;
+}
+
+/* Checks the view of ARG a, if any, of a case that writes w: 1 if a view. */
+static int
+check_view(const char *key, const json_t *a, const json_t *w,
+    unsigned char *used, long long max)
+{
+	const json_t	*view = json_object_get(a, "view");
+	long long	 n, first, last, i;
+
+	if (view == NULL)
+		return 0;
+	/* an out= buffer is a view only where it is the one written */
+	if (!strcmp(field(a, "t"), "out"))
+		ck_assert_msg(a == w, "%s: a view on an out= buffer the op does "
+		    "not write", key);
+	else
+		ck_assert_msg(!strcmp(field(a, "t"), "tensor"), "%s: view on %s",
+		    key, field(a, "t"));
+	ck_assert(json_object_get(a, "layout") == NULL);
+	memset(used, 0, (size_t)max);
+	n = view_place(view, json_object_get(a, "shape"), used, max);
+	ck_assert_msg(n > 0, "%s: a view that does not fit its base", key);
+	/* base elements before or after the view, and gaps or an offset */
+	for (first = 0; first < n && !used[first]; first++)
+		;
+	for (last = n - 1; last >= 0 && !used[last]; last--)
+		;
+	ck_assert_msg(first > 0 || last < n - 1, "%s: the view covers its base",
+	    key);
+	for (i = first; i < last && used[i]; i++)
+		;
+	ck_assert_msg(i < last || first > 0, "%s: neither gaps nor an offset",
+	    key);
+	return 1;
+}
+
+/* Checks one views case; returns the number of views it carries. */
+static int
+check_views_case(const json_t *c, unsigned char *used, long long max)
+{
+	const char	*key = field(c, "key"), *m = field(c, "mutates"), *k;
+	const json_t	*w, *a;
+	size_t		 j;
+	int		 views = 0;
+
+	ck_assert_str_eq(field(c, "class"), "views");
+	ck_assert_msg(m != NULL && (!strcmp(m, "self") || !strcmp(m, "out")),
+	    "%s: a views case that writes nothing", key);
+	w = !strcmp(m, "self") ? json_array_get(json_object_get(c, "args"), 0) :
+	    json_object_get(json_object_get(c, "kwargs"), "out");
+	ck_assert_msg(json_object_get(w, "view") != NULL,
+	    "%s: the written tensor is no view", key);
+	ck_assert(json_object_get(c, "huge") == NULL);
+	json_array_foreach(json_object_get(c, "args"), j, a)
+		views += check_view(key, a, w, used, max);
+	json_object_foreach((json_t *)json_object_get(c, "kwargs"), k, a)
+		views += check_view(key, a, w, used, max);
+	return views;
+}
+
+START_TEST(views_cases)
+{
+	json_t		*a = entries(), *e, *x, *y, *per;
+	const json_t	*c;
+	unsigned char	*used;
+	const long long	 max = 1 << 21;
+	const char	*key, *sch;
+	char		 kd[160];
+	size_t		 i, j;
+	int		 total = 0, writes = 0, reads = 0, mut, v;
+
+	ck_assert_ptr_nonnull(used = malloc((size_t)max));
+	per = json_object();
+	json_array_foreach(a, i, e) {
+		key = field(e, "key");
+		sch = field(e, "schema");
+		x = json_array();
+		y = json_array();
+		if (probe_expand(key, sch, PROBE_VIEWS, NULL, x) < 0) {
+			json_decref(x);
+			json_decref(y);
+			continue;
+		}
+		/* deterministic: the same expansion twice, the same cases */
+		ck_assert_int_eq(probe_expand(key, sch, PROBE_VIEWS, NULL, y),
+		    (int)json_array_size(x));
+		ck_assert(json_equal(x, y));
+		mut = strstr(sch, "Tensor(a!)") != NULL;
+		ck_assert_msg(json_array_size(x) == 0 || mut,
+		    "%s: views cases for an op that writes no tensor", key);
+		json_array_foreach(x, j, c) {
+			v = check_views_case(c, used, max);
+			writes++;
+			reads += v - 1;
+			snprintf(kd, sizeof(kd), "%s %s", key, field(c, "dtype"));
+			json_object_set_new(per, kd, json_integer(1 +
+			    json_integer_value(json_object_get(per, kd))));
+			/* the seed is the views class's own */
+			ck_assert_uint_eq(json_integer_value(json_object_get(c,
+			    "seed")), seed_case(key, "views", field(c, "dtype"),
+			    (int)json_integer_value(json_object_get(per, kd)) - 1));
+		}
+		total += (int)json_array_size(x);
+		json_decref(x);
+		json_decref(y);
+	}
+	/* a handful per key and dtype */
+	json_object_foreach(per, key, e)
+		ck_assert_msg(json_integer_value(e) <= 5, "%s: %lld views cases",
+		    key, (long long)json_integer_value(e));
+	ck_assert_int_gt(total, 1000);
+	ck_assert_int_eq(writes, total);
+	ck_assert_int_gt(reads, 0);
+	/* in-place and out= keys of every kind get them */
+	ck_assert(json_object_get(per, "add_.Tensor float32") != NULL);
+	ck_assert(json_object_get(per, "mm.out bfloat16") != NULL);
+	ck_assert(json_object_get(per, "cumsum.out float16") != NULL);
+	ck_assert(json_object_get(per, "index_put_ float32") != NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(per,
+	    "add_.Tensor float32")), 5);
+	json_decref(per);
+	free(used);
+	json_decref(a);
+}
+END_TEST
+
 START_TEST(coverage)
 {
 	json_t		*a = entries(), *e;
@@ -464,6 +666,7 @@ main(void)
 	tcase_add_test(tc, class_contents);
 	tcase_add_test(tc, bool_promotion);
 	tcase_add_test(tc, coverage);
+	tcase_add_test(tc, views_cases);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -814,6 +814,78 @@ START_TEST(shrink_halves_sizes)
 }
 END_TEST
 
+/*
+ * The views class: catalog keys write no tensor, so they get none; the
+ * derivation (views.c) takes any generator's cases, so a catalog case that
+ * writes its first argument gets the same views as a schema-made one, and
+ * only the written tensor's memory differs from the case it came from.
+ */
+START_TEST(views_from_catalog_cases)
+{
+	json_t		*src, *keep, *out, *c, *back, *a;
+	const char	*dt, *prev = NULL;
+	size_t		 i, k;
+	int		 n, idx = 0, ndt = 0;
+	long long	 sizes[8];
+
+	for (i = 0; i < catalog_count(); i++) {
+		out = expand(catalog_key(i), PROBE_VIEWS, NULL);
+		ck_assert_uint_eq(json_array_size(out), 0);
+		json_decref(out);
+	}
+	src = expand("neg", PROBE_SAME_SHAPE, NULL);
+	out = json_array();
+	ck_assert_int_eq(views_derive(src, out), 0);	/* nothing written */
+	json_array_foreach(src, i, c)
+		json_object_set_new(c, "mutates", json_string("self"));
+	keep = json_deep_copy(src);
+	n = views_derive(src, out);
+	ck_assert(json_equal(src, keep));	/* the sources stay as they were */
+	ck_assert_int_eq(n, (int)json_array_size(out));
+	json_array_foreach(out, i, c) {
+		dt = json_string_value(json_object_get(c, "dtype"));
+		if (prev == NULL || strcmp(prev, dt) != 0) {
+			idx = 0;
+			ndt++;
+		}
+		prev = dt;
+		ck_assert_str_eq(json_string_value(json_object_get(c, "class")),
+		    "views");
+		ck_assert_uint_eq(json_integer_value(json_object_get(c, "seed")),
+		    seed_case("neg", "views", dt, idx++));
+		ck_assert_int_le(idx, 5);
+		a = json_array_get(json_object_get(c, "args"), 0);
+		ck_assert(json_is_object(json_object_get(a, "view")));
+		/* a views case is its own smallest: no size to halve */
+		ck_assert_int_eq(shrink_sizes(c, sizes, 8), 0);
+		ck_assert_ptr_null(shrink_next(c, 0));
+		/* without its view, class and seed: one of the sources */
+		back = json_deep_copy(c);
+		json_object_del(json_array_get(json_object_get(back, "args"), 0),
+		    "view");
+		json_object_set_new(back, "class", json_string("same_shape"));
+		json_array_foreach(src, k, a) {
+			json_object_set(back, "seed", json_object_get(a, "seed"));
+			if (json_equal(back, a))
+				break;
+		}
+		ck_assert_msg(k < json_array_size(src), "views case %zu comes "
+		    "from no source", i);
+		json_decref(back);
+	}
+	/* neg: 5 dtypes, a rank-2 and a rank-1 shape each: 5 views */
+	ck_assert_int_eq(ndt, 5);
+	ck_assert_int_eq(n, 5 * 5);
+	/* the same sources, the same cases */
+	json_array_clear(keep);
+	ck_assert_int_eq(views_derive(src, keep), n);
+	ck_assert(json_equal(keep, out));
+	json_decref(keep);
+	json_decref(out);
+	json_decref(src);
+}
+END_TEST
+
 /* A size halves within its compile class: divisible by 16, or neither 1 nor
  * divisible by 16; 16 and 2 are the smallest of theirs. */
 static long long
@@ -905,6 +977,7 @@ sweep_suite(void)
 	tcase_add_test(tc, shrink_keeps_the_compile_class);
 	tcase_add_test(tc, huge_case);
 	tcase_add_test(tc, exotic_movers);
+	tcase_add_test(tc, views_from_catalog_cases);
 	suite_add_tcase(s, tc);
 	return s;
 }

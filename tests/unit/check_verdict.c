@@ -921,6 +921,67 @@ START_TEST(guard_call)
 }
 END_TEST
 
+/* A status-ok in-place RESULT of a views case: `out` (stolen) and what the
+ * candidate's and native's calls changed outside the view. */
+static json_t *
+viewed(json_t *out, int c, int first, int n)
+{
+	json_t	*r = ok1(out);
+
+	json_object_set_new(r, "alias_c", json_true());
+	json_object_set_new(r, "alias_n", json_true());
+	json_object_set_new(r, "outside_view_changed", json_pack("{s:i,s:i,s:i}",
+	    "outside", 135, "c", c, "n", n));
+	if (c > 0)
+		json_object_set_new(json_object_get(r, "outside_view_changed"),
+		    "first_c", json_integer(first));
+	return r;
+}
+
+START_TEST(views_outside)
+{
+	struct case_verdict	 v;
+	json_t			*sp = json_pack("{s:s,s:s,s:s,s:b}", "key",
+				    "sigmoid_", "compare", "float", "mutates",
+				    "self", "inplace", 1), *r;
+
+	/* nothing changed outside the view: the output's rule alone */
+	r = viewed(eout("exact", 0, 0), 0, 0, 0);
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	/* the view right, bytes outside it changed: broken */
+	r = viewed(eout("exact", 0, 0), 37, 12, 0);
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "writes_outside_view");
+	ck_assert_str_eq(v.detail, "wrote 37 elements outside the view (first "
+	    "at storage offset 12)");
+	json_decref(r);
+	/* a wrong view too: the outside write is the reason, the view noted */
+	r = viewed(eout("exact", 3, 0), 1, 0, 0);
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_str_eq(v.reason, "writes_outside_view");
+	ck_assert_ptr_nonnull(strstr(v.detail, "wrote 1 element outside"));
+	ck_assert_ptr_nonnull(strstr(v.detail, "; in the view: "));
+	json_decref(r);
+	/* ... and after an alias mismatch */
+	r = viewed(eout("exact", 0, 0), 5, 2, 0);
+	json_object_set_new(r, "alias_c", json_false());
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_str_eq(v.reason, "writes_outside_view");
+	json_decref(r);
+	/* native changed the base too: not applicable, whatever the candidate */
+	r = viewed(eout("exact", 3, 0), 37, 12, 4);
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_NA);
+	ck_assert_str_eq(v.reason, "not_applicable");
+	ck_assert_ptr_nonnull(strstr(v.detail, "native wrote 4 elements"));
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
 /* A status-ok RESULT whose first call gave `first` and whose call 4 on the
  * same inputs gave other bits, with figures `again` (both stolen). */
 static json_t *
@@ -1093,6 +1154,7 @@ verdict_suite(void)
 	tcase_add_test(tc, steady_gate_in_the_spec);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
+	tcase_add_test(tc, views_outside);
 	tcase_add_test(tc, guard_facts);
 	suite_add_tcase(s, tc);
 	return s;

@@ -13,8 +13,8 @@ import torch
 
 from .ops import (
     abs, abs_out, add, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
-    maximum, minimum, layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax,
-    sub, sum, sum_dim, tanh, topk, uniform_, where_self,
+    maximum, minimum, layer_norm, mul, mul_, neg, neg_out, relu, rsqrt, sigmoid,
+    sigmoid_, sin, softmax, sub, sum, sum_dim, tanh, topk, uniform_, where_self,
 )
 
 __version__ = "0.1.0"
@@ -42,11 +42,14 @@ _FULL_CONFIG = (
     ("maximum", maximum),
     ("minimum", minimum),
     ("mul.Tensor", mul),
+    ("mul_.Tensor", mul_),
     ("native_layer_norm", layer_norm),
     ("neg", neg),
+    ("neg.out", neg_out),
     ("relu", relu),
     ("rsqrt", rsqrt),
     ("sigmoid", sigmoid),
+    ("sigmoid_", sigmoid_),
     ("sin", sin),
     ("_softmax", softmax),
     ("sub.Tensor", sub),

@@ -141,6 +141,11 @@ def mul(self, other):
     return _binary(np.multiply, self, other)
 
 
+def mul_(self, other):
+    # in place through self's strides: a view's gaps are left alone
+    return self.copy_(mul(self, other))
+
+
 def maximum(self, other):
     return _binary(np.maximum, self, other)
 
@@ -184,6 +189,35 @@ def where_self(condition, self, other):
     dt = torch.result_type(self, other)
     c = _np(condition, torch.bool)
     return _back(np.where(c, _np(self, dt), _np(other, dt)), dt)
+
+
+def neg_out(self, *, out):
+    r = _back(np.negative(_np(self, self.dtype)), self.dtype)
+    if out.shape != r.shape:
+        out.resize_(r.shape)
+    return out.copy_(r)
+
+
+def _span(t):
+    """The elements of t's storage from its first element to its last."""
+    span = 1
+    for n, st in zip(t.shape, t.stride()):
+        span += (n - 1) * st
+    return span
+
+
+def sigmoid_(self):
+    # DEFECT (views): a view with gaps is run as one contiguous block, from
+    # its first element to its last, like a kernel that takes the span of
+    # the strides for the tensor: the view's own elements are right, and
+    # the base's elements between them are overwritten with their sigmoid.
+    # Contiguous (and dense transposed) tensors are right.
+    if not self.numel() or _span(self) == self.numel():
+        return self.copy_(sigmoid(self))
+    block = torch.empty(0, dtype=self.dtype).set_(
+        self.untyped_storage(), self.storage_offset(), (_span(self),), (1,))
+    block.copy_(sigmoid(block))
+    return self
 
 
 def sin(self):
