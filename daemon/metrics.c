@@ -234,6 +234,51 @@ metrics_cases(struct mbuf *m, sqlite3 *db, json_t *fps)
 	sqlite3_finalize(st);
 }
 
+/*
+ * opscreen_build_info (the daemon's own version) and, per device, an info
+ * metric with the library fingerprint it screens, labelled as
+ * dcgm-exporter labels a GPU (gpu, UUID, modelName, plus the driver) so the
+ * two join in PromQL: `... * on(UUID) group_left(library_version)
+ * opscreen_device_info`.
+ */
+static void
+metrics_build_info(struct mbuf *m, json_t *fps)
+{
+	static const char *const keys[] = { "library", "library_version",
+	    "library_hash", "torch", "triton", "cuda", "driver", "gpu_name" };
+	static const char *const labs[] = { "library", "library_version",
+	    "library_hash", "torch", "triton", "cuda", "driver_version",
+	    "modelName" };
+	json_t		*d, *fp;
+	size_t		 i, k;
+	char		 lab[320], esc[256], line[2048];
+	int		 n;
+
+	metrics_head(m, "opscreen_build_info", "gauge", "Always 1; the "
+	    "opscreend version in its label.");
+	metrics_add(m, "opscreen_build_info{version=\"%s\"} 1\n",
+	    OPSCREEN_VERSION);
+	metrics_head(m, "opscreen_device_info", "gauge", "Always 1 per device; "
+	    "the library fingerprint screened there and the device in "
+	    "dcgm-exporter's labels.");
+	json_array_foreach(fps, i, d) {
+		fp = json_object_get(d, "fingerprint");
+		if (!json_is_object(fp))
+			continue;
+		metrics_labels(fps, json_integer_value(json_object_get(d,
+		    "device")), lab, sizeof(lab));
+		n = snprintf(line, sizeof(line), "%s", lab);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			metrics_escape(json_string_value(json_object_get(fp,
+			    keys[k])) ?: "", esc, sizeof(esc));
+			if (n > 0 && (size_t)n < sizeof(line))
+				n += snprintf(line + n, sizeof(line) - n,
+				    ",%s=\"%s\"", labs[k], esc);
+		}
+		metrics_add(m, "opscreen_device_info{%s} 1\n", line);
+	}
+}
+
 char *
 metrics_render(sqlite3 *db, size_t *len)
 {
@@ -262,14 +307,28 @@ metrics_render(sqlite3 *db, size_t *len)
 	metrics_names(&m, db, fps);
 	metrics_cases(&m, db, fps);
 
-	metrics_head(&m, "opscreen_last_run_duration_seconds", "gauge",
-	    "Wall-clock seconds of the newest complete run.");
-	if (sqlite3_prepare_v2(db, "SELECT finished - started FROM runs WHERE "
-	    "state='complete' AND started IS NOT NULL AND finished IS NOT NULL "
-	    "ORDER BY id DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			metrics_add(&m, "opscreen_last_run_duration_seconds %.3f\n",
-			    sqlite3_column_double(st, 0));
+	metrics_build_info(&m, fps);
+	/*
+	 * Full screens only: a restricted run (ops=, classes=) of two keys
+	 * says nothing of how long the host's screen takes, nor how fresh its
+	 * lists are.
+	 */
+	metrics_head(&m, "opscreen_last_full_run_duration_seconds", "gauge",
+	    "Wall-clock seconds of the newest complete full screen.");
+	metrics_head(&m, "opscreen_last_full_run_completion_timestamp_seconds",
+	    "gauge", "Unix time the newest complete full screen ended (alert "
+	    "on time() minus this: a host whose lists have not been re-measured).");
+	if (sqlite3_prepare_v2(db, "SELECT finished - started, finished FROM "
+	    "runs WHERE state='complete' AND full = 1 AND started IS NOT NULL "
+	    "AND finished IS NOT NULL ORDER BY id DESC LIMIT 1", -1, &st,
+	    NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			metrics_add(&m, "opscreen_last_full_run_duration_seconds "
+			    "%.3f\n", sqlite3_column_double(st, 0));
+			metrics_add(&m, "opscreen_last_full_run_completion_"
+			    "timestamp_seconds %.3f\n",
+			    sqlite3_column_double(st, 1));
+		}
 		sqlite3_finalize(st);
 	}
 

@@ -84,10 +84,41 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     for status, n in statuses.items():
         assert value(s, "opscreen_last_run_cases", status=status, **cpu) == n
     assert value(s, "opscreen_last_run_cases", status="pending", **cpu) == 0
-    assert value(s, "opscreen_last_run_duration_seconds") > 0
+    full_secs = value(s, "opscreen_last_full_run_duration_seconds")
+    assert full_secs > 0
+    done = value(s, "opscreen_last_full_run_completion_timestamp_seconds")
+    assert abs(done - run["finished"]) < 1, (done, run)
     # the demo library's rsqrt aborts its runner: each crash is a respawn
     assert value(s, "opscreen_worker_restarts_total", **cpu) >= statuses.get("crash", 0) >= 1
     assert value(s, "opscreen_runs", state="complete") == 1
+    # a restricted run is no full screen: neither figure moves
+    st, out2 = daemon.post_run({"ops": ["abs"]})
+    assert st == 202
+    assert daemon.wait_run(out2["run"], timeout=300)["state"] == "complete"
+    s, _ = metrics(daemon)
+    assert value(s, "opscreen_last_full_run_duration_seconds") == full_secs
+    assert value(s, "opscreen_last_full_run_completion_timestamp_seconds") \
+        == done
+    assert value(s, "opscreen_last_run_id") == out2["run"]
+
+
+def test_build_and_device_info(daemon):
+    s, types = metrics(daemon)
+    info = [dict(l) for n, l in s if n == "opscreen_build_info"]
+    assert len(info) == 1 and info[0]["version"][0].isdigit(), info
+    dev = [(dict(l), v) for (n, l), v in s.items()
+           if n == "opscreen_device_info"]
+    assert len(dev) == 1, dev
+    labels, v = dev[0]
+    assert v == 1
+    st, h = daemon.get_json("/healthz")
+    fp = h["devices"][0]["fingerprint"]
+    assert labels["gpu"] == "cpu" and labels["modelName"] == fp["gpu_name"]
+    assert labels["library"] == fp["library"]
+    assert labels["library_version"] == fp["library_version"]
+    assert labels["library_hash"] == fp["library_hash"]
+    assert labels["torch"] == fp["torch"]
+    assert {"UUID", "driver_version", "triton", "cuda"} <= labels.keys()
 
 
 def test_every_series_names_its_device(daemon):
@@ -102,3 +133,19 @@ def test_every_series_names_its_device(daemon):
 def test_metrics_refuses_parameters(daemon):
     st, ctype, body = daemon.get("/metrics?x=1")
     assert st == 400 and ctype.startswith("application/json"), body
+
+
+def test_grafana_dashboard_names_only_served_metrics(daemon):
+    import json
+    import os
+    from e2e_harness import ROOT
+    dash = json.load(open(os.path.join(ROOT, "conf", "grafana",
+                                       "opscreen.json")))
+    st, ctype, body = daemon.get("/metrics")
+    served = set(re.findall(r"^# TYPE (\S+)", body.decode(), re.M))
+    used = set()
+    for p in dash["panels"]:
+        assert p["datasource"]["uid"] == "${datasource}", p["title"]
+        for t in p["targets"]:
+            used |= set(re.findall(r"opscreen_[a-z_]+", t["expr"]))
+    assert used and used <= served, used - served
