@@ -88,9 +88,10 @@ static const char	*CT_CSV = "text/csv; charset=utf-8";
 static const char	*CT_YAML = "application/yaml";
 static const char	*CT_PROM = "text/plain; version=0.0.4; charset=utf-8";
 
+/* hname: a header the status asks for (WWW-Authenticate, Allow), or NULL */
 static enum MHD_Result
-send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
-    size_t len)
+send_buf_hdr(struct MHD_Connection *c, int status, const char *ctype,
+    char *buf, size_t len, const char *hname, const char *hval)
 {
 	struct MHD_Response	*r;
 	enum MHD_Result		 rc;
@@ -102,9 +103,18 @@ send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
 	}
 	MHD_add_response_header(r, "Content-Type", ctype);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (hname != NULL)
+		MHD_add_response_header(r, hname, hval);
 	rc = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return rc;
+}
+
+static enum MHD_Result
+send_buf(struct MHD_Connection *c, int status, const char *ctype, char *buf,
+    size_t len)
+{
+	return send_buf_hdr(c, status, ctype, buf, len, NULL, NULL);
 }
 
 /* An embedded file: the binary's own bytes, never copied. */
@@ -144,7 +154,8 @@ send_fallback(struct MHD_Connection *c)
 }
 
 static enum MHD_Result
-send_json(struct MHD_Connection *c, int status, json_t *o)
+send_json_hdr(struct MHD_Connection *c, int status, json_t *o,
+    const char *hname, const char *hval)
 {
 	char	*s = o ? json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER) :
 	    NULL;
@@ -154,7 +165,13 @@ send_json(struct MHD_Connection *c, int status, json_t *o)
 		log_warnx("http: cannot encode a %d answer", status);
 		return send_fallback(c);
 	}
-	return send_buf(c, status, CT_JSON, s, strlen(s));
+	return send_buf_hdr(c, status, CT_JSON, s, strlen(s), hname, hval);
+}
+
+static enum MHD_Result
+send_json(struct MHD_Connection *c, int status, json_t *o)
+{
+	return send_json_hdr(c, status, o, NULL, NULL);
 }
 
 /* vsnprintf cuts by bytes: drop a multibyte character cut at the end. */
@@ -186,24 +203,53 @@ utf8_valid(const char *s, size_t len)
 }
 
 static enum MHD_Result
+send_error_v(struct MHD_Connection *c, int status, const char *hname,
+    const char *hval, const char *fmt, va_list ap)
+{
+	char	 msg[1024];
+	json_t	*o;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	utf8_trim(msg);
+	if ((o = json_pack("{ss si}", "error", msg, "status", status)) == NULL)
+		o = json_pack("{ss si}", "error", "the error message is not "
+		    "valid UTF-8", "status", status);
+	return send_json_hdr(c, status, o, hname, hval);
+}
+
+static enum MHD_Result
 send_error(struct MHD_Connection *c, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static enum MHD_Result
 send_error(struct MHD_Connection *c, int status, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	 msg[1024];
-	json_t	*o;
+	va_list		 ap;
+	enum MHD_Result	 rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = send_error_v(c, status, NULL, NULL, fmt, ap);
 	va_end(ap);
-	utf8_trim(msg);
-	if ((o = json_pack("{ss si}", "error", msg, "status", status)) == NULL)
-		o = json_pack("{ss si}", "error", "the error message is not "
-		    "valid UTF-8", "status", status);
-	return send_json(c, status, o);
+	return rc;
+}
+
+/* An error whose status needs a header: 401's WWW-Authenticate, 405's Allow */
+static enum MHD_Result
+send_error_hdr(struct MHD_Connection *c, int status, const char *hname,
+    const char *hval, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static enum MHD_Result
+send_error_hdr(struct MHD_Connection *c, int status, const char *hname,
+    const char *hval, const char *fmt, ...)
+{
+	va_list		 ap;
+	enum MHD_Result	 rc;
+
+	va_start(ap, fmt);
+	rc = send_error_v(c, status, hname, hval, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* ---- query strings -------------------------------------------------------- */
@@ -1156,7 +1202,14 @@ auth_fail(struct MHD_Connection *c)
 	if (env->token[0] == '\0')
 		return send_error(c, 403, "starting or cancelling runs is disabled: "
 		    "no token configured (daemon.token_file)");
-	return send_error(c, 401, "missing or wrong bearer token");
+	/* RFC 6750: the scheme, and invalid_token when one was sent */
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION) != NULL)
+		return send_error_hdr(c, 401, "WWW-Authenticate",
+		    "Bearer realm=\"opscreen\", error=\"invalid_token\"",
+		    "missing or wrong bearer token");
+	return send_error_hdr(c, 401, "WWW-Authenticate",
+	    "Bearer realm=\"opscreen\"", "missing or wrong bearer token");
 }
 
 static enum MHD_Result
@@ -1290,8 +1343,10 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		    (json_int_t)id, "state", "cancelling"));
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return send_error(c, 405, "method %s not allowed on %s", method,
-		    url);
+		return send_error_hdr(c, 405, "Allow", !strcmp(url, "/runs") ?
+		    "GET, HEAD, POST" : !strncmp(url, "/runs/", 6) ?
+		    "GET, HEAD, DELETE" : "GET, HEAD",
+		    "method %s not allowed on %s", method, url);
 	if (r->len || r->too_big)
 		return send_error(c, 400, "GET takes no body");
 	if (!strcmp(url, "/allowlist"))

@@ -112,10 +112,41 @@ def test_bad_queries_get_json_errors(make_daemon, path, code):
     assert d.get("/healthz")[0] == 200
 
 
+def headers_of(d, method, path, headers=None):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=30)
+    try:
+        conn.request(method, path, body=b"" if method != "GET" else None,
+                     headers=headers or {})
+        r = conn.getresponse()
+        r.read()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}
+    finally:
+        conn.close()
+
+
 def test_wrong_method(make_daemon):
     d = make_daemon().start()
     st, _, body = d.request("PUT", "/allowlist", b"")
     assert st == 405
+    # RFC 9110: a 405 names the methods the resource has
+    for method, path, allow in (("PUT", "/allowlist", "GET, HEAD"),
+                                ("POST", "/denylist", "GET, HEAD"),
+                                ("PUT", "/runs", "GET, HEAD, POST"),
+                                ("POST", "/runs/1", "GET, HEAD, DELETE"),
+                                ("DELETE", "/ops", "GET, HEAD")):
+        st, h = headers_of(d, method, path)
+        assert st == 405 and h.get("allow") == allow, (method, path, st, h)
+
+
+def test_401_says_how_to_authenticate(make_daemon):
+    d = make_daemon().start()
+    st, h = headers_of(d, "POST", "/runs")
+    assert st == 401 and h["www-authenticate"] == 'Bearer realm="opscreen"', h
+    st, h = headers_of(d, "POST", "/runs", {"Authorization": "Bearer wrong"})
+    assert st == 401, h
+    assert h["www-authenticate"] == \
+        'Bearer realm="opscreen", error="invalid_token"', h
 
 
 def test_restricted_run_and_cancel(make_daemon):
