@@ -73,7 +73,7 @@ build/opscreend: $(DAEMON_OBJS)
 # The command-line client: jansson only (its HTTP/1.0 client is a socket);
 # `judge` applies verdict.c's rule.
 build/opscreenctl: build/daemon/opscreenctl.o build/daemon/verdict.o
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson libcurl 2>/dev/null) -lm
 
 # probes/ without shrink.c: both case generators; sweepdump prints what they generate
 GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtype.o \
@@ -118,7 +118,8 @@ deps:
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	    --no-install-recommends build-essential pkg-config libmicrohttpd-dev \
-	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev check systemd \
+	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev libcurl4-openssl-dev \
+	    check systemd \
 	    python3 python3-venv python3-dev curl wrk ca-certificates \
 	    chromium fonts-dejavu-core mandoc
 	[ -x .venv/bin/python3 ] || python3 -m venv .venv

@@ -9,18 +9,17 @@
  * no daemon: it applies the daemon's verdict rule (verdict.c) to one RESULT,
  * for repro scripts.
  */
-#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <getopt.h>
 #include <unistd.h>
+#include <curl/curl.h>
 #include <jansson.h>
 
 #include "verdict.h"
@@ -46,17 +45,29 @@ struct ctl_resp {
 };
 
 struct ctl {
-	char		 host[256];
-	char		 port[16];
+	char		 base[1024];	/* http[s]://host:port, no trailing / */
 	const char	*tokenfile;
+	const char	*cacert;	/* --cacert: TLS to a fronting proxy */
+	double		 timeout;	/* seconds per request */
 };
 
 static void
 ctl_usage_text(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: opscreenctl [-H host[:port]] [-t tokenfile] command [options]\n"
+	    "usage: opscreenctl [-H url|host[:port]] [-t tokenfile] [--timeout s]"
+	    " [--cacert file]\n"
+	    "                   command [options]\n"
 	    "       opscreenctl --help | --version\n"
+	    "  -H, --host       http[s]://host:port, host, host:port, [v6]:port"
+	    " (default\n"
+	    "                   $OPSCREEN_URL or 127.0.0.1:8470)\n"
+	    "  -t, --token-file bearer token for run (default"
+	    " $OPSCREEN_TOKEN_FILE or\n"
+	    "                   /etc/opscreen/token)\n"
+	    "  --timeout S      seconds per request (default 60)\n"
+	    "  --cacert FILE    CA certificate of a TLS proxy in front of"
+	    " opscreend\n"
 	    "  allowlist|denylist [--format json|text|csv|yaml] [--dtypes L]"
 	    " [--stale-ok]\n"
 	    "  run [--ops a,b] [--wait]\n"
@@ -83,137 +94,109 @@ ctl_resp_free(struct ctl_resp *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int
-ctl_connect(const struct ctl *c)
+/* libcurl's write callback: the body, bounded by CTL_RESP_MAX */
+static size_t
+ctl_collect(char *data, size_t size, size_t n, void *arg)
 {
-	struct addrinfo	 hints, *res, *ai;
-	struct timeval	 tv = { CTL_TIMEOUT, 0 };
-	int		 fd = -1, rc;
+	struct ctl_resp	*r = arg;
+	size_t		 add = size * n, cap;
+	char		*nb;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(c->host, c->port, &hints, &res)) != 0) {
-		fprintf(stderr, "opscreenctl: %s:%s: %s\n", c->host, c->port,
-		    gai_strerror(rc));
-		return -1;
-	}
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-		    ai->ai_protocol)) == -1)
-			continue;
-		/* bounded: a daemon that accepts and never answers is an error */
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd == -1)
-		fprintf(stderr, "opscreenctl: cannot reach opscreend on %s:%s: "
-		    "%s\n", c->host, c->port, strerror(errno));
-	return fd;
-}
-
-static int
-ctl_write_all(int fd, const char *p, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
+	if (r->len + add + 1 > CTL_RESP_MAX)
+		return 0;			/* curl: CURLE_WRITE_ERROR */
+	cap = r->len + add + 1;
+	if ((nb = realloc(r->buf, cap)) == NULL)
+		return 0;
+	r->buf = nb;
+	memcpy(r->buf + r->len, data, add);
+	r->len += add;
+	r->buf[r->len] = '\0';
+	return add;
 }
 
 /*
- * One request, one connection (HTTP/1.0: the daemon closes after the answer,
- * so the body is everything up to EOF and no chunked decoding is needed).
- * Returns CTL_OK with r filled, CTL_UNREACHABLE or CTL_ERR.
+ * One request through libcurl to the daemon's base URL (http:// or an
+ * https:// proxy in front of it), bounded by --timeout. Returns CTL_OK with
+ * r filled, CTL_UNREACHABLE (no connection: refused, no such host, TLS
+ * failure, timed out) or CTL_ERR.
  */
 static int
 ctl_request(const struct ctl *c, const char *method, const char *path,
     const char *token, const char *body, struct ctl_resp *r)
 {
-	char	*head = NULL, *p, *nb;
-	size_t	 cap = 0;
-	ssize_t	 n;
-	int	 fd, len;
+	CURL			*h;
+	CURLcode		 cc;
+	struct curl_slist	*hdr = NULL;
+	char			 url[2048], auth[320], errbuf[CURL_ERROR_SIZE];
+	long			 status = 0;
+	int			 rc = CTL_ERR;
 
 	memset(r, 0, sizeof(*r));
-	if ((fd = ctl_connect(c)) == -1)
-		return CTL_UNREACHABLE;
-	len = asprintf(&head, "%s %s HTTP/1.0\r\nHost: %s:%s\r\n"
-	    "User-Agent: opscreenctl\r\nAccept: */*\r\n"
-	    "%s%s%s"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-	    method, path, c->host, c->port,
-	    token ? "Authorization: Bearer " : "", token ? token : "",
-	    token ? "\r\n" : "", body ? strlen(body) : 0);
-	if (len == -1) {
-		head = NULL;
-		goto err;
+	if ((size_t)snprintf(url, sizeof(url), "%s%s", c->base, path) >=
+	    sizeof(url))
+		return CTL_ERR;
+	if ((h = curl_easy_init()) == NULL)
+		return CTL_ERR;
+	errbuf[0] = '\0';
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "opscreenctl/" OPSCREEN_VERSION);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, ctl_collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(c->timeout * 1000));
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)(c->timeout * 1000));
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (c->cacert != NULL)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
+	hdr = curl_slist_append(hdr, "Accept: */*");
+	if (token != NULL) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+		hdr = curl_slist_append(hdr, auth);
 	}
-	if (ctl_write_all(fd, head, len) == -1 ||
-	    (body && ctl_write_all(fd, body, strlen(body)) == -1)) {
-		fprintf(stderr, "opscreenctl: sending the request: %s\n",
-		    strerror(errno));
-		goto err;
-	}
-	for (;;) {
-		if (r->len + 4096 + 1 > cap) {
-			if (cap >= CTL_RESP_MAX) {
-				fprintf(stderr, "opscreenctl: response larger "
-				    "than %u bytes\n", CTL_RESP_MAX);
-				goto err;
-			}
-			cap = cap ? cap * 2 : 65536;
-			if (cap > CTL_RESP_MAX)
-				cap = CTL_RESP_MAX;
-			if ((nb = realloc(r->buf, cap)) == NULL)
-				goto err;
-			r->buf = nb;
-		}
-		n = read(fd, r->buf + r->len, cap - r->len - 1);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			fprintf(stderr, "opscreenctl: reading the response: %s\n",
-			    errno == EAGAIN ? "timed out" : strerror(errno));
-			goto err;
-		}
-		if (n == 0)
+	if (body != NULL) {
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	} else if (!strcmp(method, "HEAD"))
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	cc = curl_easy_perform(h);
+	switch (cc) {
+	case CURLE_OK:
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		r->status = (int)status;
+		if (r->buf == NULL && (r->buf = strdup("")) == NULL)
 			break;
-		r->len += n;
+		r->body = r->buf;
+		r->bodylen = r->len;
+		rc = CTL_OK;
+		break;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_GOT_NOTHING:
+		fprintf(stderr, "opscreenctl: cannot reach opscreend at %s: %s\n",
+		    c->base, errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		rc = CTL_UNREACHABLE;
+		break;
+	case CURLE_WRITE_ERROR:
+		fprintf(stderr, "opscreenctl: response larger than %u bytes\n",
+		    CTL_RESP_MAX);
+		break;
+	default:
+		fprintf(stderr, "opscreenctl: %s %s: %s\n", method, url,
+		    errbuf[0] ? errbuf : curl_easy_strerror(cc));
 	}
-	if (r->buf == NULL)
-		goto bad;
-	r->buf[r->len] = '\0';
-	if (sscanf(r->buf, "HTTP/%*d.%*d %d", &r->status) != 1)
-		goto bad;
-	if ((p = strstr(r->buf, "\r\n\r\n")) == NULL)
-		goto bad;
-	r->body = p + 4;
-	r->bodylen = r->len - (r->body - r->buf);
-	free(head);
-	close(fd);
-	return CTL_OK;
-bad:
-	fprintf(stderr, "opscreenctl: malformed HTTP response from %s:%s\n",
-	    c->host, c->port);
-err:
-	free(head);
-	close(fd);
-	ctl_resp_free(r);
-	return CTL_ERR;
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(h);
+	if (rc != CTL_OK)
+		ctl_resp_free(r);
+	return rc;
 }
 
 static int
@@ -276,6 +259,37 @@ ctl_body_stale(const struct ctl_resp *r)
 	return stale;
 }
 
+/*
+ * The daemon's message in this program's words: its query parameters become
+ * the flags that set them ("add stale=ok" reads "add --stale-ok").
+ */
+static void
+ctl_print_message(const char *msg)
+{
+	static const char *const words[][2] = {
+		{ "stale=ok", "--stale-ok" }, { "dtypes=", "--dtypes " },
+		{ "format=", "--format " }, { "policy=", "--policy " },
+		{ "ops=", "--ops " }
+	};
+	const char	*p = msg;
+	size_t		 i, n;
+
+	while (*p) {
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+			n = strlen(words[i][0]);
+			if (!strncmp(p, words[i][0], n) &&
+			    (p == msg || p[-1] == ' ' || p[-1] == '(')) {
+				fputs(words[i][1], stderr);
+				p += n;
+				break;
+			}
+		}
+		if (i == sizeof(words) / sizeof(words[0]))
+			fputc(*p++, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 /* Non-2xx: the daemon's JSON error goes to stderr, the list file stays clean. */
 static int
 ctl_report_error(const struct ctl_resp *r)
@@ -288,7 +302,7 @@ ctl_report_error(const struct ctl_resp *r)
 		msg = json_string_value(json_object_get(o, "error"));
 	fprintf(stderr, "opscreenctl: HTTP %d: ", r->status);
 	if (msg)
-		fprintf(stderr, "%s\n", msg);
+		ctl_print_message(msg);
 	else
 		ctl_print_body(stderr, r);
 	json_decref(o);
@@ -506,8 +520,19 @@ static int
 ctl_set_hostport(struct ctl *c, const char *arg)
 {
 	const char	*host = arg, *port = NULL, *p;
-	size_t		 hl;
+	size_t		 hl, n;
 
+	/* a URL: http://host:port or https://proxy/prefix, as given */
+	if (!strncmp(arg, "http://", 7) || !strncmp(arg, "https://", 8)) {
+		n = strlen(arg);
+		while (n > 0 && arg[n - 1] == '/')
+			n--;
+		if (n <= (size_t)(arg[4] == 's' ? 8 : 7) || n >= sizeof(c->base))
+			return -1;
+		memcpy(c->base, arg, n);
+		c->base[n] = '\0';
+		return 0;
+	}
 	if (arg[0] == '[') {			/* [::1] or [::1]:8470 */
 		if ((p = strchr(arg, ']')) == NULL)
 			return -1;
@@ -522,15 +547,14 @@ ctl_set_hostport(struct ctl *c, const char *arg)
 		port = p + 1;
 	} else
 		hl = strlen(arg);		/* host, or a bare IPv6 address */
-	if (port != NULL && (*port == '\0' ||
-	    strspn(port, "0123456789") != strlen(port) ||
-	    strlen(port) >= sizeof(c->port)))
+	if (port != NULL && (*port == '\0' || strlen(port) > 5 ||
+	    strspn(port, "0123456789") != strlen(port)))
 		return -1;
-	if (hl == 0 || hl >= sizeof(c->host))
+	if (hl == 0 || hl > 255 || memchr(host, '/', hl) != NULL)
 		return -1;
-	memcpy(c->host, host, hl);
-	c->host[hl] = '\0';
-	snprintf(c->port, sizeof(c->port), "%s", port ? port : "8470");
+	snprintf(c->base, sizeof(c->base), "http://%s%.*s%s:%s",
+	    memchr(host, ':', hl) ? "[" : "", (int)hl, host,
+	    memchr(host, ':', hl) ? "]" : "", port ? port : "8470");
 	return 0;
 }
 
@@ -613,14 +637,26 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "host", required_argument, NULL, 'H' },
 		{ "token-file", required_argument, NULL, 't' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.host, sizeof(c.host), "127.0.0.1");
-	snprintf(c.port, sizeof(c.port), "8470");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "opscreenctl: cannot initialise libcurl\n");
+		return CTL_ERR;
+	}
+	snprintf(c.base, sizeof(c.base), "http://127.0.0.1:8470");
+	c.timeout = CTL_TIMEOUT;
+	if (getenv("OPSCREEN_URL") != NULL && *getenv("OPSCREEN_URL") &&
+	    ctl_set_hostport(&c, getenv("OPSCREEN_URL")) == -1) {
+		fprintf(stderr, "opscreenctl: OPSCREEN_URL is no URL nor "
+		    "host[:port]\n");
+		return CTL_USAGE;
+	}
 	c.tokenfile = getenv("OPSCREEN_TOKEN_FILE");
 	if (c.tokenfile == NULL || *c.tokenfile == '\0')
 		c.tokenfile = "/etc/opscreen/token";
@@ -628,6 +664,20 @@ main(int argc, char *argv[])
 	while ((ch = getopt_long(argc, argv, "+H:t:hV", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
+		case 'T': {
+			char	*end;
+
+			c.timeout = strtod(optarg, &end);
+			if (*end != '\0' || !(c.timeout > 0 && c.timeout <= 86400)) {
+				fprintf(stderr, "opscreenctl: --timeout takes "
+				    "seconds, more than 0\n");
+				return CTL_USAGE;
+			}
+			break;
+		}
+		case 'C':
+			c.cacert = optarg;
+			break;
 		case 'h':
 			ctl_usage_text(stdout);
 			return 0;
@@ -636,7 +686,8 @@ main(int argc, char *argv[])
 			return 0;
 		case 'H':
 			if (ctl_set_hostport(&c, optarg) == -1) {
-				fprintf(stderr, "opscreenctl: -H wants host, host:port, "
+				fprintf(stderr, "opscreenctl: -H wants a URL "
+				    "(http[s]://host:port) or host, host:port, "
 				    "[v6addr] or [v6addr]:port\n");
 				return CTL_USAGE;
 			}

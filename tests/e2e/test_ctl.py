@@ -73,16 +73,97 @@ def test_usage_is_2(ctl_bin):
 def test_host_forms(d):
     # -H without a port means 8470: nothing listens there in the test (the
     # daemon is on its own port), so the client says which port it tried
-    for arg, shown in (("localhost", "localhost:8470"),
-                       ("[::1]", "::1:8470"), ("::1", "::1:8470")):
+    for arg, shown in (("localhost", "http://localhost:8470"),
+                       ("[::1]", "http://[::1]:8470"),
+                       ("::1", "http://[::1]:8470")):
         rc, out, err = ctl(arg, "status")
         if rc == 4:
             assert shown in err, (arg, err)
         else:   # a daemon of the host's own on 8470 answered
             assert rc in (0, 3), (arg, rc, err)
     port = d.hp.rsplit(":", 1)[1]
-    rc, out, err = ctl(f"localhost:{port}", "status")
-    assert rc == 0, err
+    for arg in (f"localhost:{port}", f"http://127.0.0.1:{port}",
+                f"http://127.0.0.1:{port}/", f"[::1]:{port}"):
+        rc, out, err = ctl(arg, "status")
+        if arg.startswith("[::1]") and rc == 4:
+            continue    # a host without IPv6 loopback
+        assert rc == 0, (arg, err)
+    # OPSCREEN_URL is the default -H
+    r = subprocess.run([CTL, "status"], capture_output=True, text=True,
+                       env=dict(os.environ, OPSCREEN_URL=f"http://{d.hp}"))
+    assert r.returncode == 0, r.stderr
+
+
+def test_timeout_bounds_a_daemon_that_never_answers(ctl_bin):
+    import socket
+    import time
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)       # accepts (the kernel does) and never answers
+    try:
+        t0 = time.time()
+        r = subprocess.run([CTL, "-H", f"127.0.0.1:{srv.getsockname()[1]}",
+                            "--timeout", "1", "status"], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 4, r
+        assert time.time() - t0 < 10
+        assert "cannot reach" in r.stderr and "imed out" in r.stderr, r.stderr
+    finally:
+        srv.close()
+    r = subprocess.run([CTL, "--timeout", "0", "status"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "--timeout" in r.stderr
+
+
+def test_tls_through_a_fronting_proxy(d, tmp_path):
+    import http.server
+    import shutil
+    import ssl
+    import threading
+    import urllib.request
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is missing: no certificate for the TLS proxy")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True,
+                   capture_output=True)
+    upstream = f"http://{d.hp}"
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            try:
+                with urllib.request.urlopen(upstream + self.path) as r:
+                    code, body = r.status, r.read()
+            except urllib.error.HTTPError as e:
+                code, body = e.code, e.read()
+            self.send_response(code)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    import urllib.error
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(str(cert), str(key))
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"https://127.0.0.1:{srv.server_address[1]}"
+        r = subprocess.run([CTL, "-H", url, "--cacert", str(cert), "status"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["devices"], r.stdout
+        # a certificate nobody vouched for: refused, not read
+        r = subprocess.run([CTL, "-H", url, "status"], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 4 and "certificate" in r.stderr.lower(), r
+    finally:
+        srv.shutdown()
 
 
 def test_stale_before_the_first_screen_is_3(d):
