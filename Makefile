@@ -23,7 +23,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemo
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
-	probes/table.c probes/shrink.c probes/views.c \
+	probes/table.c probes/shrink.c probes/views.c probes/empty.c probes/options.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
@@ -80,7 +80,7 @@ GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtyp
 	build/probes/seed.o build/probes/case.o build/probes/shape.o \
 	build/probes/catalog.o build/probes/sweep.o \
 	build/probes/generic.o build/probes/schema.o build/probes/table.o \
-	build/probes/views.o
+	build/probes/views.o build/probes/empty.o build/probes/options.o
 
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

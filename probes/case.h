@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+struct schema;
+
 /* A tensor shape of rank 0 to 4, as data. */
 struct shape {
 	int	nd;
@@ -62,5 +64,13 @@ extern const struct shape	shape_gen_full_red[];
 extern const size_t		shape_gen_full_red_n;
 int	 shape_broadcast(const struct shape *const *, int, int *);
 int	 shape_dim_size(const struct shape *, int);
+
+/* empty.c: the empty class's operand shapes and derived cases */
+int	 empty_pointwise(int, int, int, struct shape *);
+int	 empty_derived(const struct schema *, const json_t *, const json_t *);
+
+/* options.c: the options class from a template case and its schema */
+int	 options_expand(const struct schema *, const json_t *, const json_t *,
+	    int *, json_t *);
 
 #endif

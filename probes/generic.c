@@ -65,6 +65,8 @@ struct gen {
 	const char		*force_layout;	/* on tensors of rank >= 2 */
 	int			 force_first;	/* only on the first such tensor */
 	int			 ladder;	/* > 0: compile ladder value */
+	int			 allfalse;	/* bool masks (:b) all false */
+	const char		*zvar;		/* bound to 0 (the empty class) */
 };
 
 static int
@@ -575,6 +577,9 @@ gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 	if (dtype == NULL)
 		dtype = dom.code == 'i' ? "int64" : dom.code == 'b' ? "bool" :
 		    g->dtype;
+	/* a mask that selects nothing: 0 is false */
+	if (g->allfalse && dom.code == 'b')
+		dom = (struct domain){ 'k', 0, 1 };
 	if (layout == NULL && g->force_layout != NULL && nd >= 2) {
 		layout = g->force_layout;
 		if (g->force_first)
@@ -820,6 +825,8 @@ gen_reset(struct gen *g)
 	g->force_layout = NULL;
 	g->force_first = 0;
 	g->ladder = 0;
+	g->allfalse = 0;
+	g->zvar = NULL;
 	g->point = NULL;
 }
 
@@ -885,6 +892,8 @@ gen_emit(struct gen *g)
 	    gen_bind_words(g, g->point) == -1)
 		return -1;
 	if (g->ladder > 0 && gen_bind(g, "V", 1, g->ladder) == -1)
+		return -1;
+	if (g->zvar != NULL && gen_bind(g, g->zvar, strlen(g->zvar), 0) == -1)
 		return -1;
 	c = case_new(g->key, g->cls, g->dtype, g->idx, strcmp(g->cls,
 	    "random") == 0 ? "stat" : g->ge->compare, g->inplace);
@@ -1816,6 +1825,9 @@ gen_points(struct gen *g, unsigned classes)
 			continue;
 		if (c == PROBE_ACCUMULATION && !half)
 			continue;
+		/* after the class's own cases: gen_empty(), gen_options() */
+		if (c == PROBE_EMPTY || c == PROBE_OPTIONS)
+			continue;
 		gen_class(g, (enum probe_class)c);
 		for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++) {
 			if (gen_point_class(ge->points[i]) != c)
@@ -1874,6 +1886,337 @@ gen_points(struct gen *g, unsigned classes)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The empty class: a zero-size dimension in each tensor operand in turn
+ * (empty.c), reductions over an empty dim and over a non-empty dim of an
+ * empty tensor, masks that select nothing; a recipe gets its first point
+ * with each of its sizes set to 0 in turn, where that keeps every index in
+ * range (empty_derived).
+ */
+
+/* Whether a tensor the table or the point names is a bool mask (:b). */
+static int
+gen_has_mask(const struct gen *g, const char *point)
+{
+	const struct schema_arg	*a;
+	struct sp		 s;
+	const char		*p;
+	int			 i;
+
+	for (i = 0; i < g->sc->nargs; i++) {
+		a = &g->sc->args[i];
+		if (a->type != SCH_TENSOR || (!sp_lookup(point, a->name, &s) &&
+		    !sp_lookup(g->ge->args, a->name, &s)))
+			continue;
+		for (p = s.p; p + 1 < s.e; p++)
+			if (p[0] == ':' && p[1] == 'b')
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * A mask that selects nothing, where the output is compared exactly (a
+ * float output of an all-false mask is often all zeros: an oracle that
+ * says nothing).
+ */
+static int
+gen_empty_mask(struct gen *g, void (*setup)(struct gen *), const char *point)
+{
+	if (strcmp(g->ge->compare, "exact") != 0 || !gen_has_mask(g, point))
+		return 0;
+	gen_reset(g);
+	if (setup != NULL)
+		setup(g);
+	g->point = point;
+	g->allfalse = 1;
+	return gen_emit(g);
+}
+
+static int
+gen_pw_empty(struct gen *g)
+{
+	struct opd		 od[SCHEMA_MAXARGS];
+	struct shape		 sh[SCHEMA_MAXARGS];
+	const struct shape	*shp[SCHEMA_MAXARGS];
+	int			 ops[SCHEMA_MAXARGS], nops, i, k, nd;
+	int			 d[GEN_MAXDIMS];
+
+	gen_reset(g);
+	if ((nops = gen_operands(g, ops)) == 0)
+		return 0;
+	memset(od, 0, sizeof(od));
+	for (i = 0; empty_pointwise(nops, i, (g->ge->flags & GF_NO_BCAST) != 0,
+	    sh); i++) {
+		for (k = 0; k < nops; k++)
+			od[k].sh = shp[k] = &sh[k];
+		/* an in-place self must already have the result's shape */
+		nd = shape_broadcast(shp, nops, d);
+		if (g->inplace && (nd != sh[0].nd ||
+		    memcmp(d, sh[0].d, (size_t)nd * sizeof(int)) != 0))
+			continue;
+		gen_reset(g);
+		if (gen_pw_case(g, ops, nops, od) == -1)
+			return -1;
+	}
+	return gen_empty_mask(g, gen_pw_setup, NULL);
+}
+
+/* Whether a reduction over rc's dims reduces a zero-size dim. */
+static int
+gen_red_over_empty(const struct redcase *rc)
+{
+	int	i, x;
+
+	for (i = 0; i < rc->nd; i++) {
+		x = rc->d[i] < 0 ? rc->d[i] + rc->sh.nd : rc->d[i];
+		if (x >= 0 && x < rc->sh.nd && rc->sh.d[x] == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static const struct redcase gen_red_empty_cases[] = {
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { 1 }, 0 },	/* over the empty dim */
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { 1 }, 1 },
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { 0 }, 0 },	/* an empty result */
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { -1 }, 1 },
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 2, { 0, 1 }, 0 },
+};
+#define NREDEMPTY	(sizeof(gen_red_empty_cases) / sizeof(gen_red_empty_cases[0]))
+
+/*
+ * An op that raises on an empty reduction (argmax, max) still takes a
+ * reduction over a non-empty dim of an empty tensor: its result is empty.
+ */
+static int
+gen_red_empty(struct gen *g)
+{
+	static const struct shape	 sh = { 3, { 3, 0, 5 } };
+	struct redcase			 rc;
+	int				 di = schema_find(g->sc, "dim");
+	int				 ki = schema_find(g->sc, "keepdim");
+	int				 full = gen_red_fullmode(g);
+	int				 noempty = g->ge->flags & GF_NO_EMPTY;
+	int				 self = gen_red_self(g);
+	size_t				 i;
+
+	if (self < 0)
+		return gen_fail(g, "reduction without a tensor");
+	if (full >= 0 && !noempty && gen_red_one(g, &sh, full, 0, NULL,
+	    ki >= 0 ? 0 : -1, NULL, NULL) == -1)
+		return -1;
+	for (i = 0; di >= 0 && i < NREDEMPTY; i++) {
+		rc = gen_red_empty_cases[i];
+		if ((noempty && gen_red_over_empty(&rc)) ||
+		    (rc.nd > 1 && !g->sc->args[di].list))
+			continue;
+		if (ki < 0)
+			rc.keep = -1;
+		gen_reset(g);
+		if (gen_red_emit(g, self, &rc, NULL, NULL) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static const struct redcase gen_dw_empty_cases[] = {
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { 1 }, -1 },
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { -1 }, -1 },
+	{ { 3, { 3, 0, 5 } }, DIM_PASS, 1, { 0 }, -1 },
+};
+
+static int
+gen_dw_empty(struct gen *g)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(gen_dw_empty_cases) /
+	    sizeof(gen_dw_empty_cases[0]); i++)
+		if (gen_dw_emit(g, &gen_dw_empty_cases[i], NULL, 0) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Emits into a scratch array; 0 with the case in *c (a reference the
+ * scratch holds), 1 when the case cannot be built (g->err cleared), -1 on
+ * error.  The case keeps its index: gen_keep() counts it in.
+ */
+static int
+gen_try(struct gen *g, json_t *scratch, json_t **c)
+{
+	json_t	*save = g->out;
+	int	 r;
+
+	g->out = scratch;
+	r = gen_emit(g);
+	g->out = save;
+	if (r == -1) {
+		if (g->err != NULL && strcmp(g->err, "out of memory") == 0)
+			return -1;
+		g->err = NULL;
+		return 1;
+	}
+	g->idx--;
+	g->n--;
+	*c = json_array_get(scratch, json_array_size(scratch) - 1);
+	return 0;
+}
+
+static int
+gen_keep(struct gen *g, json_t *c)
+{
+	if (json_array_append(g->out, c) != 0)
+		return gen_fail(g, "out of memory");
+	g->idx++;
+	g->n++;
+	return 0;
+}
+
+static int
+gen_recipe_empty(struct gen *g, const char *first)
+{
+	char	 names[GEN_MAXVARS][GEN_VARNAME];
+	json_t	*scratch, *base, *z;
+	int	 nv, i, r;
+
+	if ((scratch = json_array()) == NULL)
+		return gen_fail(g, "out of memory");
+	gen_reset(g);
+	g->point = first;
+	if ((r = gen_try(g, scratch, &base)) != 0) {
+		json_decref(scratch);
+		return r == 1 ? 0 : -1;
+	}
+	nv = g->nvars;
+	for (i = 0; i < nv; i++)
+		memcpy(names[i], g->vars[i].name, GEN_VARNAME);
+	for (i = 0; i < nv; i++) {
+		gen_reset(g);
+		g->point = first;
+		g->zvar = names[i];
+		if ((r = gen_try(g, scratch, &z)) == -1)
+			goto err;
+		if (r == 0 && empty_derived(g->sc, base, z) &&
+		    gen_keep(g, z) == -1)
+			goto err;
+	}
+	json_decref(scratch);
+	return gen_empty_mask(g, NULL, first);
+ err:
+	json_decref(scratch);
+	return -1;
+}
+
+/* The first same_shape point of the entry, NULL when it has none. */
+static const char *
+gen_first_point(const struct gen_entry *ge)
+{
+	size_t	i;
+
+	for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++)
+		if (gen_point_class(ge->points[i]) == PROBE_SAME_SHAPE)
+			return ge->points[i];
+	return NULL;
+}
+
+/* The table's own points of class c, after the class's generated cases. */
+static int
+gen_points_of(struct gen *g, unsigned c)
+{
+	size_t	i;
+
+	for (i = 0; i < GEN_MAXPOINTS && g->ge->points[i] != NULL; i++)
+		if (gen_point_class(g->ge->points[i]) == c &&
+		    gen_point(g, g->ge->points[i]) == -1)
+			return -1;
+	return 0;
+}
+
+static int
+gen_empty(struct gen *g)
+{
+	const char	*first = gen_first_point(g->ge);
+	int		 r = 0;
+
+	gen_class(g, PROBE_EMPTY);
+	switch (g->ge->kind) {
+	case GK_POINTWISE:
+		if (!(g->ge->flags & GF_NO_EMPTY))
+			r = gen_pw_empty(g);
+		break;
+	case GK_REDUCE:
+		r = gen_red_empty(g);
+		break;
+	case GK_DIMWISE:
+		if (!(g->ge->flags & GF_NO_EMPTY))
+			r = gen_dw_empty(g);
+		break;
+	case GK_RECIPE:
+		if (first != NULL && !(g->ge->flags & GF_NO_EMPTY))
+			r = gen_recipe_empty(g, first);
+		break;
+	case GK_NONE:
+		break;
+	}
+	if (r == -1)
+		return -1;
+	return gen_points_of(g, PROBE_EMPTY);
+}
+
+/*
+ * The options class (options.c): the template is the contract class's
+ * setup (a recipe: its first point), the table's values of the defaulted
+ * arguments are values too.
+ */
+static int
+gen_options(struct gen *g)
+{
+	const struct schema_arg	*a;
+	const char		*first = gen_first_point(g->ge);
+	json_t			*scratch, *tmpl, *extra, *v;
+	struct sp		 s;
+	int			 i, r;
+
+	gen_class(g, PROBE_OPTIONS);
+	if ((g->ge->kind == GK_RECIPE && first == NULL) ||
+	    (g->ge->flags & GF_NO_OPTIONS))
+		return gen_points_of(g, PROBE_OPTIONS);
+	if ((scratch = json_array()) == NULL || (extra = json_object()) ==
+	    NULL) {
+		json_decref(scratch);
+		return gen_fail(g, "out of memory");
+	}
+	gen_point_setup(g, g->ge->kind == GK_RECIPE ? first : NULL);
+	if ((r = gen_try(g, scratch, &tmpl)) != 0) {
+		json_decref(scratch);
+		json_decref(extra);
+		return r == 1 ? gen_points_of(g, PROBE_OPTIONS) : -1;
+	}
+	for (i = 0; i < g->sc->nargs; i++) {
+		a = &g->sc->args[i];
+		if (a->type == SCH_TENSOR || (!a->has_default && !a->optional) ||
+		    !sp_lookup(g->ge->args, a->name, &s))
+			continue;
+		sp_accept(&s, '!');
+		if (sp_is(&s, "-"))
+			continue;
+		if ((v = gen_from_spec(g, i, s)) == NULL) {
+			g->err = NULL;
+			continue;
+		}
+		json_object_set_new(extra, a->name, v);
+	}
+	r = options_expand(g->sc, tmpl, extra, &g->idx, g->out);
+	json_decref(scratch);
+	json_decref(extra);
+	if (r < 0)
+		return gen_fail(g, "cannot build the options cases");
+	g->n += r;
+	return gen_points_of(g, PROBE_OPTIONS);
 }
 
 /* Lookup */
@@ -1961,7 +2304,13 @@ gen_run(struct gen *g, unsigned classes)
 	case GK_NONE:
 		return gen_fail(g, g->ge->why);
 	}
-	return gen_points(g, classes);
+	if (gen_points(g, classes) == -1)
+		return -1;
+	if ((classes & PROBE_EMPTY) && gen_empty(g) == -1)
+		return -1;
+	if ((classes & PROBE_OPTIONS) && gen_options(g) == -1)
+		return -1;
+	return 0;
 }
 
 /* Expands into out; -1 with g->err set (out may hold partial cases). */

@@ -49,7 +49,7 @@ enum gen_kind {
 #define GF_RET_LONG	(1u << 1)	/* output is int64 */
 #define GF_RET_FLOAT	(1u << 2)	/* integer inputs give a float output */
 #define GF_NO_EDGE	(1u << 3)	/* no edge_values class */
-#define GF_NO_EMPTY	(1u << 4)	/* empty inputs are an error in aten */
+#define GF_NO_EMPTY	(1u << 4)	/* empty inputs are an error (or a crash) in aten */
 #define GF_NO_0D	(1u << 5)	/* 0-d inputs are an error in aten */
 #define GF_INT_SCALAR	(1u << 6)	/* Scalar operands integer/bool only */
 #define GF_NO_BCAST	(1u << 7)	/* operands must have equal shapes */
@@ -58,6 +58,9 @@ enum gen_kind {
 #define GF_NO_NONCONTIG	(1u << 10)	/* no automatic noncontig cases */
 #define GF_CUDA_ONLY	(1u << 11)	/* aten has no CPU kernel */
 #define GF_INT_WIDEN	(1u << 12)	/* integer inputs give an int64 output */
+#define GF_NO_OPTIONS	(1u << 13)	/* no automatic options class: the
+					   arguments fix each other (its
+					   "options" points only) */
 
 #define GEN_MAXPOINTS	12
 

@@ -1,13 +1,15 @@
 /*
  * Sweep generators: expand one catalog key into concrete CASE objects
  * (docs/protocol.md, without "id" and "name") for the probe classes
- * same_shape, broadcast, scalar, reduction and contract.  Every case is
- * deterministic: its seed comes from seed_case() (seed.c).
+ * same_shape, broadcast, scalar, reduction, contract, empty and options
+ * (with empty.c and options.c).  Every case is deterministic: its seed
+ * comes from seed_case() (seed.c).
  */
 #include <string.h>
 
 #include "probes.h"
 #include "case.h"
+#include "schema.h"
 
 /* The state of one (key, class, dtype) expansion. */
 struct sweep {
@@ -1124,6 +1126,20 @@ sweep_norm_shape(const struct sweep_dimcase *nc)
 	return case_shape(&tail);
 }
 
+/* Every argument positionally: input, normalized_shape, weight, (bias,) eps */
+static void
+sweep_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int layer)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
+	if (layer)
+		sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+	sweep_arg(s, case_float(layer ? 1e-5 : 1e-6));
+	sweep_end(s);
+}
+
 static void
 sweep_norm(struct sweep *s, unsigned classes, int layer)
 {
@@ -1132,17 +1148,8 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
 
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
-		for (i = 0; i < NNORMS; i++) {
-			nc = &sweep_norms[i];
-			sweep_begin(s);
-			sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
-			sweep_arg(s, case_ints(sweep_norm_shape(nc)));
-			sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 1));
-			if (layer)
-				sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
-			sweep_arg(s, case_float(layer ? 1e-5 : 1e-6));
-			sweep_end(s);
-		}
+		for (i = 0; i < NNORMS; i++)
+			sweep_norm_case(s, &sweep_norms[i], layer);
 	}
 	if (!(classes & PROBE_CONTRACT))
 		return;
@@ -1672,6 +1679,406 @@ sweep_mover_noncontig(struct sweep *s)
 	}
 }
 
+/*
+ * The empty class for the catalog families: a zero-size dim in each
+ * operand in turn (empty.c's sets), reductions, scans and sorts over an
+ * empty dim and over a non-empty dim of an empty tensor, empty
+ * contractions, empty index tensors and repeat counts, masks that select
+ * nothing.  An index into a dim of size 0 is out of range: such an index
+ * tensor is itself empty.
+ */
+
+/* A tensor of dtype whose every element is 0 (false for a bool mask). */
+static json_t *
+sweep_zero_t(json_t *shape, const char *dtype)
+{
+	json_t	*t;
+
+	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
+	    &(struct domain){ 'k', 0, 1 }, 0, 0) != 0) {
+		json_decref(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Operand k of nops of the elementwise families; a mask or condition is bool. */
+static json_t *
+sweep_empty_operand(struct sweep *s, const struct shape *sh, int k)
+{
+	enum catalog_family	f = s->ce->family;
+
+	if ((f == FAM_WHERE && k == 0) || (f == FAM_MASKED_FILL && k == 1))
+		return sweep_bool_t(case_shape(sh));
+	return sweep_op(s, case_shape(sh), k);
+}
+
+/* The arguments after the tensors of the elementwise families. */
+static void
+sweep_empty_rest(struct sweep *s)
+{
+	switch (s->ce->family) {
+	case FAM_BINARY_SCALAR:
+		sweep_arg(s, sweep_scalar_value(s, 0));
+		break;
+	case FAM_CLAMP:
+		sweep_arg(s, sweep_clamp_lo(s));
+		sweep_arg(s, sweep_clamp_hi(s));
+		break;
+	case FAM_MASKED_FILL:
+		sweep_arg(s, sweep_fill_value(s));
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+sweep_empty_pw(struct sweep *s, int nops)
+{
+	struct shape	sh[3];
+	int		i, k;
+
+	for (i = 0; empty_pointwise(nops, i, 0, sh); i++) {
+		sweep_begin(s);
+		for (k = 0; k < nops; k++)
+			sweep_arg(s, sweep_empty_operand(s, &sh[k], k));
+		sweep_empty_rest(s);
+		sweep_end(s);
+	}
+	/* a mask or condition with no true element */
+	if (s->ce->family == FAM_WHERE) {
+		sweep_where_case(s, sweep_zero_t(case_dimsv(2, 4, 5), "bool"),
+		    sweep_op(s, case_dimsv(2, 4, 5), 1),
+		    sweep_op(s, case_dimsv(2, 4, 5), 2));
+	} else if (s->ce->family == FAM_MASKED_FILL) {
+		sweep_masked_fill_case(s, sweep_op(s, case_dimsv(2, 4, 5), 0),
+		    sweep_zero_t(case_dimsv(2, 4, 5), "bool"),
+		    sweep_fill_value(s));
+	}
+}
+
+static void
+sweep_empty_reduce(struct sweep *s)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_dimsv(1, 0), 0));
+	sweep_end(s);
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_dimsv(3, 3, 0, 5), 0));
+	sweep_end(s);
+	if (s->ce->flags & CAT_DTYPE_KW) {
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 2, 0), 0));
+		sweep_kw(s, "dtype", case_dtype(sweep_acc_dtype(s)));
+		sweep_end(s);
+	}
+}
+
+/* over the empty dim (keepdim either way), over another, all, several */
+static const struct sweep_dimcase sweep_dim_empty[] = {
+	{ { 3, { 3, 0, 5 } }, 1, { 1 }, 0 },
+	{ { 3, { 3, 0, 5 } }, 1, { 1 }, 1 },
+	{ { 3, { 3, 0, 5 } }, 1, { 0 }, 0 },
+	{ { 3, { 3, 0, 5 } }, 1, { -1 }, 1 },
+	{ { 3, { 3, 0, 5 } }, 0, { 0 }, 0 },
+	{ { 3, { 3, 0, 5 } }, 2, { 0, 1 }, 0 },
+};
+#define NDIMEMPTY	(sizeof(sweep_dim_empty) / sizeof(sweep_dim_empty[0]))
+
+static void
+sweep_empty_reduce_dim(struct sweep *s)
+{
+	const struct sweep_dimcase	*dc;
+	size_t				 i;
+
+	for (i = 0; i < NDIMEMPTY; i++) {
+		dc = &sweep_dim_empty[i];
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_shape(&dc->sh), 0));
+		sweep_arg(s, sweep_dimlist(dc->nd, dc->d));
+		sweep_arg(s, case_bool(dc->keepdim));
+		sweep_end(s);
+	}
+}
+
+/* scans and softmax: along the empty dim, along another, a 1-D empty */
+static void
+sweep_empty_dimwise(struct sweep *s)
+{
+	static const int	dims[] = { 1, -1, 0 };
+	size_t			i;
+
+	for (i = 0; i <= sizeof(dims) / sizeof(dims[0]); i++) {
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, i < 3 ? case_dimsv(3, 3, 0, 5) :
+		    case_dimsv(1, 0), 0));
+		sweep_arg(s, case_int(i < 3 ? dims[i] : 0));
+		if (s->ce->family == FAM_SOFTMAX)
+			sweep_arg(s, case_bool(0));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_empty_sort(struct sweep *s)
+{
+	static const struct {
+		struct shape	sh;
+		int		k, dim;
+	} tk[] = {
+		{ { 3, { 3, 0, 5 } }, 0, 1 },	/* along the empty dim */
+		{ { 2, { 0, 5 } }, 2, -1 },	/* an empty batch */
+		{ { 2, { 4, 5 } }, 0, -1 },	/* k = 0: an empty result */
+		{ { 1, { 0 } }, 0, 0 },
+	};
+	int	stable = s->ce->flags & CAT_STABLE;
+	size_t	i;
+
+	for (i = 0; i < sizeof(tk) / sizeof(tk[0]); i++) {
+		if (s->ce->family == FAM_SORT && tk[i].sh.nd == 2 &&
+		    tk[i].sh.d[0] != 0)
+			continue;	/* a sort has no k */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_shape(&tk[i].sh), 0));
+		if (s->ce->family == FAM_TOPK) {
+			sweep_arg(s, case_int(tk[i].k));
+			sweep_arg(s, case_int(tk[i].dim));
+			sweep_arg(s, case_bool(1));
+			sweep_arg(s, case_bool(1));
+		} else if (stable) {
+			sweep_kw(s, "stable", case_bool(1));
+			sweep_kw(s, "dim", case_int(tk[i].dim));
+			sweep_kw(s, "descending", case_bool(i % 2));
+		} else {
+			sweep_arg(s, case_int(tk[i].dim));
+			sweep_arg(s, case_bool(i % 2));
+		}
+		sweep_end(s);
+	}
+}
+
+/* m x k x n: an empty contraction (a result of zeros), rows, columns, all */
+static const int sweep_mm_empty[][3] = {
+	{ 5, 0, 3 }, { 0, 4, 3 }, { 5, 4, 0 }, { 0, 0, 0 },
+};
+#define NMMEMPTY	(sizeof(sweep_mm_empty) / sizeof(sweep_mm_empty[0]))
+
+static void
+sweep_empty_mm(struct sweep *s)
+{
+	const int	*m;
+	size_t		 i;
+
+	for (i = 0; i < NMMEMPTY; i++) {
+		m = sweep_mm_empty[i];
+		switch (s->ce->family) {
+		case FAM_MM:
+			sweep_mm_case(s, -1, m);
+			break;
+		case FAM_BMM:
+			sweep_mm_case(s, i == NMMEMPTY - 1 ? 0 : 2, i ==
+			    NMMEMPTY - 1 ? sweep_mm_sizes[1] : m);
+			break;
+		default:
+			/* self broadcast along the empty rows */
+			sweep_addmm_case(s, sweep_op(s, i == 1 ?
+			    case_dimsv(1, m[2]) : case_dimsv(2, m[0], m[2]), 0), m);
+			sweep_end(s);
+			break;
+		}
+	}
+}
+
+static const struct sweep_dimcase sweep_norm_empty[] = {
+	{ { 2, { 0, 8 } }, 1, { 0 }, 0 },
+	{ { 3, { 2, 0, 8 } }, 1, { 0 }, 0 },
+	{ { 3, { 0, 3, 8 } }, 2, { 0 }, 0 },
+};
+
+static void
+sweep_empty_norm(struct sweep *s, int layer)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(sweep_norm_empty) / sizeof(sweep_norm_empty[0]);
+	    i++)
+		sweep_norm_case(s, &sweep_norm_empty[i], layer);
+}
+
+static const struct sweep_gathercase sweep_gather_empty[] = {
+	{ { 3, { 5, 7, 9 } }, 1, { 3, { 5, 0, 9 } } },	/* an empty index */
+	{ { 3, { 5, 0, 9 } }, 0, { 3, { 3, 0, 9 } } },
+	{ { 3, { 5, 0, 9 } }, 1, { 3, { 5, 0, 9 } } },	/* along the empty dim */
+	{ { 2, { 0, 7 } }, 1, { 2, { 0, 3 } } },
+};
+
+static const struct sweep_gathercase sweep_select_empty[] = {
+	{ { 3, { 5, 0, 9 } }, 0, { 1, { 4 } } },
+	{ { 3, { 5, 0, 9 } }, 1, { 1, { 0 } } },	/* along the empty dim */
+	{ { 3, { 5, 7, 9 } }, 2, { 1, { 0 } } },	/* an empty index */
+	{ { 2, { 0, 7 } }, 1, { 1, { 3 } } },
+};
+
+static void
+sweep_empty_index(struct sweep *s)
+{
+	const struct sweep_gathercase	*g = s->ce->family == FAM_GATHER ?
+					    sweep_gather_empty : sweep_select_empty;
+	size_t				 i;
+
+	for (i = 0; i < 4; i++) {
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_shape(&g[i].self), 0));
+		sweep_arg(s, case_int(g[i].dim));
+		sweep_arg(s, sweep_index(case_shape(&g[i].index), NULL,
+		    shape_dim_size(&g[i].self, g[i].dim)));
+		sweep_end(s);
+	}
+}
+
+static const struct sweep_catcase sweep_cat_empty[] = {
+	{ 2, { { 2, { 3, 5 } }, { 2, { 0, 5 } } }, 0 },
+	{ 2, { { 2, { 3, 0 } }, { 2, { 3, 0 } } }, 1 },
+	{ 2, { { 2, { 3, 5 } }, { 2, { 3, 0 } } }, 1 },
+	{ 2, { { 2, { 0, 5 } }, { 2, { 0, 5 } } }, 1 },
+	{ 2, { { 3, { 2, 0, 4 } }, { 3, { 2, 0, 4 } } }, 0 },
+};
+
+static const struct sweep_catcase sweep_stack_empty[] = {
+	{ 2, { { 2, { 0, 5 } } }, 0 },
+	{ 2, { { 2, { 3, 0 } } }, -1 },
+	{ 3, { { 3, { 2, 0, 4 } } }, 1 },
+};
+
+static void
+sweep_empty_list(struct sweep *s)
+{
+	int	stack = s->ce->family == FAM_STACK;
+	size_t	i, n = stack ? 3 : 5;
+	const struct sweep_catcase	*c;
+
+	for (i = 0; i < n; i++) {
+		c = stack ? &sweep_stack_empty[i] : &sweep_cat_empty[i];
+		sweep_begin(s);
+		sweep_arg(s, sweep_list(s, c->n, c->sh, stack));
+		sweep_arg(s, case_int(c->dim));
+		sweep_end(s);
+	}
+}
+
+static void
+sweep_empty_misc(struct sweep *s)
+{
+	switch (s->ce->family) {
+	case FAM_NONZERO:
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 0, 5), 0));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(3, 3, 0, 5), 0));
+		sweep_end(s);
+		/* nothing nonzero: an empty result */
+		sweep_begin(s);
+		sweep_arg(s, sweep_zero_t(case_dimsv(2, 4, 5), s->dtype));
+		sweep_end(s);
+		break;
+	case FAM_BINCOUNT:
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(case_dimsv(1, 0), s->dtype, 1));
+		sweep_arg(s, sweep_t(s, case_dimsv(1, 0), "float32",
+		    DOM_POSITIVE));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_index(case_dimsv(1, 0), s->dtype, 1));
+		sweep_arg(s, case_none());
+		sweep_arg(s, case_int(4));
+		sweep_end(s);
+		break;
+	case FAM_REPEAT_INTERLEAVE: {
+		static const struct {
+			struct shape	sh;
+			int		r, dim;	/* 99: omitted */
+		} ri[] = {
+			{ { 3, { 3, 0, 5 } }, 2, 1 },
+			{ { 3, { 3, 0, 5 } }, 3, 0 },
+			{ { 2, { 0, 5 } }, 2, 99 },
+			{ { 2, { 4, 5 } }, 0, 0 },	/* no repeat: empty */
+		};
+		size_t	i;
+
+		for (i = 0; i < sizeof(ri) / sizeof(ri[0]); i++) {
+			sweep_begin(s);
+			sweep_arg(s, sweep_op(s, case_shape(&ri[i].sh), 0));
+			sweep_arg(s, case_int(ri[i].r));
+			if (ri[i].dim != 99)
+				sweep_arg(s, case_int(ri[i].dim));
+			sweep_end(s);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void
+sweep_empty(struct sweep *s)
+{
+	sweep_class(s, PROBE_EMPTY);
+	switch (s->ce->family) {
+	case FAM_UNARY:
+	case FAM_BINARY_SCALAR:
+	case FAM_CLAMP:
+		sweep_empty_pw(s, 1);
+		break;
+	case FAM_BINARY:
+	case FAM_MASKED_FILL:
+		sweep_empty_pw(s, 2);
+		break;
+	case FAM_WHERE:
+		sweep_empty_pw(s, 3);
+		break;
+	case FAM_REDUCE:
+		sweep_empty_reduce(s);
+		break;
+	case FAM_REDUCE_DIM:
+		sweep_empty_reduce_dim(s);
+		break;
+	case FAM_SCAN:
+	case FAM_SOFTMAX:
+		sweep_empty_dimwise(s);
+		break;
+	case FAM_SORT:
+	case FAM_TOPK:
+		sweep_empty_sort(s);
+		break;
+	case FAM_MM:
+	case FAM_BMM:
+	case FAM_ADDMM:
+		sweep_empty_mm(s);
+		break;
+	case FAM_RMS_NORM:
+		sweep_empty_norm(s, 0);
+		break;
+	case FAM_LAYER_NORM:
+	case FAM_NATIVE_LAYER_NORM:
+		sweep_empty_norm(s, 1);
+		break;
+	case FAM_GATHER:
+	case FAM_INDEX_SELECT:
+		sweep_empty_index(s);
+		break;
+	case FAM_CAT:
+	case FAM_STACK:
+		sweep_empty_list(s);
+		break;
+	default:
+		sweep_empty_misc(s);
+		break;
+	}
+}
+
 static void
 sweep_one(struct sweep *s, unsigned classes)
 {
@@ -1755,6 +2162,84 @@ sweep_one(struct sweep *s, unsigned classes)
 }
 
 /*
+ * The options class (options.c) from the catalog's schema: the template is
+ * one ordinary case of the family, the class and index below (the first
+ * 2-D or 3-D case that passes every argument the family passes).
+ */
+static const struct {
+	enum catalog_family	f;
+	enum probe_class	c;
+	size_t			i;
+} sweep_templates[] = {
+	{ FAM_UNARY, PROBE_SAME_SHAPE, 7 },
+	{ FAM_BINARY, PROBE_SAME_SHAPE, 7 },
+	{ FAM_CLAMP, PROBE_SAME_SHAPE, 7 },
+	{ FAM_REDUCE, PROBE_REDUCTION, 3 },
+	{ FAM_REDUCE_DIM, PROBE_REDUCTION, 1 },
+	{ FAM_SCAN, PROBE_REDUCTION, 0 },
+	{ FAM_SORT, PROBE_REDUCTION, 0 },
+	{ FAM_TOPK, PROBE_CONTRACT, 0 },
+	{ FAM_ADDMM, PROBE_SAME_SHAPE, 1 },
+	{ FAM_RMS_NORM, PROBE_REDUCTION, 1 },
+	{ FAM_LAYER_NORM, PROBE_REDUCTION, 1 },
+	{ FAM_NATIVE_LAYER_NORM, PROBE_REDUCTION, 1 },
+	{ FAM_GATHER, PROBE_SAME_SHAPE, 0 },
+	{ FAM_CAT, PROBE_SAME_SHAPE, 0 },
+	{ FAM_STACK, PROBE_SAME_SHAPE, 0 },
+	{ FAM_BINCOUNT, PROBE_SAME_SHAPE, 0 },
+	{ FAM_REPEAT_INTERLEAVE, PROBE_SAME_SHAPE, 1 },
+};
+
+/* Case i of class c of the family, built aside; NULL when there is none. */
+static json_t *
+sweep_template(struct sweep *s, enum probe_class c, size_t i)
+{
+	json_t		*scratch, *save = s->out, *t;
+	const char	*cls = s->cls;
+	int		 idx = s->idx, n = s->n;
+
+	if ((scratch = json_array()) == NULL)
+		return NULL;
+	s->out = scratch;
+	sweep_one(s, c);
+	s->out = save;
+	s->cls = cls;
+	s->idx = idx;
+	s->n = n;
+	t = json_incref(json_array_get(scratch, i));
+	json_decref(scratch);
+	return t;
+}
+
+static void
+sweep_options(struct sweep *s)
+{
+	struct schema	 sc;
+	json_t		*tmpl = NULL;
+	size_t		 i;
+	int		 n;
+
+	for (i = 0; i < sizeof(sweep_templates) / sizeof(sweep_templates[0]);
+	    i++)
+		if (sweep_templates[i].f == s->ce->family)
+			break;
+	if (i == sizeof(sweep_templates) / sizeof(sweep_templates[0]))
+		return;		/* no optional argument */
+	if (schema_parse(s->ce->schema, &sc, NULL) == -1 ||
+	    (tmpl = sweep_template(s, sweep_templates[i].c,
+	    sweep_templates[i].i)) == NULL) {
+		s->err = 1;
+		return;
+	}
+	sweep_class(s, PROBE_OPTIONS);
+	if ((n = options_expand(&sc, tmpl, NULL, &s->idx, s->out)) < 0)
+		s->err = 1;
+	else
+		s->n += n;
+	json_decref(tmpl);
+}
+
+/*
  * The classes beyond the catalog's five that a family sweeps itself (or
  * that make no sense for it): probe_expand() does not ask the schema-driven
  * generator for them.  Its pointwise reading of the matmul, bincount and
@@ -1793,7 +2278,8 @@ sweep_classes(const char *key)
 
 	if ((ce = catalog_find(key)) == NULL)
 		return 0;
-	return PROBE_CATALOG | sweep_own_classes(ce->family);
+	return PROBE_CATALOG | PROBE_EMPTY | PROBE_OPTIONS |
+	    sweep_own_classes(ce->family);
 }
 
 int
@@ -1823,6 +2309,10 @@ sweep_expand(const char *key, unsigned classes, const json_t *dtypes,
 		    s.ce->family == FAM_STACK || s.ce->family == FAM_GATHER ||
 		    s.ce->family == FAM_INDEX_SELECT))
 			sweep_mover_noncontig(&s);
+		if (classes & PROBE_EMPTY)
+			sweep_empty(&s);
+		if (classes & PROBE_OPTIONS)
+			sweep_options(&s);
 		if (s.err)
 			goto err;
 	}

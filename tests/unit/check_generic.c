@@ -2,7 +2,8 @@
  * Unit tests for the schema-driven generator (probes/schema.c,
  * probes/generic.c, probes/table.c): the schema parser on real and
  * malformed strings, determinism, the validity of every generated case,
- * class and dtype filters, and the coverage of FlagGems 5.0.2's table
+ * class and dtype filters, the empty and options classes, and the
+ * coverage of FlagGems 5.0.2's table
  * (tests/data/flag_gems-5.0.2-entries.json, read from the repository root).
  */
 #include <stdio.h>
@@ -626,6 +627,303 @@ START_TEST(views_cases)
 }
 END_TEST
 
+/* Elements of a tensor ARG; -1 for other ARGs. */
+static long long
+arg_numel(const json_t *a)
+{
+	const json_t	*d;
+	size_t		 i;
+	long long	 n = 1;
+
+	if (field(a, "t") == NULL || strcmp(field(a, "t"), "tensor") != 0)
+		return -1;
+	json_array_foreach(json_object_get(a, "shape"), i, d)
+		n *= json_integer_value(d);
+	return n;
+}
+
+/* Per ARG of an empty case: a zero-size dim, a mask that selects nothing. */
+static void
+empty_facts(const json_t *a, int *zero, int *nothing, int *empty_index)
+{
+	const json_t	*e, *d;
+	size_t		 i;
+	const char	*dom = field(a, "domain");
+
+	if (field(a, "t") != NULL && strcmp(field(a, "t"), "tensors") == 0) {
+		json_array_foreach(json_object_get(a, "v"), i, e)
+			empty_facts(e, zero, nothing, empty_index);
+		return;
+	}
+	if (arg_numel(a) < 0)
+		return;
+	json_array_foreach(json_object_get(a, "shape"), i, d)
+		if (json_integer_value(d) == 0)
+			*zero = 1;
+	if (dom != NULL && strcmp(dom, "int") == 0 &&
+	    json_integer_value(json_object_get(a, "low")) == 0 &&
+	    json_integer_value(json_object_get(a, "high")) == 1)
+		*nothing = 1;
+	if (dom != NULL && (strcmp(dom, "index") == 0 ||
+	    strcmp(dom, "int") == 0) && arg_numel(a) == 0)
+		*empty_index = 1;
+}
+
+/* The cases of one key and class from its schema in the table. */
+static json_t *
+expand_key(const json_t *a, const char *key, unsigned classes)
+{
+	json_t		*out = json_array(), *e;
+	size_t		 i;
+
+	json_array_foreach(a, i, e)
+		if (strcmp(field(e, "key"), key) == 0)
+			ck_assert_int_gt(generic_expand(key, field(e, "schema"),
+			    classes, NULL, out), 0);
+	ck_assert_msg(json_array_size(out) > 0, "%s: no cases", key);
+	return out;
+}
+
+/*
+ * Whether an empty case of key has in its positional ARG ai a mask that
+ * selects nothing (fact 1) or an empty index or repeat tensor (fact 2).
+ */
+static int
+some_empty_case(const json_t *a, const char *key, size_t ai, int fact)
+{
+	json_t	*out = expand_key(a, key, PROBE_EMPTY);
+	size_t	 i;
+	int	 zero, nothing, eix, any = 0;
+
+	for (i = 0; i < json_array_size(out); i++) {
+		zero = nothing = eix = 0;
+		empty_facts(json_array_get(json_object_get(json_array_get(out, i),
+		    "args"), ai), &zero, &nothing, &eix);
+		any |= fact == 1 ? nothing : eix;
+	}
+	json_decref(out);
+	return any;
+}
+
+/*
+ * The empty class: every case has an input with a zero-size dim, a mask
+ * that selects nothing, or a factory size= with a 0 in it; the keys the
+ * screen relies on get what the class is for.
+ */
+START_TEST(empty_class)
+{
+	json_t		*a = entries(), *out, *c, *v, *e;
+	const char	*k;
+	size_t		 i, j, k0;
+	int		 zero, nothing, eix, any, reduce;
+
+	out = expand_all(a, PROBE_EMPTY, NULL);
+	ck_assert_int_gt(json_array_size(out), 2000);
+	json_array_foreach(out, i, c) {
+		ck_assert_str_eq(field(c, "class"), "empty");
+		zero = nothing = eix = any = 0;
+		json_array_foreach(json_object_get(c, "args"), j, v) {
+			empty_facts(v, &zero, &nothing, &eix);
+			any |= arg_numel(v) >= 0;
+		}
+		json_object_foreach(json_object_get(c, "kwargs"), k, v) {
+			empty_facts(v, &zero, &nothing, &eix);
+			any |= arg_numel(v) >= 0;
+		}
+		/* a factory (no tensor input): a size with a 0 in it */
+		json_array_foreach(json_object_get(c, "args"), j, v)
+			if (!any && field(v, "t") && !strcmp(field(v, "t"),
+			    "ints"))
+				json_array_foreach(json_object_get(v, "v"), k0, e)
+					zero |= json_integer_value(e) == 0;
+		ck_assert_msg(zero || nothing, "%s: empty case %zu without a "
+		    "zero-size input or a mask that selects nothing",
+		    field(c, "key"), i);
+	}
+	json_decref(out);
+
+	/* an all-false mask: masked_select gives an empty result */
+	ck_assert(some_empty_case(a, "masked_select", 1, 1));
+	/* empty index and repeat tensors, from the recipes' sizes */
+	ck_assert(some_empty_case(a, "index_add", 2, 2));
+	ck_assert(some_empty_case(a, "repeat_interleave.self_Tensor", 1, 2));
+	/*
+	 * A reduction over the empty dim where aten reduces nothing to its
+	 * identity (sum); where it raises (argmax), only over the other dims.
+	 */
+	out = expand_key(a, "sum.dim_IntList", PROBE_EMPTY);
+	e = json_pack("{s:s,s:[i]}", "t", "ints", "v", 1);
+	for (any = 0, i = 0; i < json_array_size(out); i++) {
+		c = json_array_get(out, i);
+		v = json_array_get(json_object_get(c, "args"), 1);
+		any |= json_equal(v, e);
+	}
+	ck_assert(any);
+	json_decref(e);
+	json_decref(out);
+	out = expand_key(a, "argmax", PROBE_EMPTY);
+	json_array_foreach(out, i, c) {
+		v = json_object_get(json_object_get(c, "kwargs"), "dim");
+		if (v == NULL)
+			v = json_array_get(json_object_get(c, "args"), 1);
+		reduce = (int)json_integer_value(json_object_get(v, "v"));
+		ck_assert(field(v, "t") && strcmp(field(v, "t"), "int") == 0);
+		ck_assert_int_ne(reduce, 1);
+	}
+	json_decref(out);
+	/* the table's crashes of aten on an empty batch get no case */
+	json_array_foreach(a, i, c)
+		if (strcmp(field(c, "key"), "_weight_norm_interface") == 0) {
+			out = json_array();
+			ck_assert_int_eq(generic_expand(field(c, "key"),
+			    field(c, "schema"), PROBE_EMPTY, NULL, out), 0);
+			json_decref(out);
+		}
+	json_decref(a);
+}
+END_TEST
+
+/* Whether some case of out passes argument ai (schema sc) as want. */
+static int
+sets(const json_t *out, const struct schema *sc, int ai, const char *want)
+{
+	json_t		*w = want ? json_loads(want, 0, NULL) : NULL;
+	const json_t	*c, *v;
+	size_t		 k;
+	int		 found = 0;
+
+	json_array_foreach(out, k, c) {
+		v = json_object_get(json_object_get(c, "kwargs"),
+		    sc->args[ai].name);
+		if (v == NULL)
+			v = json_array_get(json_object_get(c, "args"), (size_t)ai);
+		if (v != NULL && (w == NULL || json_equal((json_t *)v, w)))
+			found = 1;
+	}
+	json_decref(w);
+	return found;
+}
+
+static int
+opt_arg(const struct schema *sc, int i)
+{
+	const struct schema_arg	*a = &sc->args[i];
+
+	return (a->has_default || a->optional) && a->type != SCH_TENSOR &&
+	    a->type != SCH_GENERATOR && a->type != SCH_DEVICE &&
+	    a->type != SCH_LAYOUT && strcmp(a->name, "pin_memory") != 0;
+}
+
+/* An argument whose values change the result's shape or dtype. */
+static int
+shape_arg(const struct schema_arg *a)
+{
+	return !strcmp(a->name, "dim") || !strcmp(a->name, "keepdim") ||
+	    !strcmp(a->name, "dtype") || !strcmp(a->name, "reduction");
+}
+
+/*
+ * The options class: for every key with options cases, each optional
+ * argument is set explicitly in some case (not a factory's dtype, not the
+ * shape of an out= buffer); the values come from the schema and the rules.
+ */
+START_TEST(options_class)
+{
+	struct schema	 sc;
+	json_t		*a = entries(), *out, *e;
+	const char	*key;
+	size_t		 i;
+	int		 ai, has_out, factory, nkeys = 0;
+
+	json_array_foreach(a, i, e) {
+		key = field(e, "key");
+		if (catalog_has(key) || !generic_supports(key, field(e,
+		    "schema"), NULL))
+			continue;
+		ck_assert_int_eq(schema_parse(field(e, "schema"), &sc, NULL), 0);
+		out = json_array();
+		ck_assert_int_ge(generic_expand(key, field(e, "schema"),
+		    PROBE_OPTIONS, NULL, out), 0);
+		if (json_array_size(out) == 0) {
+			json_decref(out);
+			continue;
+		}
+		nkeys++;
+		has_out = factory = 0;
+		for (ai = 0; ai < sc.nargs; ai++) {
+			has_out |= sc.args[ai].write && sc.args[ai].kwarg_only;
+			factory |= sc.args[ai].type == SCH_DEVICE;
+		}
+		for (ai = 0; ai < sc.nargs; ai++) {
+			if (!opt_arg(&sc, ai) || (has_out &&
+			    shape_arg(&sc.args[ai])) || (factory &&
+			    sc.args[ai].type == SCH_SCALARTYPE))
+				continue;
+			ck_assert_msg(sets(out, &sc, ai, NULL), "%s: no options "
+			    "case sets %s", key, sc.args[ai].name);
+		}
+		json_decref(out);
+	}
+	ck_assert_int_gt(nkeys, 100);
+
+	/* values: reduction, padding modes, scale factors, p, dtype= */
+	out = expand_key(a, "mse_loss", PROBE_OPTIONS);
+	schema_parse("mse_loss(Tensor self, Tensor target, int reduction=1) "
+	    "-> Tensor", &sc, NULL);
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"int\",\"v\":0}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"int\",\"v\":2}"));
+	json_decref(out);
+	out = expand_key(a, "pad", PROBE_OPTIONS);
+	schema_parse("pad(Tensor self, SymInt[] pad, str mode=\"constant\", "
+	    "float? value=None) -> Tensor", &sc, NULL);
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"str\",\"v\":\"reflect\"}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"str\",\"v\":\"circular\"}"));
+	ck_assert(sets(out, &sc, 3, "{\"t\":\"none\"}"));
+	json_decref(out);
+	out = expand_key(a, "upsample_nearest2d", PROBE_OPTIONS);
+	schema_parse("upsample_nearest2d(Tensor self, SymInt[2] output_size, "
+	    "float? scales_h=None, float? scales_w=None) -> Tensor", &sc, NULL);
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"float\",\"v\":2.0}"));
+	ck_assert(sets(out, &sc, 3, "{\"t\":\"none\"}"));
+	json_decref(out);
+	out = expand_key(a, "linalg_vector_norm", PROBE_OPTIONS);
+	schema_parse("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? "
+	    "dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+	    &sc, NULL);
+	ck_assert(sets(out, &sc, 1, "{\"t\":\"float\",\"v\":\"inf\"}"));
+	ck_assert(sets(out, &sc, 1, "{\"t\":\"int\",\"v\":1}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"none\"}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"ints\",\"v\":[]}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"ints\",\"v\":[-1]}"));
+	ck_assert(sets(out, &sc, 4, "{\"t\":\"dtype\",\"v\":\"float32\"}"));
+	json_decref(out);
+	out = expand_key(a, "div.Tensor_mode", PROBE_OPTIONS);
+	schema_parse("div.Tensor_mode(Tensor self, Tensor other, *, str? "
+	    "rounding_mode) -> Tensor", &sc, NULL);
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"none\"}"));
+	ck_assert(sets(out, &sc, 2, "{\"t\":\"str\",\"v\":\"trunc\"}"));
+	json_decref(out);
+	out = expand_key(a, "_to_copy", PROBE_OPTIONS);
+	schema_parse("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? "
+	    "layout=None, Device? device=None, bool? pin_memory=None, bool "
+	    "non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+	    &sc, NULL);
+	ck_assert(sets(out, &sc, 6, "{\"t\":\"memory_format\",\"v\":"
+	    "\"preserve_format\"}"));
+	ck_assert(!sets(out, &sc, 4, NULL));	/* pin_memory: the device's */
+	json_decref(out);
+	/* assume_unique=True on inputs that repeat: never asked for */
+	out = expand_key(a, "isin.Tensor_Tensor", PROBE_OPTIONS);
+	schema_parse("isin.Tensor_Tensor(Tensor elements, Tensor test_elements,"
+	    " *, bool assume_unique=False, bool invert=False) -> Tensor", &sc,
+	    NULL);
+	ck_assert(!sets(out, &sc, 2, "{\"t\":\"bool\",\"v\":true}"));
+	ck_assert(sets(out, &sc, 3, "{\"t\":\"bool\",\"v\":true}"));
+	json_decref(out);
+	json_decref(a);
+}
+END_TEST
+
 START_TEST(coverage)
 {
 	json_t		*a = entries(), *e;
@@ -667,6 +965,8 @@ main(void)
 	tcase_add_test(tc, bool_promotion);
 	tcase_add_test(tc, coverage);
 	tcase_add_test(tc, views_cases);
+	tcase_add_test(tc, empty_class);
+	tcase_add_test(tc, options_class);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,7 +1,8 @@
 /*
  * Unit tests for probes/catalog.c and probes/sweep.c: every key expands,
  * every case is a valid protocol CASE, expansions are deterministic, and the
- * sweeps contain the probes the screen relies on.
+ * sweeps contain the probes the screen relies on (the empty and options
+ * classes with empty.c and options.c among them).
  *
  * cc -std=c11 -Wall -Wextra -Werror -Iprobes -Idaemon -o build/check_sweep \
  *     tests/unit/check_sweep.c probes/catalog.c probes/sweep.c \
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "probes.h"
+#include "schema.h"
 
 static const char *const required[] = {
 	"abs", "add.Tensor", "amax", "bincount", "bitwise_and.Tensor", "clamp",
@@ -110,7 +112,10 @@ arg_invalid(const json_t *a)
 			return "index without high";
 		if (!strcmp(dom, "bool") && strcmp(dt, "bool"))
 			return "bool domain on non-bool";
-		if (!strcmp(dt, "bool") && strcmp(dom, "bool"))
+		/* int [0, 1) on a bool: a mask that selects nothing */
+		if (!strcmp(dt, "bool") && strcmp(dom, "bool") &&
+		    (strcmp(dom, "int") || !lo || json_number_value(lo) != 0 ||
+		    !hi || json_number_value(hi) != 1))
 			return "bool tensor without bool domain";
 		if (!dtype_is_float(dt) && strcmp(dt, "bool") &&
 		    strcmp(dom, "int") && strcmp(dom, "index") &&
@@ -280,8 +285,12 @@ START_TEST(every_key_expands)
 			out = expand(key, PROBE_ALL, dt);
 			ck_assert_msg(json_array_size(out) > 0, "%s %s: 0 cases",
 			    key, dt);
-			/* modest: a CPU screen of the catalog stays minutes */
-			ck_assert_msg(json_array_size(out) <= 36,
+			/*
+			 * modest: a CPU screen of the catalog stays minutes
+			 * (add.Tensor, the largest: 29 cases, 4 empty, 4
+			 * options)
+			 */
+			ck_assert_msg(json_array_size(out) <= 40,
 			    "%s %s: %zu cases", key, dt, json_array_size(out));
 			json_array_foreach(out, k, c)
 				check_case(c, key, dt);
@@ -605,7 +614,9 @@ check_index_high(const char *key)
 		size = nd == 0 ? 1 : json_integer_value(json_array_get(
 		    json_object_get(self, "shape"), dim));
 		high = json_integer_value(json_object_get(ix, "high"));
-		ck_assert_msg(high >= 1 && high <= size,
+		/* into a dim of size 0 only an empty index is in range */
+		ck_assert_msg(high >= 1 && (high <= size || numel(
+		    json_object_get(ix, "shape")) == 0),
 		    "%s: index high %lld, dim size %lld", key, high, size);
 		if (!strcmp(key, "gather"))
 			ck_assert_str_eq(json_string_value(json_object_get(ix,
@@ -951,6 +962,223 @@ START_TEST(exotic_movers)
 }
 END_TEST
 
+/*
+ * The empty class: an input with a zero-size dim, a mask or input that
+ * holds no true or nonzero element (the int domain [0, 1)), or a result
+ * asked to be empty (k = 0, repeats = 0).
+ */
+static int
+arg_has_zero_dim(const json_t *a)
+{
+	const char	*t = json_string_value(json_object_get(a, "t"));
+	const json_t	*d, *e;
+	size_t		 i, j;
+
+	if (t != NULL && strcmp(t, "tensors") == 0) {
+		json_array_foreach(json_object_get(a, "v"), j, e)
+			if (arg_has_zero_dim(e))
+				return 1;
+		return 0;
+	}
+	if (t == NULL || strcmp(t, "tensor") != 0)
+		return 0;
+	json_array_foreach(json_object_get(a, "shape"), i, d)
+		if (json_integer_value(d) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+arg_selects_nothing(const json_t *a)
+{
+	const char	*t = json_string_value(json_object_get(a, "t"));
+	const char	*dom = json_string_value(json_object_get(a, "domain"));
+
+	return t != NULL && strcmp(t, "tensor") == 0 && dom != NULL &&
+	    strcmp(dom, "int") == 0 &&
+	    json_integer_value(json_object_get(a, "low")) == 0 &&
+	    json_integer_value(json_object_get(a, "high")) == 1;
+}
+
+/* The ARG of the schema argument `name` in case c, NULL when not passed. */
+static const json_t *
+case_arg(const json_t *c, const char *key, const char *name)
+{
+	const struct catalog_entry	*ce = catalog_find(key);
+	struct schema			 sc;
+	const json_t			*v;
+	int				 i;
+
+	if ((v = json_object_get(json_object_get(c, "kwargs"), name)) != NULL)
+		return v;
+	ck_assert_ptr_nonnull(ce);
+	ck_assert_int_eq(schema_parse(ce->schema, &sc, NULL), 0);
+	if ((i = schema_find(&sc, name)) < 0)
+		return NULL;
+	return json_array_get(json_object_get(c, "args"), (size_t)i);
+}
+
+static int
+case_is_empty(const json_t *c, const char *key, int *zero_dim)
+{
+	const json_t	*a, *k;
+	const char	*n;
+	size_t		 i;
+	int		 any = 0;
+
+	*zero_dim = 0;
+	json_array_foreach(json_object_get(c, "args"), i, a) {
+		*zero_dim |= arg_has_zero_dim(a);
+		any |= arg_selects_nothing(a);
+	}
+	json_object_foreach(json_object_get(c, "kwargs"), n, a) {
+		*zero_dim |= arg_has_zero_dim(a);
+		any |= arg_selects_nothing(a);
+	}
+	k = case_arg(c, key, "k");
+	if (k == NULL)
+		k = case_arg(c, key, "repeats");
+	if (k != NULL && json_integer_value(json_object_get(k, "v")) == 0)
+		any = 1;
+	return *zero_dim || any;
+}
+
+START_TEST(empty_class)
+{
+	json_t		*out, *c;
+	const char	*key;
+	size_t		 i, k;
+	int		 zd, zero_dims, nothing = 0;
+
+	for (i = 0; i < catalog_count(); i++) {
+		key = catalog_key(i);
+		out = expand(key, PROBE_EMPTY, NULL);
+		ck_assert_msg(json_array_size(out) > 0, "%s: no empty case", key);
+		zero_dims = 0;
+		json_array_foreach(out, k, c) {
+			ck_assert_str_eq(json_string_value(json_object_get(c,
+			    "class")), "empty");
+			ck_assert_msg(case_is_empty(c, key, &zd), "%s: empty "
+			    "case %zu has no zero-size input, no mask that "
+			    "selects nothing and no empty result", key, k);
+			zero_dims += zd;
+			nothing += !zd;
+		}
+		/* every key: a zero-size dim in an input */
+		ck_assert_msg(zero_dims > 0, "%s: no zero-size input", key);
+		json_decref(out);
+	}
+	/* all-false masks and conditions, nonzero of zeros, k and repeats 0 */
+	ck_assert_int_gt(nothing, 0);
+}
+END_TEST
+
+/* Whether argument i (schema sc) is one the options class sets. */
+static int
+optional_arg(const struct schema *sc, int i)
+{
+	const struct schema_arg	*a = &sc->args[i];
+
+	if (!a->has_default && !a->optional)
+		return 0;
+	return a->type != SCH_TENSOR && a->type != SCH_GENERATOR &&
+	    a->type != SCH_DEVICE && a->type != SCH_LAYOUT &&
+	    strcmp(a->name, "pin_memory") != 0;
+}
+
+/* Whether some case of out passes `name` with the ARG json (a JSON text). */
+static int
+sets(const json_t *out, const char *key, const char *name, const char *arg)
+{
+	json_t		*want = json_loads(arg, 0, NULL);
+	const json_t	*c, *v;
+	size_t		 k;
+	int		 found = 0;
+
+	ck_assert_ptr_nonnull(want);
+	json_array_foreach(out, k, c)
+		if ((v = case_arg(c, key, name)) != NULL &&
+		    json_equal((json_t *)v, want))
+			found = 1;
+	json_decref(want);
+	return found;
+}
+
+START_TEST(options_class)
+{
+	struct schema	 sc;
+	json_t		*out, *c;
+	const char	*key;
+	size_t		 i, k;
+	int		 a, any, nkeys = 0;
+
+	for (i = 0; i < catalog_count(); i++) {
+		key = catalog_key(i);
+		ck_assert_int_eq(schema_parse(catalog_find(key)->schema, &sc,
+		    NULL), 0);
+		for (any = 0, a = 0; a < sc.nargs; a++)
+			any |= optional_arg(&sc, a);
+		out = expand(key, PROBE_OPTIONS, NULL);
+		ck_assert_msg((json_array_size(out) > 0) == (any != 0),
+		    "%s: %zu options cases", key, json_array_size(out));
+		nkeys += any != 0;
+		/* each optional argument set explicitly in some case */
+		for (a = 0; a < sc.nargs; a++) {
+			if (!optional_arg(&sc, a))
+				continue;
+			for (any = 0, k = 0; k < json_array_size(out); k++)
+				any |= case_arg(json_array_get(out, k), key,
+				    sc.args[a].name) != NULL;
+			ck_assert_msg(any, "%s: no options case sets %s", key,
+			    sc.args[a].name);
+		}
+		json_array_foreach(out, k, c)
+			ck_assert_str_eq(json_string_value(json_object_get(c,
+			    "class")), "options");
+		json_decref(out);
+	}
+	ck_assert_int_ge(nkeys, 15);
+
+	/* the values: dim None / () / negative / each, keepdim, dtype= */
+	out = expand("mean.dim", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "mean.dim", "dim", "{\"t\":\"none\"}"));
+	ck_assert(sets(out, "mean.dim", "dim", "{\"t\":\"ints\",\"v\":[]}"));
+	ck_assert(sets(out, "mean.dim", "dim", "{\"t\":\"ints\",\"v\":[-1]}"));
+	ck_assert(sets(out, "mean.dim", "dim", "{\"t\":\"ints\",\"v\":[2]}"));
+	ck_assert(!sets(out, "mean.dim", "dim", "{\"t\":\"ints\",\"v\":[3]}"));
+	ck_assert(sets(out, "mean.dim", "keepdim", "{\"t\":\"bool\",\"v\":true}"));
+	ck_assert(sets(out, "mean.dim", "keepdim",
+	    "{\"t\":\"bool\",\"v\":false}"));
+	ck_assert(sets(out, "mean.dim", "dtype",
+	    "{\"t\":\"dtype\",\"v\":\"float32\"}"));
+	json_decref(out);
+	out = expand("sum", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "sum", "dtype", "{\"t\":\"dtype\",\"v\":\"int64\"}"));
+	json_decref(out);
+	out = expand("gelu", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "gelu", "approximate",
+	    "{\"t\":\"str\",\"v\":\"tanh\"}"));
+	ck_assert(sets(out, "gelu", "approximate",
+	    "{\"t\":\"str\",\"v\":\"none\"}"));
+	json_decref(out);
+	out = expand("addmm", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "addmm", "beta", "{\"t\":\"int\",\"v\":0}"));
+	ck_assert(sets(out, "addmm", "alpha", "{\"t\":\"float\",\"v\":-0.5}"));
+	json_decref(out);
+	/* sorted=False leaves the order open: never asked for */
+	out = expand("topk", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "topk", "largest", "{\"t\":\"bool\",\"v\":false}"));
+	ck_assert(!sets(out, "topk", "sorted", "{\"t\":\"bool\",\"v\":false}"));
+	json_decref(out);
+	out = expand("sort.stable", PROBE_OPTIONS, NULL);
+	ck_assert(sets(out, "sort.stable", "stable", "{\"t\":\"none\"}"));
+	ck_assert(sets(out, "sort.stable", "stable",
+	    "{\"t\":\"bool\",\"v\":false}"));
+	json_decref(out);
+}
+END_TEST
+
+
 static Suite *
 sweep_suite(void)
 {
@@ -978,6 +1206,8 @@ sweep_suite(void)
 	tcase_add_test(tc, huge_case);
 	tcase_add_test(tc, exotic_movers);
 	tcase_add_test(tc, views_from_catalog_cases);
+	tcase_add_test(tc, empty_class);
+	tcase_add_test(tc, options_class);
 	suite_add_tcase(s, tc);
 	return s;
 }

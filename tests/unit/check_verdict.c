@@ -322,6 +322,51 @@ START_TEST(degenerate)
 }
 END_TEST
 
+/*
+ * Inputs without elements: an all-zero (or NaN) oracle is the answer for
+ * nothing, judged as it is, never regenerated; a tensor with an element
+ * beside them keeps the degenerate rule.
+ */
+START_TEST(degenerate_of_empty_inputs)
+{
+	struct case_verdict	 v;
+	json_t			*s, *r;
+
+	s = json_pack("{s:s,s:s,s:s,s:[{s:s,s:[iii],s:s}],s:{}}", "key",
+	    "sum.dim_IntList", "class", "empty", "compare", "float", "args",
+	    "t", "tensor", "shape", 3, 0, 5, "dtype", "float32", "kwargs");
+	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	ck_assert_str_eq(v.reason, "ok");
+	/* a candidate off the zeros by more than native still fails */
+	json_decref(r);
+	r = ok1(fout(0.5, 0, 0, 0, 0, 0, 0));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	json_decref(r);
+	/* an empty list element beside a tensor with elements: degenerate */
+	json_decref(s);
+	s = json_pack("{s:s,s:s,s:[{s:s,s:[{s:s,s:[i]},{s:s,s:[i]}]}],s:{}}",
+	    "key", "cat", "compare", "float", "args", "t", "tensors", "v",
+	    "t", "tensor", "shape", 0, "t", "tensor", "shape", 4, "kwargs");
+	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_DEGENERATE);
+	json_decref(r);
+	/* an out= buffer is not an input */
+	json_decref(s);
+	s = json_pack("{s:s,s:s,s:[{s:s,s:[i]}],s:{s:{s:s,s:[i]}}}", "key",
+	    "sum.IntList_out", "compare", "float", "args", "t", "tensor",
+	    "shape", 0, "kwargs", "out", "t", "out", "shape", 1);
+	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
+	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_PASS);
+	json_decref(r);
+	json_decref(s);
+}
+END_TEST
+
 START_TEST(oracle_failure)
 {
 	struct case_verdict	 v;
@@ -1138,6 +1183,7 @@ verdict_suite(void)
 	tcase_add_test(tc, sort_ties);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, degenerate);
+	tcase_add_test(tc, degenerate_of_empty_inputs);
 	tcase_add_test(tc, oracle_failure);
 	tcase_add_test(tc, native_inaccurate);
 	tcase_add_test(tc, malformed);

@@ -12,9 +12,9 @@ import time
 import torch
 
 from .ops import (
-    abs, abs_out, add, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
-    maximum, minimum, layer_norm, mul, mul_, neg, neg_out, relu, rsqrt, sigmoid,
-    sigmoid_, sin, softmax, sub, sum, sum_dim, tanh, topk, uniform_, where_self,
+    abs, abs_out, add, addmm, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar,
+    exp, maximum, mean_dim, minimum, layer_norm, mul, mul_, neg, neg_out, relu, rsqrt,
+    sigmoid, sigmoid_, sin, softmax, sub, sum, sum_dim, tanh, topk, uniform_, where_self,
 )
 
 __version__ = "0.1.0"
@@ -29,6 +29,7 @@ _FULL_CONFIG = (
     ("abs", abs),
     ("abs.out", abs_out),
     ("add.Tensor", add),
+    ("addmm", addmm),
     ("amax", amax),
     ("argmin", argmin),
     ("clamp", clamp),
@@ -40,6 +41,7 @@ _FULL_CONFIG = (
     ("eq.Tensor", eq),
     ("exp", exp),
     ("maximum", maximum),
+    ("mean.dim", mean_dim),
     ("minimum", minimum),
     ("mul.Tensor", mul),
     ("mul_.Tensor", mul_),

@@ -418,6 +418,8 @@ def softmax(self, dim, half_to_float):
     a = _np(self, self.dtype)
     if a.ndim == 0:
         return _back(np.ones(()), dt)
+    if a.size == 0:  # numpy's max has no identity: nothing to normalise
+        return _back(a, dt)
     e = np.exp(a - np.max(a, axis=dim, keepdims=True))
     return _back(e / np.sum(e, axis=dim, keepdims=True), dt)
 
@@ -438,7 +440,8 @@ def sum_dim(self, dim, keepdim=False, *, dtype=None):
         return _back(np.sum(a, axis=tuple(dims), keepdims=keepdim), dtype)
     keep = [d for d in range(nd) if d not in dims]
     a = np.transpose(a, keep + dims)
-    a = a.reshape([self.shape[d] for d in keep] + [-1]) if nd else a.reshape(1)
+    inner = int(np.prod([self.shape[d] for d in dims]))
+    a = a.reshape([self.shape[d] for d in keep] + [inner]) if nd else a.reshape(1)
     acc = _seq_sum(a, dtype)
     if keepdim:
         acc = acc.reshape([1 if d in dims else self.shape[d] for d in range(nd)])
@@ -459,3 +462,26 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
     if bias is not None:
         out = out + _np(bias, dt)
     return _back(out, dt), _back(mean, dt), _back(rstd, dt)
+
+
+def mean_dim(self, dim, keepdim=False, *, dtype=None):
+    # DEFECT (empty): the count of a reduction is taken as at least 1, so a
+    # mean over an empty dim is 0 where aten's is NaN (0/0); every mean
+    # over elements is right.
+    dt = dtype or self.dtype
+    nd = self.dim()
+    dims = tuple(sorted({d % nd for d in dim} if dim and nd else range(nd)))
+    a = _np(self, dt)
+    count = int(np.prod([self.shape[d] for d in dims])) if nd else 1
+    total = np.sum(a, axis=dims, keepdims=keepdim) if nd else a
+    return _back(total / max(count, 1), dt)
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    # DEFECT (options): beta=0 is read as "not given" (`beta or 1`), so an
+    # explicit beta=0 still adds self; the default call and every other
+    # beta are right.
+    beta = beta or 1
+    dt = self.dtype
+    prod = _np(mat1, dt) @ _np(mat2, dt)
+    return _back(beta * _np(self, dt) + alpha * prod, dt)
