@@ -146,7 +146,7 @@ on_result(struct worker *w, json_t *msg)
 		pw_fault();
 		return;
 	}
-	verdict_case(spec, msg, &v);
+	verdict_case(spec, msg, env->conf.critical_ratio, &v);
 	if (v.status == CASE_DEGENERATE && attempt < DEGENERATE_RETRIES) {
 		/* A degenerate oracle is never a pass: regenerate the inputs. */
 		char	*s;

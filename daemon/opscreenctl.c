@@ -519,7 +519,7 @@ ctl_set_hostport(struct ctl *c, const char *arg)
 /*
  * judge: {"case": CASE, "result": RESULT} on stdin (docs/protocol.md) gets
  * the daemon's verdict on one line of JSON: status, reason, detail, score,
- * native_inaccurate.  A repro script computes the RESULT with the runner's
+ * native_inaccurate, severity (under the default [verdict] critical_ratio).  A repro script computes the RESULT with the runner's
  * own code and leaves the judgement to this, the one rule.
  */
 static int
@@ -568,12 +568,13 @@ ctl_judge(int argc, char *argv[])
 		return CTL_ERR;
 	}
 	verdict_case(json_object_get(in, "case"), json_object_get(in, "result"),
-	    &v);
+	    VERDICT_CRITICAL_RATIO, &v);
 	json_decref(in);
-	out = json_pack("{ss ss ss sf sb}", "status", case_status_name(
+	out = json_pack("{ss ss ss sf sb ss}", "status", case_status_name(
 	    v.status), "reason", v.reason, "detail", v.detail, "score",
 	    isfinite(v.score) ? v.score : 0.0, "native_inaccurate",
-	    v.native_inaccurate);
+	    v.native_inaccurate, "severity", severity_name(verdict_severity(
+	    &v)));
 	if (out == NULL || (s = json_dumps(out, JSON_COMPACT)) == NULL) {
 		json_decref(out);
 		return CTL_ERR;

@@ -62,6 +62,8 @@ struct config {
 	int	 api_connection_timeout;	/* idle seconds */
 	int	 api_max_connections_per_ip;
 	int	 api_request_timeout;	/* seconds to deliver a request */
+	double	 critical_ratio;	/* [verdict]: float error over the
+					 * bound past which it is critical */
 	char	 default_classes[256];
 	char	 default_dtypes[256];
 	int	 nerrors;
