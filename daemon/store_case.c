@@ -392,7 +392,7 @@ store_result_add(struct store *s, const struct store_result *r)
 	if ((st = store_stmt(s, "INSERT OR REPLACE INTO results (case_id, "
 	    "status, reason, detail, score, native_inaccurate, figures, "
 	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
-	    "created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+	    "created, severity) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->case_id);
 	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
@@ -410,6 +410,8 @@ store_result_add(struct store *s, const struct store_result *r)
 		if (r->ms[i] >= 0)
 			sqlite3_bind_double(st, 10 + i, r->ms[i]);
 	sqlite3_bind_double(st, 13, r->created);
+	sqlite3_bind_text(st, 14, r->severity ? r->severity : "", -1,
+	    SQLITE_STATIC);
 	return step_done(st);
 }
 

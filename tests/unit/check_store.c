@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 4);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 4);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
@@ -43,6 +43,12 @@ START_TEST(migrates_once)
 	/* 004: the case whose shrink a re-screen reused */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrink_from'"), 1);
+	/* 005: severities, a verdict's failing cases per severity */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('results') WHERE name='severity'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('verdicts') WHERE name IN ('severity', "
+	    "'n_critical', 'n_loud', 'n_numerics')"), 4);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE name='verdicts'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
