@@ -193,7 +193,8 @@ on_result(struct worker *w, json_t *msg)
 	key_budget_charge(w->device, spec, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
 	if (v.status == CASE_FAIL)
-		fail_fast_cut(w->device, spec, id);
+		fail_fast_cut(w->device, spec, id, severity_name(
+		    verdict_severity(&v)));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
 	    shrink_wanted(w->device, spec, v.score) &&

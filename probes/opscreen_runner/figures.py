@@ -117,9 +117,10 @@ def nonfinite_as_native(c, n, o, dtype):
 
 def _float_inputs(args, kwargs):
     """The floating (and complex) tensors and Python floats among the
-    arguments, lists included, as tensors."""
+    arguments, lists included, as tensors; an out= buffer is written, not
+    read, and is left out."""
     out = []
-    for a in list(args) + list(kwargs.values()):
+    for a in list(args) + [v for k, v in kwargs.items() if k != "out"]:
         for x in (a if isinstance(a, (list, tuple)) else [a]):
             if isinstance(x, torch.Tensor) and (x.is_floating_point() or
                                                 x.is_complex()):

@@ -81,6 +81,12 @@ def test_nonfinite_at_input():
     out, = figures.compare(case, inputs.resolve_op("add.Tensor"), [a, a],
                            {"alpha": inf}, c, o.float(), o)
     assert out["nonfinite_at_input_c"] == 3
+    # an out= buffer full of NaN is not an input: the NaN it kept is not
+    # excused by it
+    o = x.double().sqrt()
+    out, = figures.compare(case, op, [x], {"out": torch.full((4,), nan)},
+                           torch.tensor([nan, 1.0, inf, nan]), o.float(), o)
+    assert out["nonfinite_mismatch_c"] == 1 and out["nonfinite_at_input_c"] == 0
     # a reduction: no input has the output's shape, so no count at all
     s = torch.tensor([[nan, 1.0], [2.0, 3.0]])
     o = s.double().sum(1)
