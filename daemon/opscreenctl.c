@@ -56,6 +56,7 @@ ctl_usage(void)
 	    "usage: opscreenctl [-H host:port] [-t tokenfile] command [options]\n"
 	    "  allowlist|denylist [--format json|text|csv|yaml] [--dtypes L]"
 	    " [--stale-ok]\n"
+	    "      [--policy strict|tolerant]\n"
 	    "  run [--ops a,b] [--wait]\n"
 	    "  status\n"
 	    "  judge < {\"case\": CASE, \"result\": RESULT}\n"
@@ -289,7 +290,7 @@ ctl_report_error(const struct ctl_resp *r)
 static int
 ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 {
-	const char	*format = "json", *dtypes = NULL;
+	const char	*format = "json", *dtypes = NULL, *policy = NULL;
 	char		 path[1024];
 	struct ctl_resp	 r, jr;
 	int		 i, rc, stale_ok = 0, stale;
@@ -305,8 +306,17 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			dtypes = argv[i] + 9;
 		else if (!strcmp(argv[i], "--stale-ok"))
 			stale_ok = 1;
+		else if (!strcmp(argv[i], "--policy") && i + 1 < argc)
+			policy = argv[++i];
+		else if (!strncmp(argv[i], "--policy=", 9))
+			policy = argv[i] + 9;
 		else
 			ctl_usage();
+	}
+	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
+		fprintf(stderr, "opscreenctl: --policy must be strict or "
+		    "tolerant\n");
+		return CTL_USAGE;
 	}
 	if (strcmp(format, "json") && strcmp(format, "text") &&
 	    strcmp(format, "csv") && strcmp(format, "yaml")) {
@@ -319,9 +329,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 		    "dtype names\n");
 		return CTL_USAGE;
 	}
-	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s", which, format,
+	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s%s%s", which, format,
 	    dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
-	    stale_ok ? "&stale=ok" : "");
+	    stale_ok ? "&stale=ok" : "", policy ? "&policy=" : "",
+	    policy ? policy : "");
 	if ((rc = ctl_request(c, "GET", path, NULL, NULL, &r)) != CTL_OK)
 		return rc;
 	if (r.status != 200) {
@@ -336,8 +347,9 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 		stale = 0;	/* without stale=ok the daemon serves current lists only */
 	else {
 		/* text, csv and yaml carry no stale flag: ask for the JSON form */
-		snprintf(path, sizeof(path), "/%s?format=json%s%s&stale=ok",
-		    which, dtypes ? "&dtypes=" : "", dtypes ? dtypes : "");
+		snprintf(path, sizeof(path), "/%s?format=json%s%s%s%s&stale=ok",
+		    which, dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
+		    policy ? "&policy=" : "", policy ? policy : "");
 		if ((rc = ctl_request(c, "GET", path, NULL, NULL, &jr)) !=
 		    CTL_OK) {
 			ctl_resp_free(&r);
