@@ -502,6 +502,9 @@ csv_field(char **buf, size_t *len, size_t *cap, const char *s, int last)
 	buf_add(buf, len, cap, last ? "\"\n" : "\",");
 }
 
+/* the CSV deny-list's columns; severity is empty for a hazard */
+#define DENY_CSV_HEAD	"name,verdict,severity,reason,class,detail\n"
+
 /* A double-quoted YAML scalar: names come from the library's table. */
 static void
 yaml_item(char **buf, size_t *len, size_t *cap, const char *s)
@@ -563,6 +566,18 @@ list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
 	    field_or_none(list, "mode"), field_or_none(list, "dtypes"),
 	    json_is_true(json_object_get(list, "stale")) ? ", STALE (stale=ok: "
 	    "not the current library's screen)" : "");
+	if (!deny && json_array_size(json_object_get(list, "tolerated")) > 0) {
+		char	 names[768] = "";
+		size_t	 off = 0;
+
+		json_array_foreach(json_object_get(list, "tolerated"), i, r)
+			if (off < sizeof(names))
+				off += snprintf(names + off, sizeof(names) - off,
+				    "%s%s", i ? ", " : "", json_string_value(r));
+		comment_line(buf, len, cap, "allowed by policy %s although they "
+		    "fail, every failure numerics: %s", field_or_none(list,
+		    "policy"), names);
+	}
 	json_array_foreach(json_object_get(list, "runs"), i, r)
 		comment_line(buf, len, cap, "device %lld: run %lld completed %s; "
 		    "library %s %s source %s; torch %s; triton %s; cuda %s; "
@@ -631,8 +646,7 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 			    "instead of enabling every op");
 			buf_add(&out, &len, &cap, "exclude: true\n");
 		} else if (!strcmp(fmt, "csv"))
-			buf_add(&out, &len, &cap, "name,verdict,reason,class,"
-			    "detail\n");
+			buf_add(&out, &len, &cap, DENY_CSV_HEAD);
 		goto send;
 	}
 	comment_line(&out, &len, &cap, "every registered name is excluded: "
@@ -641,7 +655,7 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 		buf_add(&out, &len, &cap, json_array_size(names) ? "exclude:\n" :
 		    "exclude: []\n");
 	else if (!strcmp(fmt, "csv"))
-		buf_add(&out, &len, &cap, "name,verdict,reason,class,detail\n");
+		buf_add(&out, &len, &cap, DENY_CSV_HEAD);
 	json_array_foreach(names, i, n) {
 		if (!strcmp(fmt, "yaml"))
 			yaml_item(&out, &len, &cap, json_string_value(n));
@@ -651,6 +665,7 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 		} else {
 			csv_field(&out, &len, &cap, json_string_value(n), 0);
 			csv_field(&out, &len, &cap, "withheld", 0);
+			csv_field(&out, &len, &cap, "", 0);
 			csv_field(&out, &len, &cap, msg, 0);
 			csv_field(&out, &len, &cap, "", 0);
 			csv_field(&out, &len, &cap, "", 1);
@@ -685,7 +700,7 @@ static enum MHD_Result
 serve_list(struct MHD_Connection *c, int deny)
 {
 	static const char	*allowed[] = { "format", "dtypes", "gpu", "stale",
-	    NULL };
+	    "policy", NULL };
 	struct rollup_query	 q;
 	const char		*fmt, *v, *ct;
 	char			 bad[128], ckey[512], *out = NULL;
@@ -703,7 +718,7 @@ serve_list(struct MHD_Connection *c, int deny)
 		return send_error(c, 400, "format must be json, text, csv or yaml");
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
 		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
-		    "'%s' (known: format, dtypes, gpu, stale)", bad);
+		    "'%s' (known: format, dtypes, gpu, stale, policy)", bad);
 	memset(&q, 0, sizeof(q));
 	q.gpu = -1;
 	if ((v = arg(c, "dtypes")) != NULL) {
@@ -734,8 +749,12 @@ serve_list(struct MHD_Connection *c, int deny)
 			    "or no");
 		q.stale_ok = !strcmp(v, "ok");
 	}
-	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d", deny, fmt, q.dtypes, q.gpu,
-	    q.stale_ok);
+	if ((v = arg(c, "policy")) != NULL &&
+	    rollup_policy_parse(v, &q.policy) == -1)
+		return list_refusef(c, 400, fmt, deny, "policy must be strict or "
+		    "tolerant");
+	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s", deny, fmt, q.dtypes,
+	    q.gpu, q.stale_ok, rollup_policy_name(q.policy));
 	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
 		return list_refusef(c, 503, fmt, deny, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */
@@ -787,8 +806,7 @@ serve_list(struct MHD_Connection *c, int deny)
 		ct = CT_CSV;
 		buf_add(&out, &len, &cap, "");
 		list_header(&out, &len, &cap, list, deny);
-		buf_add(&out, &len, &cap, deny ?
-		    "name,verdict,reason,class,detail\n" : "name\n");
+		buf_add(&out, &len, &cap, deny ? DENY_CSV_HEAD : "name\n");
 		json_array_foreach(names, i, e) {
 			if (!deny) {
 				csv_field(&out, &len, &cap, json_string_value(e), 1);
@@ -798,6 +816,8 @@ serve_list(struct MHD_Connection *c, int deny)
 			    json_object_get(e, "name")), 0);
 			csv_field(&out, &len, &cap, json_string_value(
 			    json_object_get(e, "verdict")), 0);
+			csv_field(&out, &len, &cap, json_string_value(
+			    json_object_get(e, "severity")), 0);
 			csv_field(&out, &len, &cap, json_string_value(
 			    json_object_get(e, "reason")), 0);
 			csv_field(&out, &len, &cap, json_string_value(
@@ -984,8 +1004,9 @@ serve_ops(struct MHD_Connection *c, const char *name)
 		o = json_pack("{sI so}", "run", (json_int_t)run, "verdicts",
 		    query_rows(db, "SELECT device, name, key, dtype, verdict, "
 		    "reason, class, detail, evidence_case, cases, passed, "
-		    "first_call_ms, steady_ms FROM verdicts WHERE run_id=? ORDER BY "
-		    "name, key, dtype, device", run, NULL, 100000));
+		    "first_call_ms, steady_ms, severity, n_critical, n_loud, "
+		    "n_numerics FROM verdicts WHERE run_id=? ORDER BY name, key, "
+		    "dtype, device", run, NULL, 100000));
 		return send_json(c, 200, o);
 	}
 	if (strlen(name) > 128)
@@ -996,10 +1017,11 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	    name, 1000));
 	json_object_set_new(o, "verdicts", query_rows(db, "SELECT device, key, "
 	    "dtype, verdict, reason, class, detail, evidence_case, cases, passed, "
-	    "first_call_ms, steady_ms FROM verdicts WHERE run_id=? AND name=? "
-	    "ORDER BY key, dtype", run, name, 10000));
+	    "first_call_ms, steady_ms, severity, n_critical, n_loud, n_numerics "
+	    "FROM verdicts WHERE run_id=? AND name=? ORDER BY key, dtype", run,
+	    name, 10000));
 	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "
-	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, "
+	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, r.severity, "
 	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
 	    "json_extract(c.spec, '$.ladder.param') AS ladder_param, "
 	    "json_extract(c.spec, '$.ladder.value') AS ladder_value, "
@@ -1040,7 +1062,7 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
 	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
 	    "r.shrunk_spec, r.shrink_runs, r.shrink_ms, r.shrink_cand_ms, "
-	    "r.shrink_from FROM cases c "
+	    "r.shrink_from, r.severity FROM cases c "
 	    "LEFT JOIN results r ON r.case_id = c.id WHERE c.id=?", id, NULL, 1);
 	if (rows == NULL || json_array_size(rows) == 0) {
 		json_decref(rows);

@@ -17,6 +17,7 @@
 #include <ini.h>
 
 #include "opscreend.h"
+#include "verdict.h"
 
 #define CONFIG_ERRORS_MAX	64	/* reported, then "too many" */
 #define CONFIG_KEYS_MAX		128	/* remembered for duplicates */
@@ -83,6 +84,7 @@ config_defaults(struct config *c)
 	c->api_connection_timeout = 10;
 	c->api_max_connections_per_ip = 32;
 	c->api_request_timeout = 10;
+	c->critical_ratio = VERDICT_CRITICAL_RATIO;
 }
 
 static int
@@ -294,6 +296,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("api.request_timeout"))
 		return parse_int(v, 1, 3600, &c->api_request_timeout) ?
 		    "must be seconds, 1..3600" : NULL;
+	if (IS("verdict.critical_ratio"))
+		return parse_seconds(v, 1, 1e6, &c->critical_ratio) ?
+		    "must be a factor 1..1e6 (times the rule's bound)" : NULL;
 #undef IS
 	return "unknown key";
 }

@@ -19,8 +19,8 @@
 #include "policy.h"
 
 /*
- * runner.fail_fast: a failing case ends its key, dtype and probe class on
- * its device. The class's pending cases of that key and dtype are recorded
+ * runner.fail_fast: a critical failure ends its key, dtype and probe class
+ * on its device (a loud or numerics one does not: policy_fail_fast). The class's pending cases of that key and dtype are recorded
  * `skipped` with reason `fail_fast` and stay out of the fold (the key x
  * dtype is broken by the failure). Every other class of the key and dtype
  * still runs to its first failure, so each class's pass/fail for a key and
@@ -31,15 +31,16 @@
  * started after a case of their key, dtype and class had failed took 2,304
  * of its 17,305 case and shrink runner-s (counted 2026-12-01, commit
  * 02ae157).  fail_fast_cut skips the rest of spec's key x dtype x class
- * after its case id failed.
+ * after its case id failed with that severity.
  */
 void
-fail_fast_cut(int device, const json_t *spec, int64_t id)
+fail_fast_cut(int device, const json_t *spec, int64_t id, const char *severity)
 {
 	const char	*key = json_string_value(json_object_get(spec, "key"));
 	const char	*dtype = json_string_value(json_object_get(spec, "dtype"));
 	const char	*cls = json_string_value(json_object_get(spec, "class"));
-	struct fail_fast_facts f = { env->conf.fail_fast, key, dtype, cls };
+	struct fail_fast_facts f = { env->conf.fail_fast, key, dtype, cls,
+			    severity };
 	struct case_filter	 cf = { .device = device, .key = key,
 			    .dtype = dtype, .cls = cls };
 	char		 detail[200];
@@ -48,7 +49,7 @@ fail_fast_cut(int device, const json_t *spec, int64_t id)
 	if (policy_fail_fast(&f) != FAIL_FAST_CUT_CLASS)
 		return;
 	snprintf(detail, sizeof(detail), "not run: case %lld of this key, dtype "
-	    "and class failed (runner.fail_fast)", (long long)id);
+	    "and class failed, critical (runner.fail_fast)", (long long)id);
 	n = cases_skip(&cf, "fail_fast", detail);
 	if (n > 0)
 		log_debug("case %lld (%s %s %s) failed: %d cases of its class not "
@@ -59,8 +60,8 @@ fail_fast_cut(int device, const json_t *spec, int64_t id)
 }
 
 /*
- * A resumed run: the classes that failed before the stop skip their pending
- * cases now, as they would have at the failure.
+ * A resumed run: the classes that failed critically before the stop skip
+ * their pending cases now, as they would have at the failure.
  */
 int
 fail_fast_resume(int slot)
@@ -77,7 +78,8 @@ fail_fast_resume(int slot)
 	/* after the read: a cut writes */
 	json_array_foreach(todo, i, spec)
 		fail_fast_cut(device, spec, json_integer_value(json_object_get(
-		    spec, "id")));
+		    spec, "id")), json_string_value(json_object_get(spec,
+		    "severity")));
 	json_decref(todo);
 	return 0;
 }

@@ -146,7 +146,7 @@ on_result(struct worker *w, json_t *msg)
 		pw_fault();
 		return;
 	}
-	verdict_case(spec, msg, &v);
+	verdict_case(spec, msg, env->conf.critical_ratio, &v);
 	if (v.status == CASE_DEGENERATE && attempt < DEGENERATE_RETRIES) {
 		/* A degenerate oracle is never a pass: regenerate the inputs. */
 		char	*s;
@@ -193,7 +193,8 @@ on_result(struct worker *w, json_t *msg)
 	key_budget_charge(w->device, spec, jnum(json_object_get(msg, "times"),
 	    "cand_first_ms"));
 	if (v.status == CASE_FAIL)
-		fail_fast_cut(w->device, spec, id);
+		fail_fast_cut(w->device, spec, id, severity_name(
+		    verdict_severity(&v)));
 	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
 	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
 	    shrink_wanted(w->device, spec, v.score) &&

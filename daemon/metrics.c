@@ -117,79 +117,112 @@ metrics_scalar(sqlite3 *db, const char *sql, int64_t dflt)
 	return v;
 }
 
-/* Names per state in the run that serves each device's lists. */
+/*
+ * One device's names per state under one policy (a name policy=tolerant
+ * allows counts as verified there) into m, and its denied names per
+ * severity into denied; 1 when its lists are served, with *serving the run.
+ */
+static int
+metrics_policy(struct mbuf *m, struct mbuf *denied, sqlite3 *db, json_t *fps,
+    int device, const char *lab, enum rollup_policy policy, int64_t *serving)
+{
+	struct rollup_query	 q;
+	json_t			*allow, *deny, *err, *e, *r;
+	size_t			 j, k;
+	int64_t			 count[VERDICT_NVERDICTS];
+	int64_t			 nsev[VERDICT_NSEVERITIES];
+	enum verdict		 v;
+	enum severity		 sv;
+	int			 status;
+	const char		*pn = rollup_policy_name(policy);
+
+	memset(&q, 0, sizeof(q));
+	q.gpu = device;
+	q.policy = policy;
+	rollup_lists(db, &q, fps, &allow, &deny, &status, &err);
+	if (status == 200) {
+		memset(count, 0, sizeof(count));
+		memset(nsev, 0, sizeof(nsev));
+		count[VERDICT_VERIFIED] = json_array_size(json_object_get(allow,
+		    "names"));
+		json_array_foreach(json_object_get(deny, "names"), j, e) {
+			if (verdict_parse(json_string_value(json_object_get(e,
+			    "verdict")), &v) == -1 || v != VERDICT_HAZARD)
+				v = VERDICT_BROKEN;
+			count[v]++;
+			if (severity_parse(json_string_value(json_object_get(e,
+			    "severity")), &sv) == 0)
+				nsev[sv]++;
+		}
+		json_array_foreach(json_object_get(allow, "withheld"), j, e) {
+			int	 inc = 0;
+
+			json_array_foreach(json_object_get(e, "reasons"), k, r)
+				if (verdict_parse(json_string_value(
+				    json_object_get(r, "verdict")), &v) == 0 &&
+				    v == VERDICT_INCONCLUSIVE)
+					inc = 1;
+			count[inc ? VERDICT_INCONCLUSIVE : VERDICT_WITHHELD]++;
+		}
+		for (j = 0; j < VERDICT_NVERDICTS; j++)
+			metrics_add(m, "opscreen_names{%s,policy=\"%s\","
+			    "state=\"%s\"} %lld\n", lab, pn,
+			    verdict_name((enum verdict)j), (long long)count[j]);
+		for (j = SEVERITY_NUMERICS; j < VERDICT_NSEVERITIES; j++)
+			metrics_add(denied, "opscreen_denied_names{%s,policy="
+			    "\"%s\",severity=\"%s\"} %lld\n", lab, pn,
+			    severity_name((enum severity)j), (long long)nsev[j]);
+		*serving = json_integer_value(json_object_get(json_array_get(
+		    json_object_get(allow, "runs"), 0), "run"));
+	}
+	json_decref(allow);
+	json_decref(deny);
+	json_decref(err);
+	return status == 200;
+}
+
+/* Names per state and policy in the run that serves each device's lists. */
 static void
 metrics_names(struct mbuf *m, sqlite3 *db, json_t *fps)
 {
-	struct rollup_query	 q;
-	json_t			*d, *allow, *deny, *err, *e, *r, *runs;
-	size_t			 i, j, k;
-	int64_t			 count[VERDICT_NVERDICTS], serving;
-	enum verdict		 v;
+	json_t			*d;
+	size_t			 i;
+	int64_t			 serving;
 	char			 lab[320];
-	int			 device, status;
-	struct mbuf		 served = { 0 }, run = { 0 };
+	int			 device, served, p;
+	struct mbuf		 srv = { 0 }, run = { 0 }, denied = { 0 };
 
 	metrics_head(m, "opscreen_names", "gauge", "Enable names per state in "
-	    "the complete full screen that serves the device's lists.");
+	    "the complete full screen that serves the device's lists, per list "
+	    "policy (under tolerant a name whose failures are all numerics "
+	    "counts as verified).");
 	json_array_foreach(fps, i, d) {
 		device = json_integer_value(json_object_get(d, "device"));
 		metrics_labels(fps, device, lab, sizeof(lab));
-		memset(&q, 0, sizeof(q));
-		q.gpu = device;
-		rollup_lists(db, &q, fps, &allow, &deny, &status, &err);
 		serving = 0;
-		if (status == 200) {
-			memset(count, 0, sizeof(count));
-			count[VERDICT_VERIFIED] = json_array_size(
-			    json_object_get(allow, "names"));
-			json_array_foreach(json_object_get(deny, "names"), j,
-			    e) {
-				if (verdict_parse(json_string_value(
-				    json_object_get(e, "verdict")), &v) == -1 ||
-				    v != VERDICT_HAZARD)
-					v = VERDICT_BROKEN;
-				count[v]++;
-			}
-			json_array_foreach(json_object_get(allow, "withheld"), j,
-			    e) {
-				int	 inc = 0;
-
-				json_array_foreach(json_object_get(e, "reasons"),
-				    k, r)
-					if (verdict_parse(json_string_value(
-					    json_object_get(r, "verdict")), &v) == 0
-					    && v == VERDICT_INCONCLUSIVE)
-						inc = 1;
-				count[inc ? VERDICT_INCONCLUSIVE :
-				    VERDICT_WITHHELD]++;
-			}
-			for (j = 0; j < VERDICT_NVERDICTS; j++)
-				metrics_add(m, "opscreen_names{%s,state=\"%s\"} "
-				    "%lld\n", lab, verdict_name((enum verdict)j),
-				    (long long)count[j]);
-			runs = json_object_get(allow, "runs");
-			serving = json_integer_value(json_object_get(
-			    json_array_get(runs, 0), "run"));
-		}
-		metrics_add(&served, "opscreen_lists_served{%s} %d\n", lab,
-		    status == 200);
+		served = 0;
+		for (p = 0; p < ROLLUP_NPOLICIES; p++)
+			served |= metrics_policy(m, &denied, db, fps, device, lab,
+			    (enum rollup_policy)p, &serving);
+		metrics_add(&srv, "opscreen_lists_served{%s} %d\n", lab, served);
 		metrics_add(&run, "opscreen_serving_run{%s} %lld\n", lab,
 		    (long long)serving);
-		json_decref(allow);
-		json_decref(deny);
-		json_decref(err);
 	}
+	metrics_head(m, "opscreen_denied_names", "gauge", "Broken names on the "
+	    "device's deny-list per list policy and severity (the worst of "
+	    "their failures: critical, loud, numerics).");
+	metrics_add(m, "%s", denied.buf ? denied.buf : "");
 	metrics_head(m, "opscreen_lists_served", "gauge", "1 when the device's "
 	    "current library fingerprint has a complete full screen (lists are "
 	    "served), else 0 (/allowlist answers 503).");
-	metrics_add(m, "%s", served.buf ? served.buf : "");
+	metrics_add(m, "%s", srv.buf ? srv.buf : "");
 	metrics_head(m, "opscreen_serving_run", "gauge", "Id of the run that "
 	    "serves the device's lists, 0 when none.");
 	metrics_add(m, "%s", run.buf ? run.buf : "");
-	m->full |= served.full | run.full;
-	free(served.buf);
+	m->full |= srv.full | run.full | denied.full;
+	free(srv.buf);
 	free(run.buf);
+	free(denied.buf);
 }
 
 /* Cases per status in the newest run that has started. */

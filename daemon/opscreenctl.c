@@ -70,6 +70,7 @@ ctl_usage_text(FILE *fp)
 	    " opscreend\n"
 	    "  allowlist|denylist [--format json|text|csv|yaml] [--dtypes L]"
 	    " [--stale-ok]\n"
+	    "      [--policy strict|tolerant]\n"
 	    "  run [--ops a,b] [--wait]\n"
 	    "  status\n"
 	    "  judge < {\"case\": CASE, \"result\": RESULT}\n"
@@ -312,7 +313,7 @@ ctl_report_error(const struct ctl_resp *r)
 static int
 ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 {
-	const char	*format = "json", *dtypes = NULL;
+	const char	*format = "json", *dtypes = NULL, *policy = NULL;
 	char		 path[1024];
 	struct ctl_resp	 r, jr;
 	int		 i, rc, stale_ok = 0, stale;
@@ -328,8 +329,17 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			dtypes = argv[i] + 9;
 		else if (!strcmp(argv[i], "--stale-ok"))
 			stale_ok = 1;
+		else if (!strcmp(argv[i], "--policy") && i + 1 < argc)
+			policy = argv[++i];
+		else if (!strncmp(argv[i], "--policy=", 9))
+			policy = argv[i] + 9;
 		else
 			ctl_usage();
+	}
+	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
+		fprintf(stderr, "opscreenctl: --policy must be strict or "
+		    "tolerant\n");
+		return CTL_USAGE;
 	}
 	if (strcmp(format, "json") && strcmp(format, "text") &&
 	    strcmp(format, "csv") && strcmp(format, "yaml")) {
@@ -342,9 +352,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 		    "dtype names\n");
 		return CTL_USAGE;
 	}
-	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s", which, format,
+	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s%s%s", which, format,
 	    dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
-	    stale_ok ? "&stale=ok" : "");
+	    stale_ok ? "&stale=ok" : "", policy ? "&policy=" : "",
+	    policy ? policy : "");
 	if ((rc = ctl_request(c, "GET", path, NULL, NULL, &r)) != CTL_OK)
 		return rc;
 	if (r.status != 200) {
@@ -359,8 +370,9 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 		stale = 0;	/* without stale=ok the daemon serves current lists only */
 	else {
 		/* text, csv and yaml carry no stale flag: ask for the JSON form */
-		snprintf(path, sizeof(path), "/%s?format=json%s%s&stale=ok",
-		    which, dtypes ? "&dtypes=" : "", dtypes ? dtypes : "");
+		snprintf(path, sizeof(path), "/%s?format=json%s%s%s%s&stale=ok",
+		    which, dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
+		    policy ? "&policy=" : "", policy ? policy : "");
 		if ((rc = ctl_request(c, "GET", path, NULL, NULL, &jr)) !=
 		    CTL_OK) {
 			ctl_resp_free(&r);
@@ -561,7 +573,7 @@ ctl_set_hostport(struct ctl *c, const char *arg)
 /*
  * judge: {"case": CASE, "result": RESULT} on stdin (docs/protocol.md) gets
  * the daemon's verdict on one line of JSON: status, reason, detail, score,
- * native_inaccurate.  A repro script computes the RESULT with the runner's
+ * native_inaccurate, severity (under the default [verdict] critical_ratio).  A repro script computes the RESULT with the runner's
  * own code and leaves the judgement to this, the one rule.
  */
 static int
@@ -610,12 +622,13 @@ ctl_judge(int argc, char *argv[])
 		return CTL_ERR;
 	}
 	verdict_case(json_object_get(in, "case"), json_object_get(in, "result"),
-	    &v);
+	    VERDICT_CRITICAL_RATIO, &v);
 	json_decref(in);
-	out = json_pack("{ss ss ss sf sb}", "status", case_status_name(
+	out = json_pack("{ss ss ss sf sb ss}", "status", case_status_name(
 	    v.status), "reason", v.reason, "detail", v.detail, "score",
 	    isfinite(v.score) ? v.score : 0.0, "native_inaccurate",
-	    v.native_inaccurate);
+	    v.native_inaccurate, "severity", severity_name(verdict_severity(
+	    &v)));
 	if (out == NULL || (s = json_dumps(out, JSON_COMPACT)) == NULL) {
 		json_decref(out);
 		return CTL_ERR;

@@ -62,6 +62,8 @@ struct config {
 	int	 api_connection_timeout;	/* idle seconds */
 	int	 api_max_connections_per_ip;
 	int	 api_request_timeout;	/* seconds to deliver a request */
+	double	 critical_ratio;	/* [verdict]: float error over the
+					 * bound past which it is critical */
 	char	 default_classes[256];
 	char	 default_dtypes[256];
 	int	 nerrors;
@@ -123,13 +125,26 @@ char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */
 /* verdict.c: see verdict.h */
 
 /* rollup.c */
-#define ROLLUP_POLICY	"strict"	/* every severity denies: the only one */
 #define ROLLUP_MODE	"eager"		/* what the probes run: no compile mode */
+/*
+ * Which failures deny a name: strict, every one (the default); tolerant,
+ * all but a key x dtype whose failing cases are all numerics (verdict.h).
+ */
+enum rollup_policy {
+	ROLLUP_STRICT,
+	ROLLUP_TOLERANT
+};
+#define ROLLUP_NPOLICIES	2
 struct rollup_query {
 	char	 dtypes[256];		/* comma list, empty = what each key had */
 	int	 gpu;			/* -1 = every device */
 	int	 stale_ok;
+	enum rollup_policy policy;	/* 0: strict */
 };
+const char *rollup_policy_name(enum rollup_policy);
+int	 rollup_policy_parse(const char *, enum rollup_policy *);
+int	 rollup_tolerated(enum rollup_policy, const char *verdict,
+	    const char *severity, int n_critical, int n_loud);
 int	 rollup_lists(sqlite3 *, const struct rollup_query *, json_t *current_fps,
 	    json_t **allow, json_t **deny, int *http_status, json_t **err);
 

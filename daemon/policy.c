@@ -29,11 +29,20 @@ policy_fail_fast_class(const char *cls)
 	return 0;
 }
 
+/*
+ * Only a critical failure ends its class: after a loud or a numerics one
+ * the class goes on, so a silently wrong case behind it is still found
+ * (and counted).  A failure of unknown severity (a result stored before
+ * severities) cuts, as every failure did then.
+ */
 enum fail_fast_decision
 policy_fail_fast(const struct fail_fast_facts *f)
 {
 	if (!f->enabled || f->key == NULL || f->dtype == NULL ||
 	    !policy_fail_fast_class(f->cls))
+		return FAIL_FAST_NONE;
+	if (f->severity != NULL && (!strcmp(f->severity, "loud") ||
+	    !strcmp(f->severity, "numerics")))
 		return FAIL_FAST_NONE;
 	return FAIL_FAST_CUT_CLASS;
 }

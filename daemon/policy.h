@@ -14,6 +14,9 @@ struct fail_fast_facts {
 	const char	*key;		/* the failed case's, NULL: unknown */
 	const char	*dtype;
 	const char	*cls;		/* its probe class */
+	const char	*severity;	/* its severity (verdict.c's word):
+					 * critical, loud, numerics; NULL or
+					 * "": unknown */
 };
 enum fail_fast_decision {
 	FAIL_FAST_NONE,		/* its class's other cases run */

@@ -250,7 +250,8 @@ w_result(void *p)
 				    .detail = r->v.detail, .score = r->v.score,
 				    .native_inaccurate = r->v.native_inaccurate,
 				    .figures = r->figs, .errtail = r->errtail,
-				    .repro = r->repro, .ms = { r->ms[0], r->ms[1],
+				    .repro = r->repro, .severity = severity_name(
+				    verdict_severity(&r->v)), .ms = { r->ms[0], r->ms[1],
 				    r->ms[2] }, .created = r->created };
 	char			 what[64];
 	double			 t0 = now_mono();

@@ -65,7 +65,8 @@ regress_previous(sqlite3 *db, int64_t run)
  * re-screen of the same library. A (device, key, dtype) verified in `run`
  * but broken by a measured failure in the previous complete unrestricted
  * run, on the same fingerprint (library, torch, driver, GPU), stays broken:
- * reason "intermittent", the earlier run's class and evidence case. The
+ * reason "intermittent", the earlier run's class, evidence case, severity
+ * and counts of failing cases per severity. The
  * same inputs gave wrong bits in one screen and right ones in the next, so
  * the candidate is wrong on some runs (on the H200 such a failure repeated
  * in every call of its runner process and not in another process: an
@@ -88,7 +89,9 @@ regress_intermittent(sqlite3 *db, int64_t run)
 	    "%lld of this library (same fingerprint), every case passed in run "
 	    "%lld: a clean re-screen of one library does not clear a failure it "
 	    "saw; run %lld: %s: %s', o.run_id, n.run_id, o.run_id, o.reason, "
-	    "o.detail), evidence_case=o.evidence_case FROM verdicts AS o, "
+	    "o.detail), evidence_case=o.evidence_case, severity=o.severity, "
+	    "n_critical=o.n_critical, n_loud=o.n_loud, n_numerics=o.n_numerics "
+	    "FROM verdicts AS o, "
 	    "run_devices AS dn, run_devices AS dp WHERE n.run_id=?1 AND "
 	    "n.verdict='verified' AND o.run_id=?2 AND o.device=n.device AND "
 	    "o.key=n.key AND o.dtype=n.dtype AND o.verdict='broken' AND "

@@ -3,6 +3,7 @@
  * A name is allowed only when every key it serves is verified in scope on every
  * device in scope; lists come only from complete, unrestricted runs of the
  * current fingerprint (fail-closed), unless the caller accepts stale ones.
+ * policy=tolerant also allows a key x dtype whose failures are all numerics.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,59 @@ serving_run(sqlite3 *db, int device, json_t *fp, int stale_ok, int *stale)
 		sqlite3_finalize(st);
 	}
 	return id;
+}
+
+static const char *const policy_names[ROLLUP_NPOLICIES] = {
+	[ROLLUP_STRICT] = "strict",
+	[ROLLUP_TOLERANT] = "tolerant",
+};
+
+const char *
+rollup_policy_name(enum rollup_policy p)
+{
+	return (unsigned)p < ROLLUP_NPOLICIES ? policy_names[p] : "strict";
+}
+
+/* 0 and *p set, or -1 for a word that names no policy. */
+int
+rollup_policy_parse(const char *s, enum rollup_policy *p)
+{
+	int	 i;
+
+	for (i = 0; s != NULL && i < ROLLUP_NPOLICIES; i++)
+		if (!strcmp(s, policy_names[i])) {
+			*p = (enum rollup_policy)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Whether policy lets a key x dtype verdict count as verified: under
+ * tolerant, a broken one whose evidence is numerics and which has no
+ * critical or loud failing case (its failures are all numerics).  A
+ * verdict stored without a severity is never tolerated.
+ */
+int
+rollup_tolerated(enum rollup_policy policy, const char *verdict,
+    const char *severity, int n_critical, int n_loud)
+{
+	return policy == ROLLUP_TOLERANT && verdict != NULL && severity != NULL &&
+	    !strcmp(verdict, "broken") && !strcmp(severity, "numerics") &&
+	    n_critical == 0 && n_loud == 0;
+}
+
+/* A stored verdict's severity: a broken one without a known word is critical. */
+static enum severity
+row_severity(enum verdict vd, const char *word)
+{
+	enum severity	 s;
+
+	if (vd != VERDICT_BROKEN)
+		return SEVERITY_NONE;
+	if (severity_parse(word, &s) == -1 || s == SEVERITY_NONE)
+		return SEVERITY_CRITICAL;
+	return s;
 }
 
 static json_t *
@@ -157,11 +211,13 @@ withhold(json_t *names, const char *name, const char *key, const char *dtype,
  * own verdicts and cases only, so that one device's screen never vouches for
  * another's.  Every dtype of the scope (unscoped: every dtype the run screened
  * for the key) must be judged for every key; the bootstrap verdict (dtype
- * "any") can deny a key but never counts as a judged dtype.
+ * "any") can deny a key but never counts as a judged dtype.  Under policy
+ * tolerant a verdict rollup_tolerated() accepts counts as verified and
+ * marks its name "tolerated".
  */
 static int
 rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
-    json_t *names)
+    enum rollup_policy policy, json_t *names)
 {
 	sqlite3_stmt	*st;
 	json_t		*n, *k, *keys = json_object(), *dt;
@@ -202,15 +258,18 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	if (sqlite3_prepare_v2(db, "SELECT key, name, dtype, verdict, reason, "
 	    "class, detail, evidence_case, first_call_ms, steady_ms, "
 	    "(SELECT r.shrunk_spec IS NOT NULL FROM results r WHERE r.case_id = "
-	    "v.evidence_case) FROM verdicts v WHERE run_id=? AND device=? "
-	    "ORDER BY key, dtype", -1, &st, NULL) != SQLITE_OK)
+	    "v.evidence_case), severity, n_critical, n_loud, n_numerics FROM "
+	    "verdicts v WHERE run_id=? AND device=? ORDER BY key, dtype", -1,
+	    &st, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char	*verdict = (const char *)sqlite3_column_text(st, 3);
+		const char	*sevw = (const char *)sqlite3_column_text(st, 11);
 		enum verdict	 vd;
-		int		 any;
+		enum severity	 sev;
+		int		 any, ncrit, nloud;
 
 		key = (const char *)sqlite3_column_text(st, 0);
 		dtype = (const char *)sqlite3_column_text(st, 2);
@@ -230,25 +289,36 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 		/* a word outside the vocabulary is denied: fail closed */
 		if (verdict_parse(verdict, &vd) == -1)
 			vd = VERDICT_BROKEN;
-		if (vd == VERDICT_VERIFIED) {
+		ncrit = sqlite3_column_int(st, 12);
+		nloud = sqlite3_column_int(st, 13);
+		if (vd == VERDICT_VERIFIED || rollup_tolerated(policy, verdict,
+		    sevw, ncrit, nloud)) {
 			if (!any)
 				json_object_set_new(n, "verified", json_integer(
 				    json_integer_value(json_object_get(n,
 				    "verified")) + 1));
+			if (vd != VERDICT_VERIFIED)
+				json_object_set_new(n, "tolerated", json_true());
 			continue;
 		}
+		sev = row_severity(vd, sevw);
 		{
-			json_t	*ev = json_pack("{ss ss si ss ss ss ss}", "key", key,
-			    "dtype", dtype, "device", device, "verdict", verdict,
+			json_t	*ev = json_pack("{ss ss si ss ss ss ss si si si}",
+			    "key", key, "dtype", dtype, "device", device,
+			    "verdict", verdict,
 			    "reason", (const char *)sqlite3_column_text(st, 4),
 			    "class", (const char *)sqlite3_column_text(st, 5),
-			    "detail", (const char *)sqlite3_column_text(st, 6));
+			    "detail", (const char *)sqlite3_column_text(st, 6),
+			    "n_critical", ncrit, "n_loud", nloud, "n_numerics",
+			    sqlite3_column_int(st, 14));
 
 			if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 				json_object_set_new(ev, "case", json_integer(
 				    sqlite3_column_int64(st, 7)));
 			json_object_set_new(ev, "shrunk", json_boolean(
 			    sqlite3_column_int(st, 10)));
+			json_object_set_new(ev, "severity", sev == SEVERITY_NONE ?
+			    json_null() : json_string(severity_name(sev)));
 			json_object_set_new(ev, "run", json_integer(run));
 			json_array_append_new(json_object_get(n,
 			    vd == VERDICT_INCONCLUSIVE ? "withheld" : "deny"),
@@ -377,6 +447,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	json_t		*names = json_object(), *d, *fp, *runs = json_array();
 	json_t		*allowed = json_array(), *denied = json_array();
 	json_t		*withheld = json_array(), *n, *rd;
+	json_t		*tolerated = json_array(), *by_sev[VERDICT_NSEVERITIES];
 	size_t		 i, nn = 0, j;
 	const char	**keys = NULL, *name;
 	int		 any_stale = 0, stale, ndev = 0;
@@ -384,6 +455,8 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 
 	*allow = *deny = *err = NULL;
 	*status = 200;
+	for (i = 0; i < VERDICT_NSEVERITIES; i++)
+		by_sev[i] = json_array();
 	json_array_foreach(fps, i, d) {
 		int	 device = json_integer_value(json_object_get(d, "device"));
 
@@ -420,7 +493,8 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		}
 		json_object_set_new(rd, "stale", json_boolean(stale));
 		json_array_append_new(runs, rd);
-		if (rollup_device(db, run, device, q->dtypes, names) == -1) {
+		if (rollup_device(db, run, device, q->dtypes, q->policy,
+		    names) == -1) {
 			*status = 500;
 			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
 			goto out;
@@ -445,28 +519,46 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		dn = json_object_get(n, "deny");
 		wn = json_object_get(n, "withheld");
 		if (json_array_size(dn)) {
-			json_t	*worst = json_array_get(dn, 0), *e;
+			json_t	*worst = NULL, *e;
 			size_t	 x;
 			char	*repro;
 			enum verdict	 vn = VERDICT_HAZARD, ve;
+			enum severity	 sn = SEVERITY_NONE, se;
 
-			/* the evidence shown first: a shrunk case when there is one */
-			json_array_foreach(dn, x, e)
-				if (json_is_true(json_object_get(e, "shrunk"))) {
-					worst = e;
-					break;
-				}
-
-			/* the name's verdict is the worst of its evidence's */
+			/* the name's verdict and severity: the worst of its
+			 * evidence's */
 			json_array_foreach(dn, x, e) {
 				if (verdict_parse(json_string_value(
 				    json_object_get(e, "verdict")), &ve) == -1)
 					ve = VERDICT_BROKEN;
 				if (verdict_rank(ve) > verdict_rank(vn))
 					vn = ve;
+				if (severity_parse(json_string_value(
+				    json_object_get(e, "severity")), &se) == 0 &&
+				    se > sn)
+					sn = se;
 			}
-			ev = json_pack("{ss ss sO sO sO sO}", "name", keys[j],
-			    "verdict", verdict_name(vn),
+			/* the evidence shown first: of the most severe, a shrunk
+			 * case when there is one */
+			json_array_foreach(dn, x, e) {
+				if (severity_parse(json_string_value(
+				    json_object_get(e, "severity")), &se) == -1)
+					se = SEVERITY_NONE;
+				if (se != sn)
+					continue;
+				if (worst == NULL)
+					worst = e;
+				if (json_is_true(json_object_get(e, "shrunk"))) {
+					worst = e;
+					break;
+				}
+			}
+			if (worst == NULL)
+				worst = json_array_get(dn, 0);
+			ev = json_pack("{ss ss so sO sO sO sO}", "name", keys[j],
+			    "verdict", verdict_name(vn), "severity",
+			    sn == SEVERITY_NONE ? json_null() :
+			    json_string(severity_name(sn)),
 			    "reason", json_object_get(worst, "reason"),
 			    "class", json_object_get(worst, "class"),
 			    "detail", json_object_get(worst, "detail"),
@@ -477,30 +569,41 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 				json_object_set_new(ev, "repro", json_string(repro));
 				free(repro);
 			}
-			json_array_append_new(denied, ev);
+			json_array_append_new(by_sev[sn], ev);
 		} else if (json_array_size(wn))
 			json_array_append_new(withheld, json_pack("{ss sO}",
 			    "name", keys[j], "reasons", wn));
-		else if (json_integer_value(json_object_get(n, "verified")) > 0)
+		else if (json_integer_value(json_object_get(n, "verified")) > 0) {
 			json_array_append_new(allowed, json_string(keys[j]));
-		else
+			if (json_is_true(json_object_get(n, "tolerated")))
+				json_array_append_new(tolerated,
+				    json_string(keys[j]));
+		} else
 			/* every dtype of the scope not applicable to every key */
 			json_array_append_new(withheld, json_pack("{ss s[{ss}]}",
 			    "name", keys[j], "reasons", "reason", "no dtype of the "
 			    "scope is supported natively by its keys"));
 	}
-	*allow = json_pack("{sO sO sb ss ss ss}", "names", allowed, "withheld",
-	    withheld, "stale", any_stale, "dtypes", q->dtypes[0] ? q->dtypes :
-	    "all", "policy", ROLLUP_POLICY, "mode", ROLLUP_MODE);
+	/* denied: critical first, then loud, numerics, hazards; by name */
+	for (i = VERDICT_NSEVERITIES; i-- > 0; )
+		json_array_extend(denied, by_sev[i]);
+	*allow = json_pack("{sO sO sO sb ss ss ss}", "names", allowed,
+	    "withheld", withheld, "tolerated", tolerated, "stale", any_stale,
+	    "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
+	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
 	json_object_set(*allow, "runs", runs);
 	json_object_set_new(*allow, "verdict_vocabulary", verdict_vocabulary());
 	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
 	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
-	    ROLLUP_POLICY, "mode", ROLLUP_MODE);
+	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
 	json_object_set(*deny, "runs", runs);
 	json_object_set_new(*deny, "library_hazards", library_hazards(db, runs));
 	json_object_set_new(*deny, "verdict_vocabulary", verdict_vocabulary());
+	json_object_set_new(*deny, "severity_vocabulary", severity_vocabulary());
  out:
+	for (i = 0; i < VERDICT_NSEVERITIES; i++)
+		json_decref(by_sev[i]);
+	json_decref(tolerated);
 	free(keys);
 	json_decref(names);
 	json_decref(runs);

@@ -410,12 +410,17 @@ run_finish(void)
 					sv.cls = f.worst_class;
 					sv.detail = f.worst_detail;
 					sv.evidence_case = f.worst_case;
+					sv.severity = severity_name(
+					    f.worst_severity);
 				} else {
 					sv.cls = "";
 					sv.detail = "";
 				}
 				sv.cases = f.n;
 				sv.passed = f.pass;
+				sv.n_critical = f.nsev[SEVERITY_CRITICAL];
+				sv.n_loud = f.nsev[SEVERITY_LOUD];
+				sv.n_numerics = f.nsev[SEVERITY_NUMERICS];
 				sv.first_call_ms = sv.steady_ms = -1;
 				if (nt > 0) {
 					qsort(firsts, nt, sizeof(double),
@@ -455,6 +460,9 @@ run_finish(void)
 		snprintf(v.detail, sizeof(v.detail), "%s", row.detail);
 		v.score = row.score;
 		v.native_inaccurate = row.native_inaccurate;
+		/* none or unknown: verdict_severity reads a failure as critical */
+		if (severity_parse(row.severity, &v.severity) == -1)
+			v.severity = SEVERITY_NONE;
 		verdict_fold_add(&f, row.case_id, row.cls, &v);
 		/* ladder steps that ran (pass or over budget) feed the fit */
 		if (row.has_ladder && row.has_first &&

@@ -180,7 +180,8 @@ int	 skip_replay(int slot, int64_t fpid);
 void	 case_skip_siblings(int64_t case_id, int device, int compile_only);
 
 /* fail_fast.c */
-void	 fail_fast_cut(int device, const json_t *spec, int64_t id);
+void	 fail_fast_cut(int device, const json_t *spec, int64_t id,
+	    const char *severity);
 int	 fail_fast_resume(int slot);
 
 /* key_budget.c */

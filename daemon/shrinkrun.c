@@ -276,7 +276,7 @@ shrink_result(struct worker *w, json_t *msg)
 	struct case_verdict	 v;
 	double			 ms;
 
-	verdict_case(w->shrink_try, msg, &v);
+	verdict_case(w->shrink_try, msg, env->conf.critical_ratio, &v);
 	ms = jnum(json_object_get(msg, "times"), "cand_first_ms");
 	if (ms > 0) {
 		w->shrink_cand_ms += ms;

@@ -20,12 +20,14 @@ extern const char migration_001[];
 extern const char migration_002[];
 extern const char migration_003[];
 extern const char migration_004[];
+extern const char migration_005[];
 
 static const char *migrations[] = {
 	migration_001,
 	migration_002,
 	migration_003,
 	migration_004,
+	migration_005,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

@@ -100,6 +100,7 @@ struct store_result {
 	const char	*figures;
 	const char	*errtail;
 	const char	*repro;
+	const char	*severity;	/* a failure's, "" otherwise */
 	double		 ms[3];		/* candidate first, steady, native */
 	double		 created;
 };
@@ -153,7 +154,7 @@ struct store_fold_row {
 	int		 device;
 	const char	*key, *name, *dtype, *cls;	/* until the next row */
 	int64_t		 case_id;
-	const char	*status, *reason, *detail;
+	const char	*status, *reason, *detail, *severity;
 	double		 score;
 	int		 native_inaccurate;
 	int		 has_first;	/* the candidate's times were stored */
@@ -171,6 +172,8 @@ struct store_verdict {
 	int64_t		 evidence_case;	/* 0: none */
 	int		 cases, passed;
 	double		 first_call_ms, steady_ms;
+	const char	*severity;	/* the evidence's, NULL: none */
+	int		 n_critical, n_loud, n_numerics;	/* failing cases */
 };
 int64_t	 store_run_unstored(struct store *, int64_t run);
 struct store_cursor *store_fold_cursor(struct store *, int64_t run);

@@ -392,7 +392,7 @@ store_result_add(struct store *s, const struct store_result *r)
 	if ((st = store_stmt(s, "INSERT OR REPLACE INTO results (case_id, "
 	    "status, reason, detail, score, native_inaccurate, figures, "
 	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
-	    "created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+	    "created, severity) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->case_id);
 	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
@@ -410,6 +410,8 @@ store_result_add(struct store *s, const struct store_result *r)
 		if (r->ms[i] >= 0)
 			sqlite3_bind_double(st, 10 + i, r->ms[i]);
 	sqlite3_bind_double(st, 13, r->created);
+	sqlite3_bind_text(st, 14, r->severity ? r->severity : "", -1,
+	    SQLITE_STATIC);
 	return step_done(st);
 }
 
@@ -502,9 +504,9 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 }
 
 /*
- * The key x dtype x classes of run on device with a failing case: an array
- * of {"key", "dtype", "class", "id" (the first failing case)}, or NULL on
- * an error.
+ * The key x dtype x class x severities of run on device with a failing
+ * case: an array of {"key", "dtype", "class", "severity", "id" (the first
+ * failing case of that severity)}, or NULL on an error.
  */
 json_t *
 store_failed_classes(struct store *s, int64_t run, int device)
@@ -513,19 +515,21 @@ store_failed_classes(struct store *s, int64_t run, int device)
 	json_t		*a;
 
 	if (sqlite3_prepare_v2(store_db(s), "SELECT c.key, c.dtype, "
-	    "c.class, min(c.id) FROM results r JOIN cases c ON c.id = r.case_id "
-	    "WHERE c.run_id=? AND c.device=? AND r.status = 'fail' GROUP BY "
-	    "c.key, c.dtype, c.class", -1, &st, NULL) != SQLITE_OK)
+	    "c.class, min(c.id), r.severity FROM results r JOIN cases c ON "
+	    "c.id = r.case_id WHERE c.run_id=? AND c.device=? AND r.status = "
+	    "'fail' GROUP BY c.key, c.dtype, c.class, r.severity", -1, &st,
+	    NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, device);
 	a = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I}", "key",
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:s}", "key",
 		    (const char *)sqlite3_column_text(st, 0), "dtype",
 		    (const char *)sqlite3_column_text(st, 1), "class",
 		    (const char *)sqlite3_column_text(st, 2), "id",
-		    (json_int_t)sqlite3_column_int64(st, 3)));
+		    (json_int_t)sqlite3_column_int64(st, 3), "severity",
+		    (const char *)sqlite3_column_text(st, 4)));
 	sqlite3_finalize(st);
 	return a;
 }

@@ -12,6 +12,40 @@
 
 #include "verdict.h"
 
+/*
+ * The severity a failure of this reason has whatever its figures say; the
+ * measured ones (numeric_error, nonfinite_mismatch, nondeterministic, a
+ * raise that faulted the device) start here as critical and are lowered by
+ * what measured them.  A reason not listed is critical: fail closed.
+ */
+static enum severity
+reason_severity(const char *reason)
+{
+	static const struct {
+		const char	*reason;
+		enum severity	 sev;
+	} fixed[] = {
+		{ "raises", SEVERITY_LOUD },
+		{ "numeric_error", SEVERITY_CRITICAL },
+		{ "nonfinite_mismatch", SEVERITY_CRITICAL },
+		{ "mismatch", SEVERITY_CRITICAL },
+		{ "shape_mismatch", SEVERITY_CRITICAL },
+		{ "dtype_mismatch", SEVERITY_CRITICAL },
+		{ "alias_mismatch", SEVERITY_CRITICAL },
+		{ "wrong_distribution", SEVERITY_CRITICAL },
+		{ "nondeterministic", SEVERITY_CRITICAL },
+		{ "reads_outside_inputs", SEVERITY_CRITICAL },
+		{ "writes_outside_inputs", SEVERITY_CRITICAL },
+		{ "writes_outside_view", SEVERITY_CRITICAL },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(reason, fixed[i].reason))
+			return fixed[i].sev;
+	return SEVERITY_CRITICAL;
+}
+
 static void
 verdict_set(struct case_verdict *v, enum case_status st, const char *reason,
     double score, const char *fmt, ...)
@@ -21,6 +55,7 @@ verdict_set(struct case_verdict *v, enum case_status st, const char *reason,
 	v->status = st;
 	snprintf(v->reason, sizeof(v->reason), "%s", reason);
 	v->score = score;
+	v->severity = st == CASE_FAIL ? reason_severity(reason) : SEVERITY_NONE;
 	v->detail[0] = '\0';
 	if (fmt != NULL) {
 		va_start(ap, fmt);
@@ -91,12 +126,35 @@ verdict_ratio(double err, double allowed)
 	return err > 0 ? VERDICT_SCORE_NOFLOOR : 0;
 }
 
+/*
+ * A float error's severity from its ratios to the rule's bound (error /
+ * allowed) on the measures that failed it: numerics within critical_ratio,
+ * critical past it.  With both measures over their bound the smaller ratio
+ * decides: a result truly far off is far off on both, while the absolute
+ * floor 2R of a case of a few elements can sit far below the dtype's
+ * rounding error (one 0-d output rounded within 0.05 ULP gives 2R = 0.1
+ * ULP, so 2 ULP off reads as 20 times the bound there and 2 times on the
+ * ULP measure).
+ */
+static enum severity
+verdict_float_severity(int bad_a, double ra, int bad_u, double ru,
+    double critical_ratio)
+{
+	double	 x;
+
+	if (bad_a && bad_u)
+		x = ra < ru ? ra : ru;
+	else
+		x = bad_a ? ra : ru;
+	return x > critical_ratio ? SEVERITY_CRITICAL : SEVERITY_NUMERICS;
+}
+
 static int
 verdict_float(const json_t *out, size_t i, long long numel,
-    struct case_verdict *v)
+    double critical_ratio, struct case_verdict *v)
 {
 	double	ea_c, ea_n, eu_c, eu_n, r, omax, nf_c, nf_n = 0, nf_as = 0;
-	double	allow_a, allow_u, ra, ru;
+	double	allow_a, allow_u, ra, ru, nf_in = -1;
 	int	bad_a, bad_u;
 
 	if (numel == 0) {
@@ -124,11 +182,21 @@ verdict_float(const json_t *out, size_t i, long long numel,
 	 */
 	verdict_num(out, "nonfinite_as_native_c", &nf_as);
 	if (nf_c - nf_as > 0) {
+		/*
+		 * Numerics when every such position is one where an input of
+		 * the output's shape is NaN/inf (NaN handling, a sign of an
+		 * inf); critical where the inputs are finite, or where the
+		 * runner could not say (no input maps onto the output).
+		 */
+		verdict_num(out, "nonfinite_at_input_c", &nf_in);
 		verdict_set(v, CASE_FAIL, "nonfinite_mismatch",
 		    VERDICT_SCORE_NONFINITE + nf_c - nf_as,
 		    "out%zu: %.0f positions where NaN/inf differ from the "
-		    "oracle and from native (native: %.0f)", i, nf_c - nf_as,
-		    nf_n);
+		    "oracle and from native (native: %.0f)%s", i, nf_c - nf_as,
+		    nf_n, nf_in == nf_c - nf_as ? ", each where an input is "
+		    "NaN/inf" : "");
+		if (nf_in == nf_c - nf_as)
+			v->severity = SEVERITY_NUMERICS;
 		return 0;
 	}
 	if (nf_c > 0)
@@ -146,11 +214,13 @@ verdict_float(const json_t *out, size_t i, long long numel,
 		    verdict_num(out, "err_abs_n", &ea_n) == 0 &&
 		    verdict_num(out, "R", &r) == 0 &&
 		    ea_c > verdict_max(2 * ea_n, 2 * r)) {
-			verdict_set(v, CASE_FAIL, "numeric_error",
-			    verdict_ratio(ea_c, verdict_max(2 * ea_n, 2 * r)),
+			ra = verdict_ratio(ea_c, verdict_max(2 * ea_n, 2 * r));
+			verdict_set(v, CASE_FAIL, "numeric_error", ra,
 			    "out%zu: err_abs %.6g > max(2*err_abs_n=%.6g, "
 			    "2R=%.6g) where every finite oracle value is 0", i,
 			    ea_c, 2 * ea_n, 2 * r);
+			v->severity = verdict_float_severity(1, ra, 0, 0,
+			    critical_ratio);
 			return 0;
 		}
 		verdict_set(v, CASE_DEGENERATE, "degenerate_oracle", 0,
@@ -186,6 +256,8 @@ verdict_float(const json_t *out, size_t i, long long numel,
 		verdict_set(v, CASE_FAIL, "numeric_error", verdict_max(ra, ru),
 		    "out%zu: err_abs %.6g > max(2*err_abs_n=%.6g, 2R=%.6g)%s",
 		    i, ea_c, 2 * ea_n, 2 * r, bad_u ? "; err_ulp too" : "");
+	v->severity = verdict_float_severity(bad_a, ra, bad_u, ru,
+	    critical_ratio);
 	return 0;
 }
 
@@ -302,7 +374,7 @@ verdict_numel(const json_t *shape)
 /* Judges one OUT; -1 when it lacks what its kind requires. */
 static int
 verdict_out(const json_t *out, size_t i, int oracle_failed,
-    struct case_verdict *v)
+    double critical_ratio, struct case_verdict *v)
 {
 	const json_t	*cand, *nat, *cs, *ns, *jn;
 	const char	*cd, *nd, *kind;
@@ -354,7 +426,7 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	jn = json_object_get(out, "numel");
 	numel = json_is_integer(jn) ? json_integer_value(jn) : verdict_numel(ns);
 	if (strcmp(kind, "float") == 0)
-		return verdict_float(out, i, numel, v);
+		return verdict_float(out, i, numel, critical_ratio, v);
 	if (strcmp(kind, "stat") == 0)
 		return verdict_stat(out, i, v);
 	if (strcmp(kind, "exact") == 0 || strcmp(kind, "sort_values") == 0 ||
@@ -472,10 +544,24 @@ verdict_malformed(struct case_verdict *v, const char *why)
 	return -1;
 }
 
+/*
+ * Whether a is worse evidence than b: a failure over an error over a
+ * degenerate oracle, then the more severe, then the larger score.
+ */
+static int
+verdict_worse(const struct case_verdict *a, const struct case_verdict *b)
+{
+	if (status_rank(a->status) != status_rank(b->status))
+		return status_rank(a->status) > status_rank(b->status);
+	if (a->severity != b->severity)
+		return a->severity > b->severity;
+	return a->score > b->score;
+}
+
 /* The worst of a call's outputs; -1 when one lacks its figures. */
 static int
-verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
-    int *ni)
+verdict_outputs(const json_t *outs, int oracle_failed, double critical_ratio,
+    struct case_verdict *v, int *ni)
 {
 	struct case_verdict	 ov;
 	const json_t		*out;
@@ -484,12 +570,11 @@ verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
 	verdict_set(v, CASE_PASS, "ok", 0, json_array_size(outs) == 0 ?
 	    "no output to compare" : NULL);
 	json_array_foreach(outs, i, out) {
-		if (verdict_out(out, i, oracle_failed, &ov) == -1)
+		if (verdict_out(out, i, oracle_failed, critical_ratio, &ov) ==
+		    -1)
 			return -1;
 		*ni |= ov.native_inaccurate;
-		if (status_rank(ov.status) > status_rank(v->status) ||
-		    (status_rank(ov.status) == status_rank(v->status) &&
-		    ov.score > v->score))
+		if (verdict_worse(&ov, v))
 			*v = ov;
 	}
 	return 0;
@@ -501,33 +586,40 @@ verdict_outputs(const json_t *outs, int oracle_failed, struct case_verdict *v,
  * the first call's.  A call that fails where another passed is a kernel
  * whose result depends on the call (a race, a stale buffer, state left by
  * an earlier launch): broken, reason "nondeterministic", with the failing
- * call's evidence.  Both failing: the worse one, noted as differing.
+ * call's evidence and its severity (a later call a few ULP off is
+ * numerics, as the first would be).  Both failing: the worse one, noted as
+ * differing.
  */
 static int
-verdict_repeat(const json_t *rep, int oracle_failed, struct case_verdict *v)
+verdict_repeat(const json_t *rep, int oracle_failed, double critical_ratio,
+    struct case_verdict *v)
 {
 	struct case_verdict	 rv;
 	const json_t		*outs = json_object_get(rep, "outputs");
 	json_int_t		 call = json_integer_value(json_object_get(rep,
 				    "call"));
 	char			 was[sizeof(v->detail)];
+	enum severity		 sev = v->severity;
 	int			 ni = 0;
 
 	if (!json_is_array(outs))
 		return -1;
-	if (verdict_outputs(outs, oracle_failed, &rv, &ni) == -1)
+	if (verdict_outputs(outs, oracle_failed, critical_ratio, &rv, &ni) ==
+	    -1)
 		return -1;
-	if (v->status == CASE_PASS && rv.status == CASE_FAIL)
+	if (v->status == CASE_PASS && rv.status == CASE_FAIL) {
 		verdict_set(v, CASE_FAIL, "nondeterministic", rv.score,
 		    "call %lld on the same inputs: %s (call 1 passed)",
 		    (long long)call, rv.detail);
-	else if (v->status == CASE_FAIL && rv.status == CASE_PASS) {
+		v->severity = rv.severity;
+	} else if (v->status == CASE_FAIL && rv.status == CASE_PASS) {
 		snprintf(was, sizeof(was), "%s", v->detail);
 		verdict_set(v, CASE_FAIL, "nondeterministic", v->score,
 		    "call 1: %s (call %lld on the same inputs passed)", was,
 		    (long long)call);
+		v->severity = sev;
 	} else if (v->status == CASE_FAIL && rv.status == CASE_FAIL) {
-		if (rv.score > v->score)
+		if (verdict_worse(&rv, v))
 			*v = rv;
 		snprintf(was, sizeof(was), "%s", v->detail);
 		snprintf(v->detail, sizeof(v->detail), "%s (calls 1 and %lld "
@@ -553,7 +645,8 @@ verdict_repeat(const json_t *rep, int oracle_failed, struct case_verdict *v)
  * 2c2664f, commit c8146d5). A guard that was overwritten: broken (writes_outside_inputs).
  */
 static int
-verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
+verdict_guard(const json_t *g, int oracle_failed, double critical_ratio,
+    struct case_verdict *v)
 {
 	struct case_verdict	 gv;
 	const json_t		*outs = json_object_get(g, "outputs");
@@ -568,7 +661,8 @@ verdict_guard(const json_t *g, int oracle_failed, struct case_verdict *v)
 	    "lowest";
 	then[0] = '\0';
 	if (json_is_array(outs) && json_array_size(outs) > 0) {
-		if (verdict_outputs(outs, oracle_failed, &gv, &ni) == -1)
+		if (verdict_outputs(outs, oracle_failed, critical_ratio, &gv,
+		    &ni) == -1)
 			return -1;
 		if (gv.status == CASE_FAIL)
 			snprintf(then, sizeof(then), " (then %s)", gv.detail);
@@ -635,9 +729,13 @@ verdict_views(const json_t *ov, struct case_verdict *v)
 	    was[0] ? "; in the view: " : "", was);
 }
 
+/*
+ * One case's verdict; a failure's severity compares float errors with
+ * critical_ratio times the rule's bound ([verdict] critical_ratio).
+ */
 int
 verdict_case(const json_t *case_spec, const json_t *result,
-    struct case_verdict *v)
+    double critical_ratio, struct case_verdict *v)
 {
 	const json_t		*outs, *alias, *chk, *rep;
 	const char		*st, *msg, *mut;
@@ -669,6 +767,9 @@ verdict_case(const json_t *case_spec, const json_t *result,
 		}
 		verdict_set(v, CASE_FAIL, "raises", VERDICT_SCORE_SHAPE, "%s",
 		    msg ? msg : "candidate raised");
+		/* a raise that left the device unusable is a device fault */
+		if (json_is_true(json_object_get(result, "fatal")))
+			v->severity = SEVERITY_CRITICAL;
 		return 0;
 	}
 	if (strcmp(st, "both_error") == 0) {
@@ -699,15 +800,16 @@ verdict_case(const json_t *case_spec, const json_t *result,
 	 * did not raise where native did not; an in-place or out= op must
 	 * still return what it wrote (below).
 	 */
-	if (verdict_outputs(outs, oracle_failed, v, &ni) == -1)
+	if (verdict_outputs(outs, oracle_failed, critical_ratio, v, &ni) == -1)
 		return verdict_malformed(v, "output lacks figures");
 	v->native_inaccurate = ni;
 	rep = json_object_get(result, "repeat");
-	if (json_is_object(rep) && verdict_repeat(rep, oracle_failed, v) == -1)
+	if (json_is_object(rep) && verdict_repeat(rep, oracle_failed,
+	    critical_ratio, v) == -1)
 		return verdict_malformed(v, "repeated call's output lacks figures");
 	if (json_is_object(json_object_get(result, "guard")) &&
-	    verdict_guard(json_object_get(result, "guard"), oracle_failed, v) ==
-	    -1)
+	    verdict_guard(json_object_get(result, "guard"), oracle_failed,
+	    critical_ratio, v) == -1)
 		return verdict_malformed(v, "guarded call's output lacks figures");
 	if (v->status == CASE_ERROR && oracle_failed &&
 	    (msg = json_string_value(json_object_get(result, "oracle_error"))))
@@ -868,20 +970,28 @@ verdict_rank(enum verdict v)
 	return (int)v;
 }
 
+/* The index of word s in names[0..n), -1 when absent (or s NULL). */
+static int
+vocab_index(const char *const *names, int n, const char *s)
+{
+	int	 i;
+
+	for (i = 0; s != NULL && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 /* 0 and *v set, or -1 for a word outside the vocabulary. */
 int
 verdict_parse(const char *s, enum verdict *v)
 {
-	int	 i;
+	int	 i = vocab_index(verdict_names, VERDICT_NVERDICTS, s);
 
-	if (s == NULL)
+	if (i == -1)
 		return -1;
-	for (i = 0; i < VERDICT_NVERDICTS; i++)
-		if (!strcmp(s, verdict_names[i])) {
-			*v = (enum verdict)i;
-			return 0;
-		}
-	return -1;
+	*v = (enum verdict)i;
+	return 0;
 }
 
 /* [{"name", "rank"}, ...] in rank order: what the dashboard and tools read. */
@@ -903,12 +1013,74 @@ verdict_fold_init(struct verdict_fold *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/*
+ * The severity of a case verdict: a failure's own (one without, from an
+ * older store, is critical: fail closed), critical for a crash or a hang,
+ * none for anything that is not a failure.
+ */
+enum severity
+verdict_severity(const struct case_verdict *v)
+{
+	switch (v->status) {
+	case CASE_FAIL:
+		return v->severity != SEVERITY_NONE ? v->severity :
+		    SEVERITY_CRITICAL;
+	case CASE_TIMEOUT:
+	case CASE_CRASH:
+		return SEVERITY_CRITICAL;
+	default:
+		return SEVERITY_NONE;
+	}
+}
+
+static const char *const severity_names[VERDICT_NSEVERITIES] = {
+	[SEVERITY_NONE] = "",
+	[SEVERITY_NUMERICS] = "numerics",
+	[SEVERITY_LOUD] = "loud",
+	[SEVERITY_CRITICAL] = "critical",
+};
+
+/* "" for SEVERITY_NONE: what results.severity holds for a case that passed */
+const char *
+severity_name(enum severity s)
+{
+	if ((unsigned)s >= VERDICT_NSEVERITIES)
+		return severity_names[SEVERITY_CRITICAL];
+	return severity_names[s];
+}
+
+/* 0 and *s set, or -1 for a word outside the vocabulary ("" is none). */
+int
+severity_parse(const char *w, enum severity *s)
+{
+	int	 i = vocab_index(severity_names, VERDICT_NSEVERITIES, w);
+
+	if (i == -1)
+		return -1;
+	*s = (enum severity)i;
+	return 0;
+}
+
+/* [{"name", "rank"}, ...] of the failing severities, mildest first. */
+json_t *
+severity_vocabulary(void)
+{
+	json_t	*a = json_array();
+	int	 i;
+
+	for (i = SEVERITY_NUMERICS; i < VERDICT_NSEVERITIES; i++)
+		json_array_append_new(a, json_pack("{ss si}", "name",
+		    severity_names[i], "rank", i));
+	return a;
+}
+
 void
 verdict_fold_add(struct verdict_fold *f, long long case_id,
     const char *probe_class, const struct case_verdict *v)
 {
-	double	score = v->score;
-	int	tier = 0;
+	double		score = v->score;
+	enum severity	sev = verdict_severity(v);
+	int		tier = 0;
 
 	f->n++;
 	switch (v->status) {
@@ -951,11 +1123,19 @@ verdict_fold_add(struct verdict_fold *f, long long case_id,
 	}
 	if (v->native_inaccurate)
 		f->native_inaccurate++;
-	/* a broken case outranks any inconclusive one, whatever its score */
-	if (tier == 0 || tier < f->worst_tier ||
-	    (tier == f->worst_tier && score <= f->worst_score))
+	if (tier == 3)
+		f->nsev[sev]++;
+	/*
+	 * A broken case outranks any inconclusive one, whatever its score;
+	 * among broken ones the most severe, then the largest score.
+	 */
+	if (tier == 0 || tier < f->worst_tier)
+		return;
+	if (tier == f->worst_tier && (sev < f->worst_severity ||
+	    (sev == f->worst_severity && score <= f->worst_score)))
 		return;
 	f->worst_tier = tier;
+	f->worst_severity = sev;
 	f->worst_score = score;
 	f->worst_case = case_id;
 	snprintf(f->worst_reason, sizeof(f->worst_reason), "%s",

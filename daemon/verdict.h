@@ -64,6 +64,28 @@ enum verdict {
 #define VERDICT_STEADY_CALLS	3
 #define VERDICT_STEADY_MAX_MS	500.0
 
+/*
+ * How wrong a failing case is (docs/design.md, "Severity"), in rank order:
+ * critical (silently wrong: a wrong shape, dtype or alias, exact outputs
+ * that differ, a float error past VERDICT_CRITICAL_RATIO times the rule's
+ * bound, NaN/inf where the inputs are finite, memory outside the inputs or
+ * a view touched, a wrong distribution, a crash, a device fault, a hang),
+ * loud (raises where native succeeds) and numerics (a float error above
+ * the bound and within the ratio; NaN/inf that differ only where an input
+ * is non-finite).  The fold's evidence is its most severe failing case;
+ * fail-fast cuts only at a critical one; policy=tolerant lists allow names
+ * whose failures are all numerics.
+ */
+enum severity {
+	SEVERITY_NONE,		/* not a failure */
+	SEVERITY_NUMERICS,
+	SEVERITY_LOUD,
+	SEVERITY_CRITICAL
+};
+#define VERDICT_NSEVERITIES	4
+/* [verdict] critical_ratio's default: float error over the bound, x */
+#define VERDICT_CRITICAL_RATIO	16.0
+
 /* scores for picking a broken op's evidence */
 #define VERDICT_SCORE_SHAPE	1e9	/* shape/dtype mismatch, raises */
 #define VERDICT_SCORE_NONFINITE	1e8
@@ -82,6 +104,7 @@ struct case_verdict {
 	char		 detail[512];	/* human evidence */
 	double		 score;		/* err/allowed, or a VERDICT_SCORE_ */
 	int		 native_inaccurate;
+	enum severity	 severity;	/* a failing case's; verdict_severity */
 };
 
 struct verdict_fold {
@@ -92,6 +115,9 @@ struct verdict_fold {
 	char		 worst_reason[48];
 	char		 worst_class[24];
 	char		 worst_detail[512];
+	enum severity	 worst_severity;	/* of a broken fold's evidence */
+	int		 nsev[VERDICT_NSEVERITIES];	/* failing cases per
+						 * severity */
 	int		 worst_tier;	/* 0 none, 1 inconclusive, 2 hazard, 3 broken */
 	int		 native_inaccurate;	/* cases that recorded it */
 	int		 hazard;
@@ -105,8 +131,12 @@ struct verdict_fold {
 };
 
 /* verdict.c */
-int		 verdict_case(const json_t *, const json_t *,
+int		 verdict_case(const json_t *, const json_t *, double,
 		    struct case_verdict *);
+enum severity	 verdict_severity(const struct case_verdict *);
+const char	*severity_name(enum severity);
+int		 severity_parse(const char *, enum severity *);
+json_t		*severity_vocabulary(void);
 const char	*case_status_name(enum case_status);
 int		 verdict_oracle_agree(const json_t *, char *, size_t);
 enum case_status case_status_parse(const char *);

@@ -13,10 +13,18 @@
  */
 let VERDICTS = [];
 let RANK = {};
+/*
+ * A broken cell's severity (critical, loud, numerics: daemon/verdict.h) comes
+ * with the verdicts of /ops; its ranks from "severity_vocabulary" of
+ * /denylist.  The severity filter hides a name whose broken cells are all of
+ * an unticked severity (and that shows no other ticked verdict).
+ */
+let SEVERITIES = [];
+let SEV_RANK = {};
 const FAILING = new Set(["fail", "timeout", "crash", "error", "hazard"]);
 const MAX_EVIDENCE = 12;	/* failing cases fetched per name page */
 
-const state = { hidden: new Set(), search: "", run: null,
+const state = { hidden: new Set(), hiddenSev: new Set(), search: "", run: null,
   lastComplete: undefined, route: "" };
 
 function $(id) { return document.getElementById(id); }
@@ -56,6 +64,14 @@ function nameLink(name) {
 
 function chip(verdict) {
   return el("span", { class: "chip v-" + verdict }, verdict);
+}
+
+function sevChip(sev) {
+  return sev ? el("span", { class: "chip s-" + sev }, sev) : null;
+}
+
+function sevRank(s) {
+  return s in SEV_RANK ? SEV_RANK[s] : (s ? Infinity : -1);
 }
 
 /* ---- header: version and progress ---------------------------------------- */
@@ -104,25 +120,46 @@ function rank(v) {
   return v in RANK ? RANK[v] : Infinity;
 }
 
-/* the daemon's vocabulary: ranks, and one filter per verdict in rank order */
-function useVocabulary(vocab) {
-  if (!Array.isArray(vocab) || !vocab.length) return;
-  const names = vocab.slice().sort((a, b) => a.rank - b.rank).map(v => v.name);
-  if (names.join(" ") === VERDICTS.join(" ")) return;
-  VERDICTS = names;
-  RANK = Object.fromEntries(vocab.map(v => [v.name, v.rank]));
-  const box = $("filters");
-  box.replaceChildren();
-  for (const v of VERDICTS) {
-    const cb = el("input", { type: "checkbox", "data-verdict": v });
-    cb.checked = !state.hidden.has(v);
+/* names of a served vocabulary in rank order; null when it is not one */
+function ranked(vocab) {
+  if (!Array.isArray(vocab) || !vocab.length) return null;
+  return vocab.slice().sort((a, b) => a.rank - b.rank).map(v => v.name);
+}
+
+/* one checkbox per word into box; unticked words go into hidden */
+function filterBoxes(box, words, attr, hidden, chipOf) {
+  for (const w of words) {
+    const cb = el("input", { type: "checkbox", [attr]: w });
+    cb.checked = !hidden.has(w);
     cb.addEventListener("change", () => {
-      if (cb.checked) state.hidden.delete(v); else state.hidden.add(v);
+      if (cb.checked) hidden.delete(w); else hidden.add(w);
       applyFilters();
     });
-    box.appendChild(el("label", {}, cb, " ", chip(v)));
+    box.appendChild(el("label", {}, cb, " ", chipOf(w)));
     box.appendChild(document.createTextNode(" "));
   }
+}
+
+/* the daemon's vocabulary: ranks, and one filter per verdict in rank order */
+function useVocabulary(vocab) {
+  const names = ranked(vocab);
+  if (!names || names.join(" ") === VERDICTS.join(" ")) return;
+  VERDICTS = names;
+  RANK = Object.fromEntries(vocab.map(v => [v.name, v.rank]));
+  $("filters").replaceChildren();
+  filterBoxes($("filters"), VERDICTS, "data-verdict", state.hidden, chip);
+}
+
+/* one filter per severity, the worst first */
+function useSeverities(vocab) {
+  const names = ranked(vocab);
+  if (!names || names.join(" ") === SEVERITIES.join(" ")) return;
+  SEVERITIES = names;
+  SEV_RANK = Object.fromEntries(vocab.map(v => [v.name, v.rank]));
+  const box = $("severity-filters");
+  box.replaceChildren(el("span", { class: "muted" }, "broken: "));
+  filterBoxes(box, SEVERITIES.slice().reverse(), "data-severity",
+    state.hiddenSev, sevChip);
 }
 
 function buildFilters() {
@@ -136,16 +173,22 @@ function applyFilters() {
   for (const tr of document.querySelectorAll("#matrix tbody tr")) {
     const name = tr.getAttribute("data-name");
     const verdicts = (tr.getAttribute("data-verdicts") || "").split(" ");
+    /* "broken:critical" is shown while both broken and critical are */
+    const shown = v => {
+      const [verdict, sev] = v.split(":");
+      return !state.hidden.has(verdict) && !(sev && state.hiddenSev.has(sev));
+    };
     const show = name.toLowerCase().includes(state.search) &&
-      verdicts.some(v => !state.hidden.has(v));
+      verdicts.some(shown);
     tr.hidden = !show;
   }
 }
 
 async function refreshMatrix() {
-  const [ops, allow] = await Promise.all([getJSON("/ops"),
-    getJSON("/allowlist?stale=ok")]);
+  const [ops, allow, deny] = await Promise.all([getJSON("/ops"),
+    getJSON("/allowlist?stale=ok"), getJSON("/denylist?stale=ok")]);
   if (allow.ok) useVocabulary(allow.body.verdict_vocabulary);
+  if (deny.ok) useSeverities(deny.body.severity_vocabulary);
   const err = $("matrix-error");
   if (!ops.ok) {
     err.textContent = ops.body.error || ("GET /ops: " + ops.status);
@@ -155,6 +198,7 @@ async function refreshMatrix() {
   err.hidden = true;
   $("matrix-run").textContent = "(run " + ops.body.run + ")";
   const cells = new Map();	/* name -> dtype -> verdict */
+  const sevs = new Map();	/* name + " " + dtype -> worst broken severity */
   const dtypes = new Set();
   for (const v of ops.body.verdicts || []) {
     dtypes.add(v.dtype);
@@ -163,6 +207,11 @@ async function refreshMatrix() {
     const cur = row.get(v.dtype);
     if (cur === undefined || rank(v.verdict) > rank(cur))
       row.set(v.dtype, v.verdict);
+    if (v.verdict === "broken") {
+      /* a broken verdict stored without a severity reads as critical */
+      const s = v.severity || "critical", k = v.name + " " + v.dtype;
+      if (!sevs.has(k) || sevRank(s) > sevRank(sevs.get(k))) sevs.set(k, s);
+    }
   }
   /* withheld names serve a key nothing measured: not verified, not broken */
   const withheld = new Map();
@@ -193,14 +242,18 @@ async function refreshMatrix() {
         tr.appendChild(el("td", { class: "cell v-none" }, "\u2013"));
         continue;
       }
-      seen.add(v);
+      const sev = v === "broken" ? sevs.get(name + " " + d) || "critical" : null;
+      seen.add(sev ? v + ":" + sev : v);
       const td = el("td", { class: "cell v-" + v, "data-dtype": d,
-        "data-verdict": v, title: name + " " + d + ": " + v +
+        "data-verdict": v, "data-severity": sev, title: name + " " + d + ": " + v +
+        (sev ? " (" + sev + ")" : "") +
         (v === "withheld" && withheld.get(name) ? " (" + withheld.get(name) + ")" : "") });
       td.appendChild(document.createTextNode(v));
+      if (sev) td.appendChild(el("span", { class: "sev s-" + sev }, sev));
       tr.appendChild(td);
     }
-    for (const v of seen) counts[v] = (counts[v] || 0) + 1;
+    for (const v of new Set([...seen].map(x => x.split(":")[0])))
+      counts[v] = (counts[v] || 0) + 1;
     tr.setAttribute("data-verdicts", [...seen].join(" "));
     body.appendChild(tr);
   }
@@ -430,7 +483,8 @@ function evidenceBlock(c, open) {
   const d = el("details", { class: "case", "data-case": c.id });
   d.open = open;
   d.appendChild(el("summary", {}, "case " + c.id + " ", el("span", { class: "chip v-" +
-    (c.status === "pass" ? "verified" : "broken") }, c.status), " " + c.key + " " +
+    (c.status === "pass" ? "verified" : "broken") }, c.status), " ",
+    c.severity ? sevChip(c.severity) : null, " " + c.key + " " +
     c.dtype + " " + c.class + " \u2014 " + (c.reason || "") + " ",
     el("span", { class: "muted" }, shapesOf(c.spec))));
   d.appendChild(el("p", { class: "detail" }, c.detail || ""));
@@ -475,7 +529,12 @@ async function showName(name) {
   for (const v of o.verdicts || [])
     vb.appendChild(el("tr", { "data-verdict": v.verdict }, el("td", {}, v.key),
       el("td", {}, v.dtype), el("td", {}, v.device < 0 ? "cpu" : "gpu " + v.device),
-      el("td", { class: "v-" + v.verdict }, v.verdict), el("td", {}, v.reason),
+      el("td", { class: "v-" + v.verdict }, v.verdict),
+      el("td", { "data-severity": v.severity || null }, sevChip(v.severity),
+        v.verdict === "broken" ? " " + [["critical", v.n_critical],
+          ["loud", v.n_loud], ["numerics", v.n_numerics]].filter(x => x[1])
+          .map(x => x[1] + " " + x[0]).join(", ") : null),
+      el("td", {}, v.reason),
       el("td", {}, v.class), el("td", {}, v.passed + "/" + v.cases),
       el("td", {}, v.detail)));
   plotLadder(o.cases || []);

@@ -135,16 +135,62 @@ def _nonfinite_class(x):
             + 3 * torch.isneginf(x).to(torch.int8))
 
 
-def nonfinite_as_native(c, n, o, dtype):
-    """Positions where C's NaN/inf pattern differs from round_D(O) and C is
-    exactly native's value there (both NaN, the same signed inf, the same
-    finite value): what PyTorch itself gives in D (an overflow the exact
-    result does not have, a default that depends on D), not a fault of the
-    library. Computed only for outputs with a mismatch."""
+def _nonfinite_differs(c, n, o, dtype):
+    """(positions where C's NaN/inf pattern differs from round_D(O),
+    positions where C is exactly native's value: both NaN, the same signed
+    inf, the same finite value)."""
     C, N = c.to(F64), n.to(F64)
     differs = _nonfinite_class(C) != _nonfinite_class(o.to(F64).to(dtype).to(F64))
     same = (C == N) | (torch.isnan(C) & torch.isnan(N))
+    return differs, same
+
+
+def nonfinite_as_native(c, n, o, dtype):
+    """Positions where C's NaN/inf pattern differs from round_D(O) and C is
+    exactly native's value there: what PyTorch itself gives in D (an
+    overflow the exact result does not have, a default that depends on D),
+    not a fault of the library. Computed only for outputs with a mismatch."""
+    differs, same = _nonfinite_differs(c, n, o, dtype)
     return int((differs & same).sum().item())
+
+
+def _float_inputs(args, kwargs):
+    """The floating (and complex) tensors and Python floats among the
+    arguments, lists included, as tensors; an out= buffer is written, not
+    read, and is left out."""
+    out = []
+    for a in list(args) + [v for k, v in kwargs.items() if k != "out"]:
+        for x in (a if isinstance(a, (list, tuple)) else [a]):
+            if isinstance(x, torch.Tensor) and (x.is_floating_point() or
+                                                x.is_complex()):
+                out.append(x)
+            elif isinstance(x, float):
+                out.append(torch.tensor(x, dtype=F64))
+    return out
+
+
+def nonfinite_at_input(c, n, o, dtype, args, kwargs):
+    """Of the positions nonfinite_as_native leaves (NaN/inf differ from
+    round_D(O) and C is not native's value), those where an input that
+    broadcasts to the output's shape (a Python float: to every position) is
+    NaN/inf: the daemon judges a mismatch that lies only there as NaN/inf
+    handling (numerics), one where the inputs are finite as silently wrong.
+    None when no floating input broadcasts to the output (a reduction, a
+    matmul): no position of the output maps to one of an input."""
+    shape = tuple(o.shape)
+    mask = None
+    for t in _float_inputs(args, kwargs):
+        try:
+            if tuple(torch.broadcast_shapes(t.shape, shape)) != shape:
+                continue
+        except RuntimeError:
+            continue
+        bad = (~torch.isfinite(t)).to(o.device).expand(shape)
+        mask = bad if mask is None else mask | bad
+    if mask is None:
+        return None
+    differs, same = _nonfinite_differs(c, n, o, dtype)
+    return int((differs & ~same & mask.to(differs.device)).sum().item())
 
 
 def float_figures(c, n, o, dtype):
@@ -285,6 +331,10 @@ def compare(case, op, args, kwargs, cand, native, oracle, fused=None):
             rec.update((fused and fused(c, n, o)) or float_figures(c, n, o, n.dtype))
             if rec.get("nonfinite_mismatch_c"):
                 rec["nonfinite_as_native_c"] = nonfinite_as_native(c, n, o, n.dtype)
+                if rec["nonfinite_mismatch_c"] > rec["nonfinite_as_native_c"]:
+                    at = nonfinite_at_input(c, n, o, n.dtype, args, kwargs)
+                    if at is not None:
+                        rec["nonfinite_at_input_c"] = at
         elif kind == "sort_indices":
             inp = args[0]
             dim = bound_arg(op, args, kwargs, "dim")

@@ -55,6 +55,8 @@ class Dom(html.parser.HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.cells = {}         # (name, dtype) -> verdict
+        self.severity = {}      # (name, dtype) -> a broken cell's severity
+        self.sev_filters = []   # the severity filter's checkboxes
         self.events = []        # timeline <li class="event"> attributes
         self.details = []       # evidence blocks' case ids
         self.pres = []          # [class, text] of every <pre>
@@ -72,6 +74,10 @@ class Dom(html.parser.HTMLParser):
             self.row = a["data-name"]
         elif tag == "td" and "data-verdict" in a and self.row:
             self.cells[(self.row, a["data-dtype"])] = a["data-verdict"]
+            if "data-severity" in a:
+                self.severity[(self.row, a["data-dtype"])] = a["data-severity"]
+        elif tag == "input" and "data-severity" in a:
+            self.sev_filters.append(a["data-severity"])
         elif tag == "li" and a.get("class") == "event":
             self.events.append(a)
         elif tag == "details" and "data-case" in a:
@@ -124,6 +130,24 @@ def test_matrix_shows_the_deny_list(dash):
         assert dom.cells.get((name, "float32")) == "verified", (name, dom.cells)
     # nothing is shown broken that the deny-list does not name
     assert {c for c, v in dom.cells.items() if v == "broken"} == broken
+
+
+def test_matrix_shows_each_broken_cells_severity(dash):
+    """A broken cell names the worst severity of its keys' verdicts, as the
+    deny-list's evidence gives it; the severity filter has one box each."""
+    st, deny = dash.get_json("/denylist?stale=ok")
+    rank = {v["name"]: v["rank"] for v in deny["severity_vocabulary"]}
+    want = {}
+    for n in deny["names"]:
+        for e in n["evidence"]:
+            if e["verdict"] == "broken":
+                k = (n["name"], e["dtype"])
+                if k not in want or rank[e["severity"]] > rank[want[k]]:
+                    want[k] = e["severity"]
+    dom = Dom(chromium(dash))
+    assert dom.severity == want, (dom.severity, want)
+    assert "critical" in want.values()
+    assert sorted(dom.sev_filters) == ["critical", "loud", "numerics"]
 
 
 def test_timeline_shows_the_regression(dash):

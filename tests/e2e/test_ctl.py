@@ -62,7 +62,8 @@ def test_unreachable_is_4(ctl_bin):
 def test_usage_is_2(ctl_bin):
     for args in ([], ["frobnicate"], ["allowlist", "--format", "xml"],
                  ["allowlist", "--bogus"], ["run", "--ops", ","],
-                 ["allowlist", "--dtypes", "a&b=c"]):
+                 ["allowlist", "--dtypes", "a&b=c"],
+                 ["denylist", "--policy", "lenient"], ["allowlist", "--policy"]):
         rc, out, err = ctl("127.0.0.1:1", *args)
         assert rc == 2, (args, out, err)
     for bad in ("host:", "host:80x", "[::1", "[::1]x", ":8470"):

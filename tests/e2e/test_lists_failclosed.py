@@ -111,13 +111,18 @@ def test_every_list_names_its_provenance(screened):
         assert len(r["library_hash"]) == 64 and r["torch"] == torch.__version__
         assert r["gpu_name"] == "cpu"
         assert r["completed"].endswith("Z") and r["completed"][:2] == "20", r
-        for fmt in ("yaml", "text", "csv"):
-            st, _, body = screened.get(f"/{which}?format={fmt}")
+        st, tol = screened.get_json(f"/{which}?policy=tolerant")
+        assert st == 200 and tol["policy"] == "tolerant", tol
+        for fmt, policy in [(f, p) for f in ("yaml", "text", "csv")
+                            for p in ("strict", "tolerant", None)]:
+            q = f"&policy={policy}" if policy else ""
+            st, _, body = screened.get(f"/{which}?format={fmt}{q}")
             assert st == 200
             head = [ln for ln in body.decode().splitlines() if ln.startswith("#")]
             text = "\n".join(head)
             assert body.startswith(b"# opscreen " + which.encode()), body[:200]
-            for want in ("policy strict", "mode eager", f"run {screened.run_id} ",
+            for want in (f"policy {policy or 'strict'}", "mode eager",
+                         f"run {screened.run_id} ",
                          f"completed {r['completed']}", "library demolib 0.1.0",
                          "source " + r["library_hash"], "torch " + r["torch"],
                          "triton ", "driver ", "gpu cpu", "uuid "):

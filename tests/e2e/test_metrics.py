@@ -73,13 +73,23 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     assert value(s, "opscreen_lists_served", **cpu) == 1
     assert value(s, "opscreen_serving_run", **cpu) == out["run"]
     assert value(s, "opscreen_last_run_id") == out["run"]
-    st, allow = daemon.get_json("/allowlist")
-    st, deny = daemon.get_json("/denylist")
-    assert value(s, "opscreen_names", state="verified", **cpu) == len(allow["names"])
-    assert value(s, "opscreen_names", state="broken", **cpu) + \
-        value(s, "opscreen_names", state="hazard", **cpu) == len(deny["names"])
-    assert value(s, "opscreen_names", state="withheld", **cpu) + \
-        value(s, "opscreen_names", state="inconclusive", **cpu) == len(allow["withheld"])
+    for policy in ("strict", "tolerant"):
+        st, allow = daemon.get_json("/allowlist?policy=" + policy)
+        st, deny = daemon.get_json("/denylist?policy=" + policy)
+        pol = dict(cpu, policy=policy)
+        assert value(s, "opscreen_names", state="verified", **pol) == len(allow["names"])
+        assert value(s, "opscreen_names", state="broken", **pol) + \
+            value(s, "opscreen_names", state="hazard", **pol) == len(deny["names"])
+        assert value(s, "opscreen_names", state="withheld", **pol) + \
+            value(s, "opscreen_names", state="inconclusive", **pol) == \
+            len(allow["withheld"])
+        # broken names per severity: the deny-list's own
+        for sev in ("critical", "loud", "numerics"):
+            assert value(s, "opscreen_denied_names", severity=sev, **pol) == \
+                len([e for e in deny["names"] if e["severity"] == sev])
+        assert sum(value(s, "opscreen_denied_names", severity=sev, **pol)
+                   for sev in ("critical", "loud", "numerics")) == \
+            value(s, "opscreen_names", state="broken", **pol)
     statuses = {r["status"]: r["n"] for r in run["cases_by_status"]}
     for status, n in statuses.items():
         assert value(s, "opscreen_last_run_cases", status=status, **cpu) == n
@@ -124,7 +134,8 @@ def test_build_and_device_info(daemon):
 def test_every_series_names_its_device(daemon):
     s, _ = metrics(daemon)
     per_device = {"opscreen_lists_served", "opscreen_serving_run",
-                  "opscreen_worker_restarts_total"}
+                  "opscreen_worker_restarts_total", "opscreen_names",
+                  "opscreen_denied_names"}
     for name, labels in s:
         if name in per_device:
             assert dict(labels).keys() >= {"gpu", "UUID"}, (name, labels)

@@ -137,7 +137,7 @@ def test_formats(screened):
     st, ctype, body = screened.get("/denylist?format=yaml")
     assert sorted(yaml.safe_load(body)["exclude"]) == sorted(DEFECTS)
     st, ctype, body = screened.get("/denylist?format=csv")
-    assert unheaded(body)[0] == "name,verdict,reason,class,detail"
+    assert unheaded(body)[0] == "name,verdict,severity,reason,class,detail"
 
 
 def test_yaml_lists_drive_the_library(screened, tmp_path):

@@ -50,6 +50,52 @@ def test_nonfinite_as_native():
     assert out["nonfinite_mismatch_c"] == 0 and "nonfinite_as_native_c" not in out
 
 
+def test_nonfinite_at_input():
+    """The NaN/inf mismatches that sit where an input of the output's shape
+    (or a broadcast one, or a Python float) is NaN/inf; absent when no input
+    maps onto the output."""
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([nan, 1.0, inf, 4.0])
+    o = x.double().sqrt()
+    n = o.float()
+    op = inputs.resolve_op("sqrt")
+    case = {"compare": "float"}
+    # a candidate that gives 0 for NaN and NaN for inf: both at non-finite inputs
+    c = torch.tensor([0.0, 1.0, nan, 2.0])
+    out, = figures.compare(case, op, [x], {}, c, n, o)
+    assert out["nonfinite_mismatch_c"] == 2
+    assert out["nonfinite_at_input_c"] == 2
+    # one more NaN where the input is finite (4.0)
+    c = torch.tensor([0.0, 1.0, nan, nan])
+    out, = figures.compare(case, op, [x], {}, c, n, o)
+    assert out["nonfinite_mismatch_c"] == 3 and out["nonfinite_at_input_c"] == 2
+    # a broadcast input row: its NaN marks its whole column
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    b = torch.tensor([nan, 1.0])
+    o = (a.double() + b.double())
+    c = torch.tensor([[0.0, 3.0], [0.0, inf]])
+    out, = figures.compare(case, inputs.resolve_op("add.Tensor"), [a, b], {},
+                           c, o.float(), o)
+    assert out["nonfinite_mismatch_c"] == 3 and out["nonfinite_at_input_c"] == 2
+    # a Python float inf argument covers every position
+    out, = figures.compare(case, inputs.resolve_op("add.Tensor"), [a, a],
+                           {"alpha": inf}, c, o.float(), o)
+    assert out["nonfinite_at_input_c"] == 3
+    # an out= buffer full of NaN is not an input: the NaN it kept is not
+    # excused by it
+    o = x.double().sqrt()
+    out, = figures.compare(case, op, [x], {"out": torch.full((4,), nan)},
+                           torch.tensor([nan, 1.0, inf, nan]), o.float(), o)
+    assert out["nonfinite_mismatch_c"] == 1 and out["nonfinite_at_input_c"] == 0
+    # a reduction: no input has the output's shape, so no count at all
+    s = torch.tensor([[nan, 1.0], [2.0, 3.0]])
+    o = s.double().sum(1)
+    c = torch.tensor([0.0, 5.0])
+    out, = figures.compare(case, inputs.resolve_op("sum.dim_IntList"), [s, [1]],
+                           {}, c, o.float(), o)
+    assert out["nonfinite_mismatch_c"] == 1 and "nonfinite_at_input_c" not in out
+
+
 def test_sort_indices_tie_aware():
     op = inputs.resolve_op("sort")
     x = torch.tensor([[2.0, 1.0, 2.0, 0.0]])

@@ -60,6 +60,35 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.fail_fast, 1);
 	ck_assert(c.autotune_rep == 5);
 	ck_assert_str_eq(c.cuda_sync, "auto");
+	ck_assert(c.critical_ratio == 16);
+}
+END_TEST
+
+/* [verdict] critical_ratio: a factor >= 1; anything else names its line */
+START_TEST(critical_ratio)
+{
+	struct config	 c;
+	char		 errs[2048] = "";
+
+	ck_assert_int_eq(load("[verdict]\ncritical_ratio = 8.5\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert(c.critical_ratio == 8.5);
+	ck_assert_int_eq(load("[verdict]\ncritical_ratio = 1\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert(c.critical_ratio == 1);
+	errs[0] = '\0';
+	ck_assert_int_eq(load("[daemon]\nport = 9000\n[verdict]\n"
+	    "critical_ratio = 0.5\n[verdict]\ncritical_ratio = nan\n"
+	    "critical_ratio = lots\ncritical_ratio = inf\nratio = 16\n",
+	    &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 5);
+	ck_assert_ptr_nonnull(strstr(errs, ":4: [verdict] critical_ratio = "
+	    "\"0.5\": must be a factor"));
+	ck_assert_ptr_nonnull(strstr(errs, ":6: [verdict] critical_ratio"));
+	ck_assert_ptr_nonnull(strstr(errs, ":7: [verdict] critical_ratio"));
+	ck_assert_ptr_nonnull(strstr(errs, ":8: [verdict] critical_ratio"));
+	ck_assert_ptr_nonnull(strstr(errs, ":9: [verdict] ratio = \"16\": "
+	    "unknown key"));
 }
 END_TEST
 
@@ -272,6 +301,7 @@ main(void)
 
 	tcase_add_test(t, defaults);
 	tcase_add_test(t, good_file);
+	tcase_add_test(t, critical_ratio);
 	tcase_add_test(t, every_error_with_its_line);
 	tcase_add_test(t, syntax_error);
 	tcase_add_test(t, overrides);

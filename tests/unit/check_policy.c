@@ -6,11 +6,18 @@
 #include "policy.h"
 
 static enum fail_fast_decision
-ff(int enabled, const char *key, const char *dtype, const char *cls)
+ff_sev(int enabled, const char *key, const char *dtype, const char *cls,
+    const char *severity)
 {
-	struct fail_fast_facts	 f = { enabled, key, dtype, cls };
+	struct fail_fast_facts	 f = { enabled, key, dtype, cls, severity };
 
 	return policy_fail_fast(&f);
+}
+
+static enum fail_fast_decision
+ff(int enabled, const char *key, const char *dtype, const char *cls)
+{
+	return ff_sev(enabled, key, dtype, cls, "critical");
 }
 
 START_TEST(fail_fast_cuts_a_judged_class)
@@ -48,6 +55,33 @@ START_TEST(fail_fast_spares_other_classes)
 		ck_assert_int_eq(policy_fail_fast_class(keep[i]), 0);
 	}
 	ck_assert_int_eq(policy_fail_fast_class(NULL), 0);
+}
+END_TEST
+
+/*
+ * Only a critical failure ends its class: after a loud or a numerics one
+ * the class goes on (a critical defect behind it is still found); one of
+ * unknown severity (stored before severities) cuts as before.
+ */
+START_TEST(fail_fast_cuts_only_at_critical)
+{
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "same_shape", "critical"),
+	    FAIL_FAST_CUT_CLASS);
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "same_shape", "numerics"),
+	    FAIL_FAST_NONE);
+	ck_assert_int_eq(ff_sev(1, "exp", "bfloat16", "dtype_exotic", "loud"),
+	    FAIL_FAST_NONE);
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "same_shape", ""),
+	    FAIL_FAST_CUT_CLASS);
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "same_shape", NULL),
+	    FAIL_FAST_CUT_CLASS);
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "same_shape", "bogus"),
+	    FAIL_FAST_CUT_CLASS);
+	/* a critical one in a class that runs every case still cuts nothing */
+	ck_assert_int_eq(ff_sev(1, "exp", "float32", "contract", "critical"),
+	    FAIL_FAST_NONE);
+	ck_assert_int_eq(ff_sev(0, "exp", "float32", "same_shape", "critical"),
+	    FAIL_FAST_NONE);
 }
 END_TEST
 
@@ -346,6 +380,7 @@ main(void)
 	int	 failed;
 
 	tcase_add_test(t, fail_fast_cuts_a_judged_class);
+	tcase_add_test(t, fail_fast_cuts_only_at_critical);
 	tcase_add_test(t, fail_fast_off_cuts_nothing);
 	tcase_add_test(t, fail_fast_spares_other_classes);
 	tcase_add_test(t, fail_fast_needs_key_dtype_and_class);

@@ -294,6 +294,8 @@ START_TEST(a_failure_is_not_cleared_by_one_clean_rescreen)
 	verdict(s, 1, 0, "add.Tensor", "add", "float32", "broken");
 	verdict(s, 1, 0, "neg", "neg", "float32", "verified");
 	exec_ok(s, "UPDATE verdicts SET evidence_case=NULL");
+	exec_ok(s, "UPDATE verdicts SET severity='numerics', n_numerics=3 "
+	    "WHERE run_id=1 AND key='add.Tensor'");
 	for (r = 2; r <= 5; r++) {
 		verdict(s, r, 0, "add.Tensor", "add", "float32", "verified");
 		verdict(s, r, 0, "neg", "neg", "float32", "verified");
@@ -305,6 +307,20 @@ START_TEST(a_failure_is_not_cleared_by_one_clean_rescreen)
 	ck_assert_int_eq(regress_intermittent(store_db(s), 2), 1);
 	ck_assert_str_eq(state_of(s, 2, "add.Tensor"), "broken intermittent");
 	ck_assert_str_eq(state_of(s, 2, "neg"), "verified ");
+	/* with run 1's severity and counts: a tolerant list judges it so */
+	{
+		sqlite3_stmt	*st;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT "
+		    "severity, n_numerics, n_critical FROM verdicts WHERE "
+		    "run_id=2 AND key='add.Tensor'", -1, &st, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+		    "numerics");
+		ck_assert_int_eq(sqlite3_column_int(st, 1), 3);
+		ck_assert_int_eq(sqlite3_column_int(st, 2), 0);
+		sqlite3_finalize(st);
+	}
 	/* the evidence and class are run 1's; the detail names both runs */
 	{
 		sqlite3_stmt	*st;

@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 4);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 4);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
@@ -43,6 +43,12 @@ START_TEST(migrates_once)
 	/* 004: the case whose shrink a re-screen reused */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrink_from'"), 1);
+	/* 005: severities, a verdict's failing cases per severity */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('results') WHERE name='severity'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('verdicts') WHERE name IN ('severity', "
+	    "'n_critical', 'n_loud', 'n_numerics')"), 4);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE name='verdicts'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
@@ -159,6 +165,116 @@ has(json_t *arr, const char *name)
 	}
 	return 0;
 }
+
+/* the name at position i of a list's "names", NULL past its end */
+static const char *
+name_at(json_t *list, size_t i)
+{
+	json_t	*e = json_array_get(json_object_get(list, "names"), i);
+
+	return json_is_string(e) ? json_string_value(e) :
+	    json_string_value(json_object_get(e, "name"));
+}
+
+/*
+ * policy=tolerant also allows a name whose failing key x dtype verdicts are
+ * all numerics (no critical or loud case); the deny-list is ordered by
+ * severity, critical first, and each entry names its severity.
+ */
+START_TEST(rollup_policies)
+{
+	struct store		*s = fresh();
+	json_t			*fp = seed_run(s, "complete", 1), *fps, *allow, *deny;
+	json_t			*err;
+	struct rollup_query	 q;
+	int			 st;
+
+	ck_assert_int_eq(store_exec(s, "UPDATE verdicts SET severity="
+	    "'numerics', n_numerics=2 WHERE key='div.Scalar' AND "
+	    "verdict='broken'; UPDATE verdicts SET severity='loud', n_loud=1 "
+	    "WHERE key='sub.Tensor' AND verdict='broken'"), 0);
+	memset(&q, 0, sizeof(q));
+	q.gpu = -1;
+	fps = devices_with(fp);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(allow, "policy")),
+	    "strict");
+	ck_assert(!has(json_object_get(allow, "names"), "true_divide"));
+	ck_assert_int_eq(json_array_size(json_object_get(allow, "tolerated")), 0);
+	/* loud before numerics */
+	ck_assert_str_eq(name_at(deny, 0), "sub");
+	ck_assert_str_eq(name_at(deny, 1), "true_divide");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(deny, "names"), 1), "severity")), "numerics");
+	json_decref(allow);
+	json_decref(deny);
+
+	q.policy = ROLLUP_TOLERANT;
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(deny, "policy")),
+	    "tolerant");
+	ck_assert(has(json_object_get(allow, "names"), "true_divide"));
+	ck_assert(has(json_object_get(allow, "tolerated"), "true_divide"));
+	ck_assert(!has(json_object_get(allow, "tolerated"), "add"));
+	ck_assert(has(json_object_get(deny, "names"), "sub"));
+	ck_assert(!has(json_object_get(deny, "names"), "true_divide"));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* one loud case beside the numerics ones: denied under both; and a
+	 * critical name comes before it */
+	ck_assert_int_eq(store_exec(s, "UPDATE verdicts SET n_loud=1 WHERE "
+	    "key='div.Scalar' AND verdict='broken'; UPDATE verdicts SET "
+	    "severity='critical', n_critical=1 WHERE key='sub.Tensor' AND "
+	    "verdict='broken'"), 0);
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert(!has(json_object_get(allow, "names"), "true_divide"));
+	ck_assert_str_eq(name_at(deny, 0), "sub");
+	ck_assert_str_eq(name_at(deny, 1), "true_divide");
+	json_decref(allow);
+	json_decref(deny);
+
+	/* numerics sorts after critical whatever the names */
+	ck_assert_int_eq(store_exec(s, "UPDATE verdicts SET severity='critical', "
+	    "n_critical=1, n_loud=0 WHERE key='div.Scalar' AND verdict='broken'; "
+	    "UPDATE verdicts SET severity='numerics', n_critical=0, n_loud=0 "
+	    "WHERE key='sub.Tensor' AND verdict='broken'"), 0);
+	q.policy = ROLLUP_STRICT;
+	ck_assert_int_eq(rollup_lists(store_db(s), &q, fps, &allow, &deny, &st,
+	    &err), 0);
+	ck_assert_str_eq(name_at(deny, 0), "true_divide");
+	ck_assert_str_eq(name_at(deny, 1), "sub");
+	ck_assert_ptr_null(name_at(deny, 2));
+	json_decref(allow);
+	json_decref(deny);
+
+	/* a verdict stored without a severity is never tolerated */
+	ck_assert_int_eq(rollup_tolerated(ROLLUP_TOLERANT, "broken", "", 0, 0),
+	    0);
+	ck_assert_int_eq(rollup_tolerated(ROLLUP_TOLERANT, "broken", "numerics",
+	    0, 0), 1);
+	ck_assert_int_eq(rollup_tolerated(ROLLUP_STRICT, "broken", "numerics",
+	    0, 0), 0);
+	ck_assert_int_eq(rollup_tolerated(ROLLUP_TOLERANT, "hazard", "numerics",
+	    0, 0), 0);
+	ck_assert_int_eq(rollup_tolerated(ROLLUP_TOLERANT, "broken", "numerics",
+	    1, 0), 0);
+	{
+		enum rollup_policy	 p;
+
+		ck_assert_int_eq(rollup_policy_parse("tolerant", &p), 0);
+		ck_assert_int_eq(p, ROLLUP_TOLERANT);
+		ck_assert_int_eq(rollup_policy_parse("lenient", &p), -1);
+		ck_assert_str_eq(rollup_policy_name(ROLLUP_STRICT), "strict");
+	}
+	json_decref(fps);
+	json_decref(fp);
+	cleanup(s);
+}
+END_TEST
 
 START_TEST(rollup_rules)
 {
@@ -616,6 +732,7 @@ main(void)
 	tcase_add_test(t, missing_directory);
 	tcase_add_test(t, fingerprint_identity);
 	tcase_add_test(t, rollup_rules);
+	tcase_add_test(t, rollup_policies);
 	tcase_add_test(t, rollup_fails_closed);
 	tcase_add_test(t, rollup_ignores_running_and_restricted);
 	tcase_add_test(t, rollup_dtype_scope);

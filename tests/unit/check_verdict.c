@@ -59,17 +59,24 @@ ok2(json_t *a, json_t *b)
 	    "status", "ok", "outputs", a, b);
 }
 
+/* verdict_case under a given critical_ratio */
 static struct case_verdict
-judge(json_t *result)
+judge_at(json_t *result, double ratio)
 {
 	struct case_verdict	 v;
 	json_t			*s = spec();
 
 	ck_assert_ptr_nonnull(result);
-	ck_assert_int_eq(verdict_case(s, result, &v), 0);
+	ck_assert_int_eq(verdict_case(s, result, ratio, &v), 0);
 	json_decref(s);
 	json_decref(result);
 	return v;
+}
+
+static struct case_verdict
+judge(json_t *result)
+{
+	return judge_at(result, VERDICT_CRITICAL_RATIO);
 }
 
 START_TEST(ratio_to_native)
@@ -336,13 +343,13 @@ START_TEST(degenerate_of_empty_inputs)
 	    "sum.dim_IntList", "class", "empty", "compare", "float", "args",
 	    "t", "tensor", "shape", 3, 0, 5, "dtype", "float32", "kwargs");
 	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	ck_assert_str_eq(v.reason, "ok");
 	/* a candidate off the zeros by more than native still fails */
 	json_decref(r);
 	r = ok1(fout(0.5, 0, 0, 0, 0, 0, 0));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	json_decref(r);
 	/* an empty list element beside a tensor with elements: degenerate */
@@ -351,7 +358,7 @@ START_TEST(degenerate_of_empty_inputs)
 	    "key", "cat", "compare", "float", "args", "t", "tensors", "v",
 	    "t", "tensor", "shape", 0, "t", "tensor", "shape", 4, "kwargs");
 	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_DEGENERATE);
 	json_decref(r);
 	/* an out= buffer is not an input */
@@ -360,7 +367,7 @@ START_TEST(degenerate_of_empty_inputs)
 	    "sum.IntList_out", "compare", "float", "args", "t", "tensor",
 	    "shape", 0, "kwargs", "out", "t", "out", "shape", 1);
 	r = ok1(fout(0, 0, 0, 0, 0, 0, 0));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(s);
@@ -379,14 +386,14 @@ START_TEST(oracle_failure)
 	    "numel", 20);
 	r = ok1(o);
 	json_object_set_new(r, "oracle_error", json_string("TypeError: x"));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "harness_error");
 	ck_assert_ptr_nonnull(strstr(v.detail, "TypeError: x"));
 	/* a shape bug is still a shape bug */
 	json_object_set_new(json_object_get(o, "cand"), "shape",
 	    json_pack("[i]", 5));
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "shape_mismatch");
 	json_decref(r);
@@ -395,7 +402,7 @@ START_TEST(oracle_failure)
 	o = fout(0, 0, 0, 0, 0.001, 3, 0);
 	json_object_del(o, "oracle_max");
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	json_decref(r);
 
@@ -427,27 +434,27 @@ START_TEST(malformed)
 	json_t			*s = spec(), *r, *o;
 
 	r = json_string("nope");
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "harness_error");
 	json_decref(r);
 
 	r = json_pack("{s:i}", "id", 1);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	r = json_pack("{s:s}", "status", "weird");
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	r = json_pack("{s:s}", "status", "ok");
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	ck_assert_str_eq(v.reason, "harness_error");
 	json_decref(r);
 
 	/* an op that returns nothing (_assert_async) and did not raise passes */
 	r = json_pack("{s:s,s:[]}", "status", "ok", "outputs");
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	ck_assert_str_eq(v.detail, "no output to compare");
 	json_decref(r);
@@ -456,7 +463,7 @@ START_TEST(malformed)
 	o = fout(0, 0, 0, 0, 0.001, 3, 0);
 	json_object_del(o, "err_ulp_c");
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	json_decref(r);
 
@@ -464,31 +471,31 @@ START_TEST(malformed)
 	o = fout(0, 0, 0, 0, 0.001, 3, 0);
 	json_object_set_new(o, "err_abs_c", json_string("0.1"));
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	o = eout("exact", 0, 0);
 	json_object_set_new(o, "kind", json_string("fuzzy"));
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	o = eout("exact", 0, 0);
 	json_object_del(o, "mismatch_c");
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	o = eout("exact", 0, 0);
 	json_object_set_new(json_object_get(o, "cand"), "shape",
 	    json_string("[100]"));
 	r = ok1(o);
-	ck_assert_int_eq(verdict_case(s, r, &v), -1);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 
 	/* a NULL spec is tolerated */
 	r = ok1(eout("exact", 0, 0));
-	ck_assert_int_eq(verdict_case(NULL, r, &v), 0);
+	ck_assert_int_eq(verdict_case(NULL, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(s);
@@ -503,11 +510,11 @@ START_TEST(inplace_alias)
 	s = json_pack("{s:s,s:b}", "compare", "float", "inplace", 1);
 	r = ok1(eout("exact", 0, 0));
 	json_object_set_new(r, "alias_c", json_false());
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "alias_mismatch");
 	json_object_set_new(r, "alias_c", json_true());
-	ck_assert_int_eq(verdict_case(s, r, &v), 0);
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(s);
@@ -651,44 +658,44 @@ START_TEST(stat_rule)
 	json_t			*sp = spec(), *r;
 
 	r = ok1(sout(0.3, 0.5, 1e-4));
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	/* p below alpha: the candidate's distribution is wrong */
 	r = ok1(sout(1e-9, 0.5, 1e-4));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "wrong_distribution");
 	ck_assert(v.score > 9.0 && v.score < 10.5);
 	json_decref(r);
 	/* exactly alpha passes: the rule is p >= alpha */
 	r = ok1(sout(1e-4, 0.5, 1e-4));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	/* native rejected too: the test is not trusted, never a pass */
 	r = ok1(sout(1e-9, 1e-6, 1e-4));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "stat_unreliable");
 	json_decref(r);
 	/* the level is VERDICT_STAT_ALPHA whatever alpha a runner sends */
 	r = ok1(sout(1e-3, 0.5, 0.9));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	r = ok1(sout(1e-9, 0.5, 1e-12));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	json_decref(r);
 	r = ok1(sout(VERDICT_STAT_ALPHA * 0.99, 0.5, 1e-4));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	json_decref(r);
 	/* no p-value: malformed */
 	r = ok1(sout(0.5, 0.5, 1e-4));
 	json_object_del(json_array_get(json_object_get(r, "outputs"), 0), "p_c");
-	ck_assert_int_eq(verdict_case(sp, r, &v), -1);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), -1);
 	json_decref(r);
 	json_decref(sp);
 }
@@ -703,12 +710,12 @@ START_TEST(out_alias)
 	    "mutates", "out");
 	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
 	json_object_set_new(r, "alias_c", json_false());
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "alias_mismatch");
 	ck_assert(strstr(v.detail, "out=") != NULL);
 	json_object_set_new(r, "alias_c", json_true());
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(sp);
@@ -727,7 +734,7 @@ compile_case(double ms, double budget_ms, struct case_verdict *v)
 	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
 	json_object_set_new(r, "times", json_pack("{s:f}", "cand_first_ms",
 	    ms));
-	ck_assert_int_eq(verdict_case(sp, r, v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, v), 0);
 	json_decref(r);
 	json_decref(sp);
 }
@@ -820,43 +827,43 @@ START_TEST(oracle_fault)
 	r = ok1(fout(0, 0, 0, 0, 0, 1, 0));
 	json_object_set_new(r, "oracle_check", json_pack("{s:b,s:s}", "ok", 0,
 	    "detail", "output 0: kernels/ and torch fp64 oracles differ"));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "oracle_fault");
 	ck_assert(strstr(v.detail, "differ") != NULL);
 	/* agreement changes nothing */
 	json_object_set_new(r, "oracle_check", json_pack("{s:b}", "ok", 1));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	/* raw differences: the tolerance is VERDICT_ORACLE_REL, decided here */
 	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
 	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
 	    0.0, "nonfinite", 0, "max_abs", 1e-13, "max_rel",
 	    VERDICT_ORACLE_REL, "nonfinite", 0));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i},"
 	    "{s:f,s:f,s:i}]}", "outputs", 2, "diffs", "max_abs", 0.0, "max_rel",
 	    0.0, "nonfinite", 0, "max_abs", 1e-12, "max_rel",
 	    VERDICT_ORACLE_REL * 2, "nonfinite", 0));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "oracle_fault");
 	ck_assert(strstr(v.detail, "output 1") != NULL);
 	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[{s:f,s:f,s:i}]}",
 	    "outputs", 1, "diffs", "max_abs", 0.0, "max_rel", 0.0, "nonfinite",
 	    3));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_str_eq(v.reason, "oracle_fault");
 	/* another number of outputs */
 	json_object_set_new(r, "oracle_check", json_pack("{s:i,s:[],s:s}",
 	    "outputs", 2, "diffs", "detail", "kernels/ gives 2 outputs, torch 1"));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_str_eq(v.reason, "oracle_fault");
 	/* kernels/ raised: no comparison, no finding */
 	json_object_set_new(r, "oracle_check", json_pack("{s:s}", "error",
 	    "KernelError: x"));
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	json_decref(sp);
@@ -870,14 +877,14 @@ START_TEST(out_of_memory)
 
 	r = json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
 	    "OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB");
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_ERROR);
 	ck_assert_str_eq(v.reason, "out_of_memory");
 	json_decref(r);
 	/* any other exception is the library's */
 	r = json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
 	    "RuntimeError: memory layout not supported");
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "raises");
 	json_decref(r);
@@ -909,7 +916,7 @@ START_TEST(guard_facts)
 	r = guarded(eout("exact", 0, 0), "low", 1, 0, eout("exact", 1, 0));
 	g = json_object_get(r, "guard");
 	json_object_set_new(g, "reproduced", json_false());
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	/* the old form: reads/writes flags */
 	json_object_del(g, "intact");
@@ -917,11 +924,11 @@ START_TEST(guard_facts)
 	json_object_del(g, "reproduced");
 	json_object_set_new(g, "reads", json_true());
 	json_object_set_new(g, "writes", json_false());
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_str_eq(v.reason, "reads_outside_inputs");
 	json_object_set_new(g, "reads", json_false());
 	json_object_set_new(g, "writes", json_true());
-	verdict_case(sp, r, &v);
+	verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v);
 	ck_assert_str_eq(v.reason, "writes_outside_inputs");
 	json_decref(r);
 	json_decref(sp);
@@ -992,20 +999,21 @@ START_TEST(views_outside)
 
 	/* nothing changed outside the view: the output's rule alone */
 	r = viewed(eout("exact", 0, 0), 0, 0, 0);
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_PASS);
 	json_decref(r);
 	/* the view right, bytes outside it changed: broken */
 	r = viewed(eout("exact", 0, 0), 37, 12, 0);
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_FAIL);
 	ck_assert_str_eq(v.reason, "writes_outside_view");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
 	ck_assert_str_eq(v.detail, "wrote 37 elements outside the view (first "
 	    "at storage offset 12)");
 	json_decref(r);
 	/* a wrong view too: the outside write is the reason, the view noted */
 	r = viewed(eout("exact", 3, 0), 1, 0, 0);
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_str_eq(v.reason, "writes_outside_view");
 	ck_assert_ptr_nonnull(strstr(v.detail, "wrote 1 element outside"));
 	ck_assert_ptr_nonnull(strstr(v.detail, "; in the view: "));
@@ -1013,12 +1021,12 @@ START_TEST(views_outside)
 	/* ... and after an alias mismatch */
 	r = viewed(eout("exact", 0, 0), 5, 2, 0);
 	json_object_set_new(r, "alias_c", json_false());
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_str_eq(v.reason, "writes_outside_view");
 	json_decref(r);
 	/* native changed the base too: not applicable, whatever the candidate */
 	r = viewed(eout("exact", 3, 0), 37, 12, 4);
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_NA);
 	ck_assert_str_eq(v.reason, "not_applicable");
 	ck_assert_ptr_nonnull(strstr(v.detail, "native wrote 4 elements"));
@@ -1093,7 +1101,7 @@ START_TEST(repeat_call)
 		    "type", "result", "status", "ok", "outputs",
 		    eout("exact", 0, 0), "repeat", "call", 4);
 
-		ck_assert_int_eq(verdict_case(sp, r, &v), -1);
+		ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), -1);
 		ck_assert_int_eq(v.status, CASE_ERROR);
 		ck_assert_str_eq(v.reason, "harness_error");
 		json_decref(r);
@@ -1166,6 +1174,301 @@ START_TEST(status_parse_skipped)
 }
 END_TEST
 
+/*
+ * Float errors: numerics above the bound and up to 16 times it, critical
+ * past 16 times; with both measures over their bound the smaller ratio.
+ * fout(ea_c, ea_n, eu_c, eu_n, R, omax, nf): allow_a = max(2 ea_n, 2R),
+ * allow_u = max(2 eu_n, 1).
+ */
+START_TEST(severity_float)
+{
+	struct case_verdict	v;
+
+	/* ULP measure alone: 16 ULP against 1 allowed is numerics ... */
+	v = judge(ok1(fout(0.001, 0.01, 16, 0.25, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "numeric_error");
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_NUMERICS);
+	/* ... 16.01 is critical */
+	v = judge(ok1(fout(0.001, 0.01, 16.01, 0.25, 0.001, 3, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* just over the bound: numerics */
+	v = judge(ok1(fout(0.001, 0.01, 1.01, 0.25, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	/* absolute measure alone: allow_a = 0.02; 0.32 is 16x, 0.33 more */
+	v = judge(ok1(fout(0.32, 0.01, 0.5, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	v = judge(ok1(fout(0.33, 0.01, 0.5, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* both over: a 0-d output 3 ULP off whose rounding error was tiny
+	 * (2R = 0.0002 allows 1/50 of the 0.01 error: ratio 50 there, 3 on
+	 * the ULP measure): numerics, with the score still the larger */
+	v = judge(ok1(fout(0.01, 0, 3, 0, 0.0001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	ck_assert_double_eq_tol(v.score, 50, 1e-9);
+	/* both far over: critical */
+	v = judge(ok1(fout(1.0, 0.01, 40, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* an error where nothing is allowed (R 0, native exact) */
+	v = judge(ok1(fout(1e-9, 0, 0.5, 0, 0, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* a pass has none */
+	v = judge(ok1(fout(0.02, 0.01, 0.5, 0.5, 0.001, 3, 0)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_NONE);
+}
+END_TEST
+
+/* [verdict] critical_ratio moves the line between numerics and critical */
+START_TEST(severity_ratio_configured)
+{
+	struct case_verdict	v;
+
+	v = judge_at(ok1(fout(0.001, 0.01, 5, 0.25, 0.001, 3, 0)), 4);
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	v = judge_at(ok1(fout(0.001, 0.01, 5, 0.25, 0.001, 3, 0)), 8);
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	v = judge_at(ok1(fout(0.001, 0.01, 100, 0.25, 0.001, 3, 0)), 100);
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	/* 1: every float failure is critical */
+	v = judge_at(ok1(fout(0.001, 0.01, 1.01, 0.25, 0.001, 3, 0)), 1);
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+}
+END_TEST
+
+/* NaN/inf: critical unless every differing position has a non-finite input */
+START_TEST(severity_nonfinite)
+{
+	struct case_verdict	v;
+	json_t			*o;
+
+	v = judge(ok1(fout(0.01, 0.01, 0.5, 0.5, 0.001, 3, 4)));
+	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	o = fout(0.01, 0.01, 0.5, 0.5, 0.001, 3, 4);
+	json_object_set_new(o, "nonfinite_at_input_c", json_integer(4));
+	v = judge(ok1(o));
+	ck_assert_str_eq(v.reason, "nonfinite_mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	ck_assert_ptr_nonnull(strstr(v.detail, "where an input is NaN/inf"));
+	/* one position of the four where the inputs are finite */
+	o = fout(0.01, 0.01, 0.5, 0.5, 0.001, 3, 4);
+	json_object_set_new(o, "nonfinite_at_input_c", json_integer(3));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* positions exactly as native's are not counted on either side */
+	o = fout(0.01, 0.01, 0.5, 0.5, 0.001, 3, 4);
+	json_object_set_new(o, "nonfinite_as_native_c", json_integer(1));
+	json_object_set_new(o, "nonfinite_at_input_c", json_integer(3));
+	v = judge(ok1(o));
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+}
+END_TEST
+
+/* the fixed ones: exact, shape, dtype, alias, distribution, raises, memory */
+START_TEST(severity_fixed)
+{
+	struct case_verdict	 v;
+	json_t			*s, *r, *o;
+
+	v = judge(ok1(eout("exact", 1, 0)));
+	ck_assert_str_eq(v.reason, "mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_array_set_new(json_object_get(json_object_get(o, "cand"), "shape"),
+	    0, json_integer(5));
+	v = judge(ok1(o));
+	ck_assert_str_eq(v.reason, "shape_mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	o = fout(0, 0, 0, 0, 0.001, 3, 0);
+	json_object_set_new(json_object_get(o, "cand"), "dtype",
+	    json_string("float32"));
+	v = judge(ok1(o));
+	ck_assert_str_eq(v.reason, "dtype_mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	v = judge(ok1(sout(1e-9, 0.5, 1e-4)));
+	ck_assert_str_eq(v.reason, "wrong_distribution");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* raises where native succeeds: loud; a raise that faulted the
+	 * device (the runner's "fatal"): critical */
+	v = judge(json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
+	    "RuntimeError: no kernel"));
+	ck_assert_str_eq(v.reason, "raises");
+	ck_assert_int_eq(v.severity, SEVERITY_LOUD);
+	v = judge(json_pack("{s:s,s:s,s:b}", "status", "cand_error",
+	    "cand_error", "RuntimeError: CUDA error: an illegal memory access",
+	    "fatal", 1));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* out of memory is not judged: no severity */
+	v = judge(json_pack("{s:s,s:s}", "status", "cand_error", "cand_error",
+	    "OutOfMemoryError: CUDA out of memory"));
+	ck_assert_int_eq(v.status, CASE_ERROR);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_NONE);
+	s = json_pack("{s:s,s:b}", "compare", "float", "inplace", 1);
+	r = ok1(eout("exact", 0, 0));
+	json_object_set_new(r, "alias_c", json_false());
+	ck_assert_int_eq(verdict_case(s, r, VERDICT_CRITICAL_RATIO, &v), 0);
+	ck_assert_str_eq(v.reason, "alias_mismatch");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	json_decref(r);
+	json_decref(s);
+	v = judge(guarded(fout(0.001, 0.001, 1, 1, 0.001, 1, 0), "low", 1, 0,
+	    fout(0.003, 0.001, 2, 1, 0.001, 1, 0)));
+	ck_assert_str_eq(v.reason, "reads_outside_inputs");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	v = judge(guarded(eout("exact", 0, 0), "low", 0, 1, NULL));
+	ck_assert_str_eq(v.reason, "writes_outside_inputs");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* crash and hang by their status; a failure without one: critical */
+	v = mk(CASE_TIMEOUT, "timeout", 1e12);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_CRITICAL);
+	v = mk(CASE_CRASH, "crash", 1e12);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_CRITICAL);
+	v = mk(CASE_FAIL, "writes_outside_view", 1e9);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_CRITICAL);
+	v = mk(CASE_SKIPPED, "fail_fast", 0);
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_NONE);
+}
+END_TEST
+
+/* a later call that differs: the failing call's severity */
+START_TEST(severity_repeat)
+{
+	struct case_verdict	v;
+
+	/* call 4 is 3 ULP off: run-to-run difference within 16x: numerics */
+	v = judge(repeated(fout(0.001, 0.001, 0.5, 0.5, 0.001, 1, 0),
+	    fout(0.001, 0.001, 3, 0.5, 0.001, 1, 0)));
+	ck_assert_str_eq(v.reason, "nondeterministic");
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	/* call 4 is 40 ULP off: critical */
+	v = judge(repeated(fout(0.001, 0.001, 0.5, 0.5, 0.001, 1, 0),
+	    fout(0.001, 0.001, 40, 0.5, 0.001, 1, 0)));
+	ck_assert_str_eq(v.reason, "nondeterministic");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* call 1 was the one off, by 2 ULP: numerics */
+	v = judge(repeated(fout(0.001, 0.001, 2, 0.5, 0.001, 1, 0),
+	    fout(0.001, 0.001, 0.5, 0.5, 0.001, 1, 0)));
+	ck_assert_str_eq(v.reason, "nondeterministic");
+	ck_assert_int_eq(v.severity, SEVERITY_NUMERICS);
+	/* exact outputs that change: critical */
+	v = judge(repeated(eout("exact", 0, 0), eout("exact", 7, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+	/* both off: the more severe call wins over the larger score */
+	v = judge(repeated(fout(0.001, 0.001, 50, 0.5, 0.001, 1, 0),
+	    fout(0.001, 0.001, 3, 0.5, 0.001, 1, 0)));
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+}
+END_TEST
+
+/* two outputs: the more severe is the case's, whatever the scores */
+START_TEST(severity_outputs)
+{
+	struct case_verdict	 v;
+	json_t			*o;
+
+	o = fout(0.01, 0.01, 0.5, 0.5, 0.001, 3, 2);
+	json_object_set_new(o, "nonfinite_at_input_c", json_integer(2));
+	v = judge(ok2(o, fout(0.001, 0.01, 20, 0.5, 0.001, 3, 0)));
+	ck_assert_str_eq(v.reason, "numeric_error");
+	ck_assert_int_eq(v.severity, SEVERITY_CRITICAL);
+}
+END_TEST
+
+/* the fold: evidence the most severe failure, ties the largest score */
+START_TEST(severity_fold)
+{
+	struct verdict_fold	f;
+	struct case_verdict	v;
+	char			reason[64];
+
+	verdict_fold_init(&f);
+	v = mk(CASE_FAIL, "numeric_error", 12);
+	v.severity = SEVERITY_NUMERICS;
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	ck_assert_int_eq(f.worst_severity, SEVERITY_NUMERICS);
+	v = mk(CASE_FAIL, "raises", 1e9);
+	v.severity = SEVERITY_LOUD;
+	verdict_fold_add(&f, 2, "contract", &v);
+	ck_assert_int_eq(f.worst_case, 2);
+	v = mk(CASE_FAIL, "numeric_error", 17);
+	v.severity = SEVERITY_CRITICAL;
+	verdict_fold_add(&f, 3, "broadcast", &v);
+	v = mk(CASE_FAIL, "numeric_error", 15);
+	v.severity = SEVERITY_NUMERICS;
+	verdict_fold_add(&f, 4, "same_shape", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, reason, sizeof(reason)),
+	    "broken");
+	ck_assert_int_eq(f.worst_case, 3);
+	ck_assert_int_eq(f.worst_severity, SEVERITY_CRITICAL);
+	ck_assert_str_eq(f.worst_class, "broadcast");
+	ck_assert_int_eq(f.nsev[SEVERITY_CRITICAL], 1);
+	ck_assert_int_eq(f.nsev[SEVERITY_LOUD], 1);
+	ck_assert_int_eq(f.nsev[SEVERITY_NUMERICS], 2);
+	/* a second critical of a smaller score does not take its place; a
+	 * larger one does */
+	v = mk(CASE_FAIL, "mismatch", 5);
+	v.severity = SEVERITY_CRITICAL;
+	verdict_fold_add(&f, 5, "scalar", &v);
+	ck_assert_int_eq(f.worst_case, 3);
+	v = mk(CASE_TIMEOUT, "timeout", 0);
+	verdict_fold_add(&f, 6, "noncontig", &v);
+	ck_assert_int_eq(f.worst_case, 6);
+	ck_assert_int_eq(f.nsev[SEVERITY_CRITICAL], 3);
+	/* all numerics: the largest numerics */
+	verdict_fold_init(&f);
+	v = mk(CASE_FAIL, "numeric_error", 3);
+	v.severity = SEVERITY_NUMERICS;
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	v = mk(CASE_FAIL, "numeric_error", 9);
+	v.severity = SEVERITY_NUMERICS;
+	verdict_fold_add(&f, 2, "noncontig", &v);
+	v = mk(CASE_PASS, "ok", 0.5);
+	verdict_fold_add(&f, 3, "same_shape", &v);
+	ck_assert_int_eq(f.worst_case, 2);
+	ck_assert_int_eq(f.worst_severity, SEVERITY_NUMERICS);
+	ck_assert_int_eq(f.nsev[SEVERITY_NUMERICS], 2);
+	ck_assert_int_eq(f.nsev[SEVERITY_CRITICAL] + f.nsev[SEVERITY_LOUD], 0);
+	/* a stored failure without a severity (an older store) is critical */
+	v = mk(CASE_FAIL, "numeric_error", 2);
+	verdict_fold_add(&f, 4, "scalar", &v);
+	ck_assert_int_eq(f.worst_case, 4);
+	ck_assert_int_eq(f.worst_severity, SEVERITY_CRITICAL);
+}
+END_TEST
+
+START_TEST(severity_names)
+{
+	enum severity	 s;
+	json_t		*a;
+	int		 i;
+
+	ck_assert_str_eq(severity_name(SEVERITY_CRITICAL), "critical");
+	ck_assert_str_eq(severity_name(SEVERITY_LOUD), "loud");
+	ck_assert_str_eq(severity_name(SEVERITY_NUMERICS), "numerics");
+	ck_assert_str_eq(severity_name(SEVERITY_NONE), "");
+	for (i = 0; i < VERDICT_NSEVERITIES; i++) {
+		ck_assert_int_eq(severity_parse(severity_name((enum severity)i),
+		    &s), 0);
+		ck_assert_int_eq(s, i);
+	}
+	ck_assert_int_eq(severity_parse("fatal", &s), -1);
+	ck_assert_int_eq(severity_parse(NULL, &s), -1);
+	ck_assert(SEVERITY_NUMERICS < SEVERITY_LOUD &&
+	    SEVERITY_LOUD < SEVERITY_CRITICAL);
+	a = severity_vocabulary();
+	ck_assert_int_eq(json_array_size(a), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 2),
+	    "name")), "critical");
+	json_decref(a);
+	ck_assert(VERDICT_CRITICAL_RATIO == 16.0);
+}
+END_TEST
+
 static Suite *
 verdict_suite(void)
 {
@@ -1202,6 +1505,14 @@ verdict_suite(void)
 	tcase_add_test(tc, guard_call);
 	tcase_add_test(tc, views_outside);
 	tcase_add_test(tc, guard_facts);
+	tcase_add_test(tc, severity_float);
+	tcase_add_test(tc, severity_ratio_configured);
+	tcase_add_test(tc, severity_nonfinite);
+	tcase_add_test(tc, severity_fixed);
+	tcase_add_test(tc, severity_repeat);
+	tcase_add_test(tc, severity_outputs);
+	tcase_add_test(tc, severity_fold);
+	tcase_add_test(tc, severity_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
