@@ -593,6 +593,80 @@ list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
 }
 
 /*
+ * The engines' own forms of the allow-list (docs/design.md, "Engines"): the
+ * plugins that load FlagGems into vLLM and SGLang read comma lists of
+ * FlagGems function names from the environment, or a YAML file
+ * (VLLM_FL_CONFIG). Each is served as a BLACKLIST of every registered name
+ * the allow-list does not hold: an empty whitelist means "enable every op"
+ * to vllm-plugin-FL, and some versions ignore the YAML whitelist, so only
+ * the blacklist fails closed.
+ */
+enum engine_form { ENGINE_NONE, ENGINE_VLLM_ENV, ENGINE_VLLM_YAML,
+	ENGINE_SGLANG_ENV };
+
+static enum engine_form
+engine_form(const char *fmt)
+{
+	if (!strcmp(fmt, "vllm-env"))
+		return ENGINE_VLLM_ENV;
+	if (!strcmp(fmt, "vllm-yaml"))
+		return ENGINE_VLLM_YAML;
+	if (!strcmp(fmt, "sglang-env"))
+		return ENGINE_SGLANG_ENV;
+	return ENGINE_NONE;
+}
+
+/*
+ * The blacklist body: every name of registered that allowed (NULL: none)
+ * does not hold. refuse: the 503 form, which also turns FlagGems off where
+ * the plugin has such a switch (USE_FLAGGEMS=0). registered NULL: the table
+ * is not known, so no name can be listed.
+ */
+static void
+engine_body(char **out, size_t *len, size_t *cap, enum engine_form f,
+    const json_t *registered, const json_t *allowed, int refuse)
+{
+	const json_t	*n, *a;
+	json_t		*black;
+	size_t		 i, j;
+	int		 held;
+
+	if (refuse && f == ENGINE_VLLM_ENV)
+		buf_add(out, len, cap, "USE_FLAGGEMS=0\n");
+	if (registered == NULL) {
+		if (f == ENGINE_VLLM_YAML)
+			/* not a list: the plugin's loader fails on it */
+			buf_add(out, len, cap, "flagos_blacklist: true\n");
+		return;
+	}
+	black = json_array();
+	json_array_foreach(registered, i, n) {
+		held = 0;
+		json_array_foreach(allowed, j, a)
+			if (json_equal(a, n))
+				held = 1;
+		if (!held)
+			json_array_append(black, (json_t *)n);
+	}
+	if (f == ENGINE_VLLM_YAML) {
+		buf_add(out, len, cap, json_array_size(black) ?
+		    "flagos_blacklist:\n" : "flagos_blacklist: []\n");
+		json_array_foreach(black, i, n)
+			yaml_item(out, len, cap, json_string_value(n));
+	} else {
+		buf_add(out, len, cap, f == ENGINE_VLLM_ENV ?
+		    "VLLM_FL_FLAGOS_BLACKLIST=" : "SGLANG_FL_FLAGOS_BLACKLIST=");
+		json_array_foreach(black, i, n) {
+			if (i > 0)
+				buf_add(out, len, cap, ",");
+			buf_add(out, len, cap, json_string_value(n));
+		}
+		buf_add(out, len, cap, "\n");
+	}
+	json_decref(black);
+}
+
+/*
  * A list that cannot be served: JSON gets the error object; text, CSV and
  * YAML get a body that enables nothing when a script ignores the status (an
  * empty allow-list; a deny-list of every registered name), because a
@@ -620,12 +694,22 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 	msg = json_string_value(json_object_get(err, "error")) ?: "no list";
 	why = json_string_value(json_object_get(err, "why"));
 	ct = !strcmp(fmt, "text") ? CT_TEXT : !strcmp(fmt, "csv") ? CT_CSV :
-	    CT_YAML;
+	    engine_form(fmt) == ENGINE_VLLM_ENV ||
+	    engine_form(fmt) == ENGINE_SGLANG_ENV ? CT_TEXT : CT_YAML;
 	buf_add(&out, &len, &cap, "");
 	comment_line(&out, &len, &cap, "opscreen %s: HTTP %d: %s", deny ?
 	    "denylist" : "allowlist", status, msg);
 	if (why)
 		comment_line(&out, &len, &cap, "why: %s", why);
+	if (engine_form(fmt) != ENGINE_NONE) {
+		names = sched_registered_names();
+		comment_line(&out, &len, &cap, names ? "no name is verified: "
+		    "every registered name is blacklisted" : "the library's "
+		    "registration table is not known: no name can be listed; "
+		    "use the HTTP status (curl -f)");
+		engine_body(&out, &len, &cap, engine_form(fmt), names, NULL, 1);
+		goto send;
+	}
 	if (!deny) {
 		comment_line(&out, &len, &cap, "no name is verified: this list "
 		    "enables nothing");
@@ -714,8 +798,13 @@ serve_list(struct MHD_Connection *c, int deny)
 	/* the format first: every refusal after it is given in that format */
 	fmt = arg(c, "format") ? arg(c, "format") : "json";
 	if (strcmp(fmt, "json") && strcmp(fmt, "text") && strcmp(fmt, "csv") &&
-	    strcmp(fmt, "yaml"))
-		return send_error(c, 400, "format must be json, text, csv or yaml");
+	    strcmp(fmt, "yaml") && engine_form(fmt) == ENGINE_NONE)
+		return send_error(c, 400, "format must be json, text, csv, yaml, "
+		    "vllm-env, vllm-yaml or sglang-env");
+	if (deny && engine_form(fmt) != ENGINE_NONE)
+		return send_error(c, 400, "format=%s is an allow-list form (a "
+		    "blacklist of every name not verified): GET /allowlist?"
+		    "format=%s", fmt, fmt);
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
 		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
 		    "'%s' (known: format, dtypes, gpu, stale, policy)", bad);
@@ -802,6 +891,24 @@ serve_list(struct MHD_Connection *c, int deny)
 			    json_object_get(e, "name")) : json_string_value(e));
 			buf_add(&out, &len, &cap, "\n");
 		}
+	} else if (engine_form(fmt) != ENGINE_NONE) {
+		json_t	*reg = sched_registered_names();
+
+		if (reg == NULL) {
+			json_decref(allow);
+			json_decref(dlist);
+			return list_refusef(c, 503, fmt, deny, "the library's "
+			    "registration table is not known yet (no runner has "
+			    "reported it): no blacklist can be complete");
+		}
+		ct = engine_form(fmt) == ENGINE_VLLM_YAML ? CT_YAML : CT_TEXT;
+		buf_add(&out, &len, &cap, "");
+		list_header(&out, &len, &cap, list, deny);
+		comment_line(&out, &len, &cap, "a blacklist of every registered "
+		    "name this allow-list does not hold (%zu allowed of %zu)",
+		    json_array_size(names), json_array_size(reg));
+		engine_body(&out, &len, &cap, engine_form(fmt), reg, names, 0);
+		json_decref(reg);
 	} else if (!strcmp(fmt, "csv")) {
 		ct = CT_CSV;
 		buf_add(&out, &len, &cap, "");
