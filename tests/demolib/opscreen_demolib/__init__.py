@@ -13,8 +13,8 @@ import torch
 
 from .ops import (
     abs, abs_out, add, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar, exp,
-    maximum, minimum, layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax,
-    sub, sum, sum_dim, tanh, topk, uniform_, where_self,
+    exp2, maximum, minimum, layer_norm, mul, neg, relu, rsqrt, sigmoid, sin, softmax,
+    sqrt, sub, sum, sum_dim, tanh, topk, uniform_, where_self,
 )
 
 __version__ = "0.1.0"
@@ -39,6 +39,7 @@ _FULL_CONFIG = (
     ("eq.Scalar", eq_scalar),
     ("eq.Tensor", eq),
     ("exp", exp),
+    ("exp2", exp2),
     ("maximum", maximum),
     ("minimum", minimum),
     ("mul.Tensor", mul),
@@ -48,6 +49,7 @@ _FULL_CONFIG = (
     ("rsqrt", rsqrt),
     ("sigmoid", sigmoid),
     ("sin", sin),
+    ("sqrt", sqrt),
     ("_softmax", softmax),
     ("sub.Tensor", sub),
     ("sum", sum),
