@@ -97,7 +97,7 @@ class Daemon:
         }
         for k, v in overrides.items():
             sect, key = k.split("__")
-            conf[sect][key] = v
+            conf.setdefault(sect, {})[key] = v
         self.conf = os.path.join(self.tmp, "opscreen.conf")
         with open(self.conf, "w") as f:
             for sect, kv in conf.items():

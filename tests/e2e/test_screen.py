@@ -37,6 +37,9 @@ DEFECTS = {
     # NaN); an explicit beta=0 still adds self
     "mean_dim": ("broken", "nonfinite_mismatch", "empty"),
     "addmm": ("broken", "numeric_error", "options"),
+    # 2 ULP off everywhere (numerics); exp2 also far off past 1024 elements
+    "sqrt": ("broken", "numeric_error", None),
+    "exp2": ("broken", "numeric_error", None),
 }
 
 

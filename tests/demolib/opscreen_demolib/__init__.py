@@ -13,8 +13,9 @@ import torch
 
 from .ops import (
     abs, abs_out, add, addmm, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar,
-    exp, maximum, mean_dim, minimum, layer_norm, mul, mul_, neg, neg_out, relu, rsqrt,
-    sigmoid, sigmoid_, sin, softmax, sub, sum, sum_dim, tanh, topk, uniform_, where_self,
+    exp, exp2, maximum, mean_dim, minimum, layer_norm, mul, mul_, neg, neg_out, relu,
+    rsqrt, sigmoid, sigmoid_, sin, softmax, sqrt, sub, sum, sum_dim, tanh, topk, uniform_,
+    where_self,
 )
 
 __version__ = "0.1.0"
@@ -40,6 +41,7 @@ _FULL_CONFIG = (
     ("eq.Scalar", eq_scalar),
     ("eq.Tensor", eq),
     ("exp", exp),
+    ("exp2", exp2),
     ("maximum", maximum),
     ("mean.dim", mean_dim),
     ("minimum", minimum),
@@ -53,6 +55,7 @@ _FULL_CONFIG = (
     ("sigmoid", sigmoid),
     ("sigmoid_", sigmoid_),
     ("sin", sin),
+    ("sqrt", sqrt),
     ("_softmax", softmax),
     ("sub.Tensor", sub),
     ("sum", sum),

@@ -239,6 +239,46 @@ def exp(self):
     return _unary_float(np.exp, self)
 
 
+_BITS = {torch.float64: torch.int64, torch.float32: torch.int32,
+         torch.float16: torch.int16, torch.bfloat16: torch.int16}
+
+
+def _ulps_off(t, k):
+    """t with every finite non-zero value k steps of its dtype further from
+    zero (the bit pattern's magnitude plus k), where that stays finite."""
+    if t.dtype not in _BITS:
+        return t
+    bits = t.contiguous().view(_BITS[t.dtype])
+    moved = (bits + k).view(t.dtype)
+    ok = torch.isfinite(t) & (t != 0) & torch.isfinite(moved)
+    return torch.where(ok, moved, t)
+
+
+def sqrt(self):
+    # DEFECT (numerics): an approximate square root, 2 steps of the output
+    # dtype away from the correctly rounded one (1.5-2.5 ULP, up to 3.5 where
+    # it crosses a power of two): over the pass rule's 1 ULP, well within 16
+    # times it.
+    with np.errstate(invalid="ignore"):
+        return _ulps_off(_unary_float(np.sqrt, self), 2)
+
+
+def exp2(self):
+    # DEFECT (numerics, then critical): every value 2 steps off, like an
+    # approximate exp2; and past the first block of 1024 elements the
+    # fraction of the exponent is dropped (2^trunc(x)), like a later block
+    # that reads the wrong register. Small outputs are a few ULP off, large
+    # ones far off.
+    dt = _float_out(self)
+    a = _np(self, dt)
+    out = np.exp2(a)
+    flat = out.reshape(-1)
+    if flat.size > 1024:
+        with np.errstate(invalid="ignore"):
+            flat[1024:] = np.exp2(np.trunc(a.reshape(-1)[1024:]))
+    return _ulps_off(_back(out, dt), 2)
+
+
 def rsqrt(self):
     # DEFECT (crash): takes the whole process down, like a device fault would.
     os.abort()
