@@ -109,6 +109,7 @@ int		 verdict_case(const json_t *, const json_t *,
 		    struct case_verdict *);
 const char	*case_status_name(enum case_status);
 int		 verdict_oracle_agree(const json_t *, char *, size_t);
+int		 verdict_float_bound(const json_t *, double *, double *);
 enum case_status case_status_parse(const char *);
 const char	*verdict_name(enum verdict);
 int		 verdict_rank(enum verdict);
