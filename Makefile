@@ -20,14 +20,14 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemo
 	daemon/store_event.c daemon/store_verdict.c \
 	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
 	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \
-	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c \
+	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c daemon/repro.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c probes/views.c probes/empty.c probes/options.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h \
+HEADERS = daemon/opscreend.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
@@ -73,7 +73,7 @@ build/opscreend: $(DAEMON_OBJS)
 
 # The command-line client: jansson only (its HTTP/1.0 client is a socket);
 # `judge` applies verdict.c's rule.
-build/opscreenctl: build/daemon/opscreenctl.o build/daemon/verdict.o
+build/opscreenctl: build/daemon/opscreenctl.o build/daemon/verdict.o build/daemon/repro.o
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson libcurl 2>/dev/null) -lm
 
 # probes/ without shrink.c: both case generators; sweepdump prints what they generate

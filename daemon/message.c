@@ -14,6 +14,7 @@
 
 #include "opscreend.h"
 #include "verdict.h"
+#include "repro.h"
 #include "probes.h"
 #include "scheduler.h"
 
@@ -147,6 +148,7 @@ on_result(struct worker *w, json_t *msg)
 		return;
 	}
 	verdict_case(spec, msg, env->conf.critical_ratio, &v);
+	repro_take(&w->repro, msg, &v);
 	if (v.status == CASE_DEGENERATE && attempt < DEGENERATE_RETRIES) {
 		/* A degenerate oracle is never a pass: regenerate the inputs. */
 		char	*s;

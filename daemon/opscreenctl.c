@@ -24,6 +24,7 @@
 
 #include "verdict.h"
 #include "version.h"
+#include "repro.h"
 
 #define CTL_OK		0
 #define CTL_ERR		1	/* anything else: 4xx, 5xx other than 503, bad body */
@@ -623,12 +624,23 @@ ctl_judge(int argc, char *argv[])
 	}
 	verdict_case(json_object_get(in, "case"), json_object_get(in, "result"),
 	    VERDICT_CRITICAL_RATIO, &v);
-	json_decref(in);
 	out = json_pack("{ss ss ss sf sb ss}", "status", case_status_name(
 	    v.status), "reason", v.reason, "detail", v.detail, "score",
 	    isfinite(v.score) ? v.score : 0.0, "native_inaccurate",
 	    v.native_inaccurate, "severity", severity_name(verdict_severity(
 	    &v)));
+	/* a repro given beside them comes back as the daemon stores it */
+	if (out != NULL && json_is_string(json_object_get(in, "repro"))) {
+		char	*r = strdup(json_string_value(json_object_get(in,
+			    "repro")));
+
+		if (r != NULL)
+			repro_take(&r, json_object_get(in, "result"), &v);
+		if (r != NULL)
+			json_object_set_new(out, "repro", json_string(r));
+		free(r);
+	}
+	json_decref(in);
 	if (out == NULL || (s = json_dumps(out, JSON_COMPACT)) == NULL) {
 		json_decref(out);
 		return CTL_ERR;

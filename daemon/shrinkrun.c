@@ -14,6 +14,7 @@
 
 #include "opscreend.h"
 #include "verdict.h"
+#include "repro.h"
 #include "probes.h"
 #include "scheduler.h"
 
@@ -277,6 +278,7 @@ shrink_result(struct worker *w, json_t *msg)
 	double			 ms;
 
 	verdict_case(w->shrink_try, msg, env->conf.critical_ratio, &v);
+	repro_take(&w->repro, msg, &v);
 	ms = jnum(json_object_get(msg, "times"), "cand_first_ms");
 	if (ms > 0) {
 		w->shrink_cand_ms += ms;

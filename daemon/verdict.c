@@ -149,6 +149,32 @@ verdict_float_severity(int bad_a, double ra, int bad_u, double ru,
 	return x > critical_ratio ? SEVERITY_CRITICAL : SEVERITY_NUMERICS;
 }
 
+/*
+ * The rule's bounds on one float OUT's errors: err_abs within max(2x
+ * native's, 2R), err_ulp within max(2x native's, 1); where every finite
+ * oracle value is 0 only err_abs is bounded (*allow_u is inf).  -1 when the
+ * OUT lacks the figures.  A repro carries them (daemon/repro.c).
+ */
+int
+verdict_float_bound(const json_t *out, double *allow_a, double *allow_u)
+{
+	double	ea_n, eu_n, r, omax;
+
+	if (verdict_num(out, "err_abs_n", &ea_n) == -1 ||
+	    verdict_num(out, "R", &r) == -1)
+		return -1;
+	*allow_a = verdict_max(2 * ea_n, 2 * r);
+	if (verdict_num(out, "oracle_max", &omax) == -1 || !isfinite(omax) ||
+	    omax <= 0) {
+		*allow_u = INFINITY;
+		return 0;
+	}
+	if (verdict_num(out, "err_ulp_n", &eu_n) == -1)
+		return -1;
+	*allow_u = verdict_max(2 * eu_n, 1);
+	return 0;
+}
+
 static int
 verdict_float(const json_t *out, size_t i, long long numel,
     double critical_ratio, struct case_verdict *v)
@@ -236,8 +262,7 @@ verdict_float(const json_t *out, size_t i, long long numel,
 		return -1;
 	if (ea_n > 8 * r)
 		v->native_inaccurate = 1;
-	allow_a = verdict_max(2 * ea_n, 2 * r);
-	allow_u = verdict_max(2 * eu_n, 1);
+	verdict_float_bound(out, &allow_a, &allow_u);
 	bad_a = ea_c > allow_a;
 	bad_u = eu_c > allow_u;
 	ra = verdict_ratio(ea_c, allow_a);

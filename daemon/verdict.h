@@ -139,6 +139,7 @@ int		 severity_parse(const char *, enum severity *);
 json_t		*severity_vocabulary(void);
 const char	*case_status_name(enum case_status);
 int		 verdict_oracle_agree(const json_t *, char *, size_t);
+int		 verdict_float_bound(const json_t *, double *, double *);
 enum case_status case_status_parse(const char *);
 const char	*verdict_name(enum verdict);
 int		 verdict_rank(enum verdict);

@@ -37,21 +37,42 @@ def _hello(adapter, device, sync=None):
         except BaseException as e:  # SystemExit from a library import too
             error = f"{type(e).__name__}: {e}"
     msg["fingerprint"] = adapter.fingerprint(device)
+    _FINGERPRINT.update(msg["fingerprint"])
     if error:
         msg["error"] = error
         msg["entries"] = []
     return msg
 
 
+_FINGERPRINT = {}  # the last one sent (hello, fingerprint): a repro's header
+
+
+def _render(case, adapter, device, op, args, kwargs, result):
+    try:
+        if case.get("huge"):
+            return repro.render_huge(case, adapter.modname, adapter.library)
+        return repro.render(case, adapter.modname, _FINGERPRINT, device, op, args, kwargs,
+                            result)
+    except Exception as e:  # a repro that cannot be rendered never fails a case
+        log.exception("case %s: repro", case.get("id"))
+        return repro.stub(case, f"{type(e).__name__}: {e}")
+
+
 def _case(fd, adapter, device, case):
     cid = case.get("id") if isinstance(case, dict) else None
-    t0 = time.perf_counter()
-    try:
-        source = repro.render(case, adapter.modname)
-    except Exception as e:
-        source = f"# repro unavailable: {type(e).__name__}: {e}\n"
-    render_ms = (time.perf_counter() - t0) * 1e3
-    proto.send(fd, {"type": "started", "id": cid, "repro": source})
+    state = {"ms": 0.0, "inputs": None}
+
+    def started(source):
+        proto.send(fd, {"type": "started", "id": cid, "repro": source})
+        state["sent"] = True
+
+    def built(op, args, kwargs):
+        t0 = time.perf_counter()
+        source = _render(case, adapter, device, op, args, kwargs, None)
+        state["ms"] += (time.perf_counter() - t0) * 1e3
+        state["inputs"] = (op, args, kwargs)
+        started(source)
+
     try:
         if not isinstance(case, dict):
             raise HarnessError("case must be an object")
@@ -59,7 +80,7 @@ def _case(fd, adapter, device, case):
         if case.get("first_call_notify") is True:
             def notify(phase):
                 proto.send(fd, {"type": phase, "id": cid})
-        res = run_case(case, adapter, device, notify)
+        res = run_case(case, adapter, device, notify, built)
     except HarnessError as e:
         res = {"status": "harness_error", "harness_error": str(e), "fatal": False}
     except Exception as e:
@@ -71,8 +92,15 @@ def _case(fd, adapter, device, case):
         # outside the timed calls): every later case on this context would
         # fail too, so the runner exits and a fresh one takes the next case.
         res["fatal"] = True
+    if "sent" not in state:
+        started(repro.stub(case, "its inputs were not built"))
+    if state["inputs"] is not None and not case.get("huge") and repro.may_fail(res):
+        # figures that may fail the daemon's rule: the repro with them
+        t0 = time.perf_counter()
+        res["repro"] = _render(case, adapter, device, *state["inputs"], res)
+        state["ms"] += (time.perf_counter() - t0) * 1e3
     if isinstance(res.get("times"), dict):
-        res["times"]["render_ms"] = render_ms
+        res["times"]["render_ms"] = state["ms"]
     res.update(type="result", id=cid)
     proto.send(fd, res)
     return not res.get("fatal")
@@ -121,8 +149,9 @@ def main():
             return 0
         if isinstance(msg, dict) and msg.get("type") == "fingerprint":
             # Re-read from disk: the daemon notices a library changed under it.
-            proto.send(fd, {"type": "fingerprint",
-                            "fingerprint": adapter.fingerprint(device)})
+            fp = adapter.fingerprint(device)
+            _FINGERPRINT.update(fp)
+            proto.send(fd, {"type": "fingerprint", "fingerprint": fp})
             continue
         if not isinstance(msg, dict) or msg.get("type") != "case":
             log.warning("ignored message %.200r", msg)

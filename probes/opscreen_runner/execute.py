@@ -314,11 +314,13 @@ def _sampled(args, idx, n):
             else a for a in args]
 
 
-def run_case(case, adapter, device, notify=None):
+def run_case(case, adapter, device, notify=None, built=None):
     """The RESULT fields of one case (without type and id). notify(phase),
     when given, is called just before ("first_call") and just after
     ("first_done") the candidate's first call: the daemon's
-    runner.first_call_budget times that call alone."""
+    runner.first_call_budget times that call alone. built(op, args,
+    kwargs), when given, is called once the inputs are built, before any
+    call (the runner sends STARTED with the pre-call repro from it)."""
     _check(case, adapter)
     if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
         return bootstrap_case(case, adapter)
@@ -339,6 +341,8 @@ def run_case(case, adapter, device, notify=None):
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
     times = {"build_ms": (time.perf_counter() - t_case) * 1e3}
+    if built is not None:
+        built(op, args, kwargs)
 
     native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device,
                                                     seed)

@@ -171,20 +171,62 @@ print(json.dumps([a, b]))
     assert b == sorted(set(library_names()) - set(DEFECTS))
 
 
+REPRO_LINES = 40
+
+
+def _run_repro(path, **env):
+    full = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "demolib"), **env)
+    full.pop("OPSCREEN_REPRO_NATIVE", None)
+    full.update(env)
+    return subprocess.run([sys.executable, path], capture_output=True, text=True,
+                          env=full, timeout=120, cwd=os.path.dirname(path))
+
+
 def test_repro_fails_by_hand(screened):
-    """Each stored repro of a numeric or shape failure fails when run by hand."""
+    """Each planted defect's stored repro (the evidence's, as /denylist
+    serves it) is a standalone script of at most REPRO_LINES lines that
+    fails with an AssertionError against the demo library and passes with
+    native PyTorch in the library's place (OPSCREEN_REPRO_NATIVE=1)."""
     _, deny = screened.get_json("/denylist")
     for name in ("minimum", "sum", "sum_dim", "clamp", "div", "cumsum", "clone",
-                 "eq_scalar", "argmin"):
+                 "eq_scalar", "argmin", "exp", "uniform_"):
         e = next(x for x in deny["names"] if x["name"] == name)
-        assert "repro" in e, e
+        src = e["repro"]
+        assert len(src.splitlines()) <= REPRO_LINES, (name, src)
+        assert "opscreen_runner" not in src and "import opscreen_demolib as lib" in src, src
+        assert "\n# judged: fail " + e["reason"] in src, (name, src[:600])
         path = os.path.join(screened.tmp, f"repro_{name}.py")
         with open(path, "w") as f:
+            f.write(src)
+        r = _run_repro(path)
+        assert r.returncode != 0 and "AssertionError" in r.stderr, (name, r.stdout, r.stderr)
+        r = _run_repro(path, OPSCREEN_REPRO_NATIVE="1")
+        assert r.returncode == 0, (name, r.stdout, r.stderr)
+
+
+def test_repro_asserts_the_daemons_bounds(screened):
+    """The repro of a numeric failure asserts the bound the daemon judged its
+    case by, written into it as numbers (BOUNDS, from verdict.c's
+    max(2x native's error, floor)); for an unshrunk case they are those of
+    its stored figures."""
+    import json as _json
+    _, deny = screened.get_json("/denylist")
+    for name in ("div", "sum_dim"):
+        e = next(x for x in deny["names"] if x["name"] == name)
+        line = next(ln for ln in e["repro"].splitlines() if ln.startswith("BOUNDS = "))
+        (bound,) = eval(line.split("=", 1)[1].split("#")[0], {"inf": float("inf")})
+        assert all(isinstance(b, (int, float)) and b > 0 for b in bound), line
+        path = os.path.join(screened.tmp, f"bounds_{name}.py")
+        with open(path, "w") as f:
             f.write(e["repro"])
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "demolib"))
-        r = subprocess.run([sys.executable, path], capture_output=True, text=True,
-                           env=env, timeout=120)
-        assert r.returncode != 0, (name, r.stdout, r.stderr)
+        r = _run_repro(path)
+        assert f"the rule allows {bound[0]:.6g} ({bound[1]:.4g} ULP)" in r.stderr, r.stderr
+        st, case = screened.get_json(f"/cases/{e['evidence'][0]['case']}")
+        assert st == 200, case
+        if case["repro"] == e["repro"] and not case.get("shrunk_spec"):
+            (out,) = _json.loads(case["figures"])["outputs"]
+            assert bound == (max(2 * out["err_abs_n"], 2 * out["R"]),
+                             max(2 * out["err_ulp_n"], 1.0)), (bound, out)
 
 
 def test_ops_and_runs_views(screened):

@@ -35,7 +35,13 @@ class Runner:
         if len(head) < 4:
             return None
         (n,) = struct.unpack(">I", head)
-        return json.loads(self.sock.recv(n, socket.MSG_WAITALL))
+        body = b""
+        while len(body) < n:  # a socket with a timeout may return less
+            chunk = self.sock.recv(n - len(body), socket.MSG_WAITALL)
+            if not chunk:
+                return None
+            body += chunk
+        return json.loads(body)
 
     def send(self, msg):
         body = json.dumps(msg).encode()

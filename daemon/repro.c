@@ -1,0 +1,147 @@
+/*
+ * repro.c: the daemon's part of a repro script.  The runner renders the
+ * script (probes/opscreen_runner/repro.py) with the case's inputs, the calls
+ * and the checks, and leaves two lines to the rule that judged it: the
+ * "# judged:" line gets the verdict (status, reason, detail) and the line
+ * "BOUNDS = None" the bounds verdict.c allowed each output of the RESULT
+ * (float: (err_abs, err_ulp) from verdict_float_bound; random: the level
+ * VERDICT_STAT_ALPHA; others None), so the script asserts the bounds the
+ * daemon judged by, as numbers, and fails where the case failed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro.h"
+
+/* A double as Python reads it back exactly (inf for an unbounded error). */
+static void
+repro_num(FILE *f, double x)
+{
+	if (isinf(x))
+		fputs(x > 0 ? "inf" : "-inf", f);
+	else if (isnan(x))
+		fputs("nan", f);
+	else
+		fprintf(f, "%.17g", x);
+}
+
+/* "[(a, u), None, 0.0001]": what the rule allowed each output. */
+static char *
+repro_bounds(const json_t *outs)
+{
+	const json_t	*o;
+	const char	*kind;
+	FILE		*f;
+	char		*s = NULL;
+	size_t		 len, i;
+	double		 a, u;
+
+	if ((f = open_memstream(&s, &len)) == NULL)
+		return NULL;
+	fputc('[', f);
+	json_array_foreach(outs, i, o) {
+		kind = json_string_value(json_object_get(o, "kind"));
+		if (i > 0)
+			fputs(", ", f);
+		if (kind != NULL && strcmp(kind, "float") == 0 &&
+		    verdict_float_bound(o, &a, &u) == 0) {
+			fputc('(', f);
+			repro_num(f, a);
+			fputs(", ", f);
+			repro_num(f, u);
+			fputc(')', f);
+		} else if (kind != NULL && strcmp(kind, "stat") == 0)
+			repro_num(f, VERDICT_STAT_ALPHA);
+		else
+			fputs("None", f);
+	}
+	fputc(']', f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * s with the rest of the line that begins with `head` (at the start of a
+ * line) replaced by `rest`; NULL when there is no such line or no memory.
+ */
+static char *
+repro_line(const char *s, const char *head, const char *rest)
+{
+	const char	*p = s, *e;
+	size_t		 hl = strlen(head), n;
+	char		*out;
+
+	while (strncmp(p, head, hl) != 0) {
+		if ((p = strchr(p, '\n')) == NULL)
+			return NULL;
+		p++;
+	}
+	p += hl;
+	e = p + strcspn(p, "\n");
+	n = (p - s) + strlen(rest) + strlen(e) + 1;
+	if ((out = malloc(n)) == NULL)
+		return NULL;
+	snprintf(out, n, "%.*s%s%s", (int)(p - s), s, rest, e);
+	return out;
+}
+
+/*
+ * The repro with the verdict and the bounds written in, or NULL when it has
+ * neither line (a stub, a 2^31-element case's) or on no memory.
+ */
+char *
+repro_fill(const char *repro, const json_t *result,
+    const struct case_verdict *v)
+{
+	const json_t	*outs = json_object_get(result, "outputs");
+	char		 judged[sizeof(v->detail) + 128], *b, *s, *t, *p;
+
+	if (repro == NULL)
+		return NULL;
+	snprintf(judged, sizeof(judged), "%s %s: %s", case_status_name(
+	    v->status), v->reason, v->detail);
+	for (p = judged; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	if ((s = repro_line(repro, "# judged: ", judged)) == NULL)
+		return NULL;
+	if (!json_is_array(outs) || json_array_size(outs) == 0 ||
+	    (b = repro_bounds(outs)) == NULL)
+		return s;
+	if (asprintf(&p, "%s  # per output, what the daemon's rule allowed: "
+	    "(abs, ULP) error, a test's level", b) == -1)
+		p = NULL;
+	free(b);
+	if (p == NULL || (t = repro_line(s, "BOUNDS = ", p)) == NULL) {
+		free(p);
+		return s;
+	}
+	free(p);
+	free(s);
+	return t;
+}
+
+/*
+ * A RESULT's own repro (rendered after the calls) replaces the one of its
+ * STARTED; then the verdict is written into whichever the case has.
+ */
+void
+repro_take(char **repro, const json_t *msg, const struct case_verdict *v)
+{
+	const char	*own = json_string_value(json_object_get(msg, "repro"));
+	char		*s;
+
+	if (own != NULL && (s = strdup(own)) != NULL) {
+		free(*repro);
+		*repro = s;
+	}
+	if ((s = repro_fill(*repro, msg, v)) != NULL) {
+		free(*repro);
+		*repro = s;
+	}
+}

@@ -1,0 +1,17 @@
+/*
+ * repro.h: the daemon's part of a repro script (docs/protocol.md, "Repro").
+ */
+#ifndef OPSCREEN_REPRO_H
+#define OPSCREEN_REPRO_H
+
+#include <jansson.h>
+
+#include "verdict.h"
+
+/* repro.c */
+char		*repro_fill(const char *, const json_t *,
+		    const struct case_verdict *);
+void		 repro_take(char **, const json_t *,
+		    const struct case_verdict *);
+
+#endif

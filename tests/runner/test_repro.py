@@ -1,0 +1,241 @@
+"""The standalone repro (probes/opscreen_runner/repro.py) with the daemon's
+part written in by `opscreenctl judge` (daemon/repro.c), on the CPU."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from runner_harness import PYTHONPATH, ROOT, Runner, make_case, tensor
+
+from opscreen_runner import inputs, repro  # noqa: E402  (runner_harness sets sys.path)
+
+LINES = 40
+ADD = make_case(1, "add.Tensor", "add", [tensor([3, 5]), tensor([5])], cls="broadcast")
+MINIMUM = make_case(2, "minimum", "minimum", [tensor([5]), tensor([3, 5])], cls="broadcast")
+SUM = make_case(3, "sum.dim_IntList", "sum_dim",
+                [tensor([2, 4096], domain="positive"), {"t": "ints", "v": [1]}],
+                cls="accumulation")
+CLAMP = make_case(4, "clamp", "clamp", [tensor([6], "float32"), {"t": "float", "v": -0.5}],
+                  dtype="float32", cls="contract")
+EXP = make_case(5, "exp", "exp", [tensor([16])])
+DIV = make_case(6, "div.Tensor", "div", [tensor([3, 5], "float32"), tensor(
+    [3, 5], "float32", layout="expanded", base=[1, 5])], dtype="float32", cls="noncontig")
+ARGMIN = make_case(8, "argmin", "argmin", [tensor([1023], "float16"), {"t": "int", "v": 0},
+                                           {"t": "bool", "v": False}],
+                   dtype="float16", compare="exact", cls="reduction")
+
+FAKELIB = '''"""A library with two planted defects the demo library lacks."""
+import numpy as np
+import torch
+
+__version__ = "0.0.1"
+
+
+def exp(self):  # DEFECT: inf wherever self > 1
+    r = torch.from_numpy(np.exp(self.detach().double().numpy())).to(self.dtype)
+    return torch.where(self > 1, float("inf"), r)
+
+
+def abs(self):  # DEFECT: integers come back unchanged
+    return self.clone() if not self.is_floating_point() else self.clone().abs_()
+
+
+_FULL_CONFIG = (("exp", exp), ("abs", abs))
+
+
+class use_gems:
+    def __init__(self, include=None, exclude=None):
+        self.include = include
+
+    def __enter__(self):
+        self.lib = torch.library.Library("aten", "IMPL")
+        for key, fn in _FULL_CONFIG:
+            if fn.__name__ in self.include:
+                self.lib.impl(key, fn, "CPU")
+        return self
+
+    def __exit__(self, *exc):
+        self.lib._destroy()
+        return False
+'''
+
+
+def judged(case, result):
+    """(verdict, the repro as the daemon stores it): opscreenctl judge."""
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+    body = {"case": case, "result": result, "repro": result["repro"]}
+    p = subprocess.run([ctl, "judge"], input=json.dumps(body), capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode in (0, 5), p.stderr
+    v = json.loads(p.stdout)
+    return v, v.pop("repro")
+
+
+def run(source, tmp_path, extra_path="", **env):
+    path = tmp_path / "repro.py"
+    path.write_text(source)
+    full = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
+        filter(None, [PYTHONPATH.split(os.pathsep)[1], extra_path])))
+    full.pop("OPSCREEN_REPRO_NATIVE", None)
+    full.update(env)
+    return subprocess.run([sys.executable, str(path)], env=full, capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+
+
+def fails_and_passes_natively(source, tmp_path, extra_path=""):
+    """The script fails with an AssertionError; with native PyTorch in the
+    library's place it passes. Its stderr."""
+    assert len(source.splitlines()) <= LINES, source
+    assert "opscreen_runner" not in source, source
+    bad = run(source, tmp_path, extra_path)
+    assert bad.returncode != 0 and "AssertionError" in bad.stderr, (bad.stdout, bad.stderr)
+    good = run(source, tmp_path, extra_path, OPSCREEN_REPRO_NATIVE="1")
+    assert good.returncode == 0, good.stderr
+    return bad.stderr
+
+
+@pytest.mark.parametrize("case,reason,says", [
+    (MINIMUM, "shape_mismatch", "native torch.bfloat16 [3, 5]"),
+    (SUM, "numeric_error", "the rule allows"),
+    (DIV, "numeric_error", "the rule allows"),
+    (CLAMP, "raises", "it raises where native does not"),
+    (EXP, "raises", "no kernel for bfloat16"),
+    (ARGMIN, "reads_outside_inputs", "1 of 1 positions differ from the oracle"),
+])
+def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
+    _, res = runner.case(case)
+    assert "repro" in res, res  # figures that may fail: the repro comes with them
+    v, src = judged(case, res)
+    assert (v["status"], v["reason"]) == ("fail", reason), v
+    assert f"\n# judged: fail {reason}: " in src
+    assert says in fails_and_passes_natively(src, tmp_path)
+
+
+def test_bounds_are_the_daemons_as_numbers(runner):
+    """BOUNDS holds verdict.c's bound on each output, max(2x native's
+    error, floor), written from the figures of the RESULT it judged."""
+    _, res = runner.case(SUM)
+    _, src = judged(SUM, res)
+    (out,) = res["outputs"]
+    line = next(ln for ln in src.splitlines() if ln.startswith("BOUNDS = "))
+    assert eval(line.split("=", 1)[1].split("#")[0]) == [
+        (max(2 * out["err_abs_n"], 2 * out["R"]), max(2 * out["err_ulp_n"], 1.0))], line
+    assert "BOUNDS = None" in res["repro"]  # the runner leaves them to the daemon
+
+
+def test_a_passing_case_sends_only_its_pre_call_repro(runner, tmp_path):
+    started, res = runner.case(ADD)
+    assert res["status"] == "ok" and "repro" not in res, res
+    src = started["repro"]
+    assert "pre-call" in src.splitlines()[0] and len(src.splitlines()) <= LINES
+    p = run(src, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert run(src, tmp_path, OPSCREEN_REPRO_NATIVE="1").returncode == 0
+
+
+@pytest.fixture(scope="module")
+def fakelib(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fakelib")
+    (d / "opscreen_fakelib.py").write_text(FAKELIB)
+    r = Runner(OPSCREEN_LIBRARY="opscreen_fakelib",
+               PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    assert "error" not in r.recv()
+    yield r, str(d)
+    r.close()
+
+
+@pytest.mark.parametrize("case,reason,says", [
+    (make_case(20, "exp", "exp", [tensor([4, 8], "float32")], dtype="float32"),
+     "nonfinite_mismatch", "positions where NaN/inf differ from the oracle"),
+    (make_case(21, "abs", "abs", [tensor([40], "int32", "int")], dtype="int32"),
+     "mismatch", "positions differ from the oracle"),
+])
+def test_repro_of_other_failure_kinds(fakelib, tmp_path, case, reason, says):
+    r, path = fakelib
+    _, res = r.case(case)
+    v, src = judged(case, res)
+    assert (v["status"], v["reason"]) == ("fail", reason), v
+    assert "import opscreen_fakelib as lib" in src
+    assert says in fails_and_passes_natively(src, tmp_path, path)
+
+
+def _script_inputs(src, n):
+    """The tensors t0..t{n-1} the script's input lines make."""
+    lines = src.splitlines()
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("flat = ") or ln == "G = []")
+    body = "\n".join(ln for ln in lines[:end] if not ln.startswith("import opscreen"))
+    ns = {}
+    exec(body, ns)
+    return [ns[f"t{i}"] for i in range(n)]
+
+
+def _same_storage(a, b):
+    def raw(t):
+        return torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage())
+    return torch.equal(raw(a), raw(b))
+
+
+SHAPES = [
+    ("float32", "edge", {}), ("float16", "edge", {"layout": "transposed"}),
+    ("bfloat16", "edge", {"layout": "sliced"}), ("float64", "edge", {}),
+    ("float32", "normal", {"layout": "expanded", "base": [1]}),
+    ("int64", "int", {"layout": "transposed"}), ("bool", "bool", {}),
+    ("uint8", "edge", {}), ("complex64", "normal", {}),
+] + ([("float8_e4m3fn", "edge", {})] if hasattr(torch, "float8_e4m3fn") else [])
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["literals", "embedded"])
+def test_inputs_come_back_bit_for_bit(big):
+    """The script's tensors are the runner's: dtype, shape, strides, offset
+    and every byte of their storage (NaN, inf, -0.0 and subnormals among
+    them), written as literals or, past INLINE elements, embedded."""
+    shape = [5, 3] if not big else [100, 80]
+    specs = [tensor(list(shape), dt, dom, **kw) for dt, dom, kw in SHAPES]
+    specs = [dict(s, base=[1, shape[1]]) if s.get("base") else s for s in specs]
+    for i, spec in enumerate(specs):
+        case = make_case(30 + i, "add.Tensor", "add", [spec], dtype=spec["dtype"])
+        args, kwargs = inputs.build_args(case, "cpu")
+        op = inputs.resolve_op("add.Tensor")
+        src = repro.render(case, "opscreen_demolib", {}, "cpu", op, args, kwargs, None)
+        assert ("base64" in src) == big, src[:2000]
+        (t,) = _script_inputs(src, 1)
+        a = args[0]
+        assert (t.dtype, t.shape, t.stride(), t.storage_offset()) == (
+            a.dtype, a.shape, a.stride(), a.storage_offset()), spec
+        assert _same_storage(t, a), spec
+
+
+def test_out_buffers_are_written_as_fills_and_large_inputs_as_random():
+    """An out= buffer (one value throughout) is a torch.full; inputs past the
+    pre-call budget are random values of the case's shapes, and say so."""
+    out = {"t": "out", "shape": [300, 300], "dtype": "float32"}
+    case = make_case(40, "abs.out", "abs_out", [tensor([300, 300], "float32")],
+                     dtype="float32", kwargs={"out": out}, mutates="out")
+    args, kwargs = inputs.build_args(case, "cpu")
+    src = repro.render(case, "opscreen_demolib", {}, "cpu", inputs.resolve_op("abs.out"),
+                       args, kwargs, None)
+    assert "torch.full([90000], nan, dtype=torch.float32, device=D)" in src, src[:3000]
+    assert "random values of the case's shapes" in src and "torch.randn" in src
+    assert len(src.splitlines()) <= LINES
+
+
+def test_may_fail_is_needed_by_every_failure():
+    """may_fail: a RESULT whose figures leave the candidate no worse than
+    native anywhere gets no repro; any figure worse, it does."""
+    meta = {"shape": [2], "dtype": "float32", "strides": [1]}
+    out = {"kind": "float", "cand": meta, "native": meta, "err_abs_c": 1e-7,
+           "err_abs_n": 1e-7, "err_ulp_c": 0.5, "err_ulp_n": 0.5, "R": 1e-8,
+           "nonfinite_mismatch_c": 0}
+    ok = {"status": "ok", "outputs": [out]}
+    assert not repro.may_fail(ok)
+    assert not repro.may_fail({"status": "native_error"})
+    for worse in ({"err_ulp_c": 0.6}, {"err_abs_c": 2e-7}, {"nonfinite_mismatch_c": 1},
+                  {"cand": dict(meta, shape=[1])}, {"cand": None}):
+        assert repro.may_fail({"status": "ok", "outputs": [dict(out, **worse)]}), worse
+    for extra in ({"repeat": {"call": 4, "outputs": []}}, {"guard": {"intact": False}},
+                  {"alias_c": False}, {"status": "cand_error"}):
+        assert repro.may_fail(dict(ok, **extra)), extra
