@@ -226,8 +226,17 @@ def _expr(v, ins, oracle, written, guard):
     return _scalar(v, oracle)
 
 
+def _gapped(t):
+    """Whether t is a view with gaps or a window into a larger storage (the
+    views class): its writes are checked outside the view too."""
+    n = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+    return not t.is_contiguous() or t.storage_offset() != 0 or n != t.numel()
+
+
 def _call(op, args, kwargs, ins, mutates, oracle=False, guard=None):
     def arg(v, written):
+        if written and not oracle and isinstance(v, torch.Tensor) and _gapped(v):
+            return f"(w := fresh({ins.name(v)}))"  # the whole storage, viewed
         e = _expr(v, ins, oracle, written, guard)
         return f"(w := {e})" if written and not oracle else e
 
@@ -297,7 +306,7 @@ def may_fail(result):
     somewhere (another status, shape, dtype or output count; positions that
     differ from the oracle; an error above native's; a lower p-value; a
     later or guarded call reported; an in-place call that returned a new
-    tensor). Every failing verdict of daemon/verdict.c needs one of these;
+    tensor; bytes outside a written view changed). Every failing verdict of daemon/verdict.c needs one of these;
     a result without any is not sent a repro (it would cost a copy of its
     inputs for nothing)."""
     if result.get("status") not in ("ok", "native_error", "both_error"):
@@ -306,6 +315,8 @@ def may_fail(result):
         return False
     if result.get("repeat") or result.get("guard") or result.get("alias_c") is False:
         return True
+    if ((result.get("outside_view_changed") or {}).get("c") or 0) > 0:
+        return True  # writes_outside_view
     for o in result.get("outputs") or []:
         if o.get("kind") == "bootstrap":
             if not (o.get("resolves") and o.get("registers")):
@@ -363,11 +374,16 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     L.append(_FLAT)
     written = kwargs.get("out") if mutates == "out" else \
         args[0] if mutates == "self" and args else None
+    if isinstance(written, torch.Tensor) and _gapped(written):
+        L += ["base = lambda t: torch.empty(0, dtype=t.dtype, device=t.device).set_("
+              "t.untyped_storage(), 0, (t.untyped_storage().nbytes() // t.element_size(),), (1,))"
+              "; fresh = lambda t: base(t).clone().as_strided(t.shape, t.stride(), "
+              "t.storage_offset())  # fresh: a copy of t's storage, viewed as t"]
     expr = _call(op, args, kwargs, ins, mutates, guard=guard)
     if stat:  # random: both draw from the case's seed
         expr = f"(torch.manual_seed({int(case.get('seed', 0))}), {expr})[1]"
     if isinstance(written, torch.Tensor):
-        L += ["def call():", f"    r = {expr}",
+        L += ["def call():", ("    global w; " if _gapped(written) else "    ") + f"r = {expr}",
               '    assert isinstance(r, torch.Tensor) and r.data_ptr() == w.data_ptr(), '
               '"it returned a new tensor, not the one it wrote"',
               "    return flat(r)"]
@@ -391,6 +407,15 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     if guard is not None:
         L.append(f'assert all(bool((b[:{GUARD}] == p).all() and (b[-{GUARD}:] == p).all()) '
                  'for b, p in G), "it wrote outside its inputs"')
+    if isinstance(written, torch.Tensor) and _gapped(written):
+        x = ins.name(written)
+        L += [f"m = torch.ones_like(base({x}), dtype=torch.bool); m.as_strided({x}.shape, "
+              f"{x}.stride(), {x}.storage_offset()).fill_(False); "
+              f"bits = lambda t: t.view({{1: torch.uint8, 2: torch.int16, 4: torch.int32, "
+              f"8: torch.int64}}[t.element_size()])  # m: outside the view",
+              f"out_c = int((bits(base(w)) != bits(base({x})))[m].sum())",
+              'assert not out_c, f"writes_outside_view: it changed {out_c} elements of the '
+              'base outside the view"']
     need = set(kinds or [])
     if "picks" in need:
         need.add("exact")

@@ -6,7 +6,14 @@ reported as outside_view_changed."""
 import torch
 
 from runner_harness import make_case, tensor
-from test_runner import _judge, _run_repro
+from test_repro import judged as _judged, run as _run
+
+
+def _judge(case, result):
+    """opscreenctl judge: the daemon's rule on one RESULT."""
+    r = dict(result)
+    r.setdefault("repro", "")
+    return _judged(case, r)[0]
 
 from opscreen_runner import figures, inputs
 
@@ -117,7 +124,13 @@ def test_correct_in_place_and_out_views(runner):
 
 
 def test_repro_of_view_write_fails(runner, tmp_path):
-    started, _ = runner.case(SIGMOID_)
-    proc = _run_repro(started["repro"], tmp_path)
-    assert proc.returncode != 0, proc.stdout
-    assert "writes_outside_view" in proc.stderr + proc.stdout
+    _, res = runner.case(SIGMOID_)
+    v, repro = _judged(SIGMOID_, res)
+    assert v["reason"] == "writes_outside_view", v
+    assert len(repro.splitlines()) <= 40, repro
+    proc = _run(repro, tmp_path)
+    assert proc.returncode != 0 and "AssertionError" in proc.stderr, proc.stdout
+    assert "writes_outside_view" in proc.stderr, proc.stderr
+    # native PyTorch in the library's place writes only the view
+    good = _run(repro, tmp_path, OPSCREEN_REPRO_NATIVE="1")
+    assert good.returncode == 0, good.stderr
