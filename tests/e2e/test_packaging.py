@@ -6,10 +6,15 @@ units, the sysusers entry, the conffile and the man pages, and no demo
 library and no web/ (embedded in opscreend); the demo package the demo
 library and nothing of the daemon. build/deb is reused while no file that
 goes into the packages is newer than it."""
+import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 
 import pytest
 
@@ -189,8 +194,46 @@ def test_demolib_package_holds_the_demo_library_only(debs, tmp_path):
     root = tmp_path / "root"
     subprocess.run(["dpkg-deb", "-x", deb, str(root)], check=True)
     readme = (root / "usr/share/doc/opscreen-demolib/README.Debian").read_text()
-    assert ("runner_path = /usr/share/opscreen/probes:/usr/share/opscreen/demolib"
-            in readme.splitlines())
+    lines = [l.strip() for l in readme.splitlines()]
+    assert "runner_path = /usr/share/opscreen/probes:/usr/share/opscreen/demolib" in lines
+    # its one-off command passes the daemon's check on the packaged
+    # configuration (paths moved under the extracted tree)
+    subprocess.run(["dpkg-deb", "-x", debs["opscreen"], str(root)], check=True)
+    cmd = " ".join(readme.split("    opscreend ", 1)[1].split("\n\n")[0].split("\\\n"))
+    args = [re.sub(r"(^|[=:])/(etc|usr)/", rf"\g<1>{root}/\2/",
+                   re.sub(r"(^|[=:])/tmp/", rf"\g<1>{tmp_path}/", a))
+            for a in cmd.split()]
+    assert "runner.library=demolib" in args, args
+    r = subprocess.run([str(root / "usr/sbin/opscreend"), "-n", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (args, r.stderr)
+    # and serves: the packaged runner imports the packaged demo library
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # (a later -o overrides an earlier one)
+    log = open(tmp_path / "log", "wb")
+    proc = subprocess.Popen([str(root / "usr/sbin/opscreend"), *args,
+                             "-o", f"daemon.port={port}",
+                             "-o", f"runner.python={sys.executable}",
+                             "-o", "daemon.screen_on_start=false"],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline, fp = time.time() + 90, None
+        while time.time() < deadline and not fp:
+            time.sleep(0.5)
+            assert proc.poll() is None, (tmp_path / "log").read_text()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
+                                            timeout=5) as f:
+                    fp = json.load(f)["devices"][0].get("fingerprint")
+            except (OSError, ValueError):
+                pass
+        assert fp and fp["library"] == "demolib", (tmp_path / "log").read_text()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
     env = dict(os.environ, PYTHONPATH=str(root / "usr/share/opscreen/demolib"))
     r = subprocess.run([sys.executable, "-c", "import opscreen_demolib; "
                         "print(opscreen_demolib.__file__)"], cwd=tmp_path, env=env,
