@@ -28,4 +28,7 @@ else
 fi
 (cd "$out/src" && dpkg-buildpackage -us -uc -b -J"$jobs")
 rm -rf "$out/src"
+# the profiles these packages were built with (tests/e2e/test_packaging.py
+# rebuilds when they differ from its own)
+printf '%s\n' "${DEB_BUILD_PROFILES:-}" > "$out/profiles"
 ls -l "$out"

@@ -31,6 +31,19 @@ SOURCES = ["Makefile", "README.md", "conf", "daemon", "db", "debian", "kernels",
            "man", "probes", "systemd", "tests/demolib", "tools", "web"]
 
 
+# DEB_BUILD_PROFILES=pkg.opscreen.cuda: the device library too (needs nvcc)
+PROFILES = os.environ.get("DEB_BUILD_PROFILES", "").strip()
+CUDA = "pkg.opscreen.cuda" in PROFILES.split()
+
+
+def built_profiles():
+    try:
+        with open(os.path.join(OUT, "profiles")) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def version():
     with open(os.path.join(ROOT, "debian", "changelog")) as f:
         first = f.readline()
@@ -55,7 +68,8 @@ def debs():
             "opscreen-demolib": os.path.join(OUT, f"opscreen-demolib_{v}_all.deb"),
             "changes": os.path.join(OUT, f"opscreen_{v}_{arch}.changes")}
     fresh = all(os.path.exists(p) for p in want.values()) and \
-        min(os.path.getmtime(p) for p in want.values()) > newest_source()
+        min(os.path.getmtime(p) for p in want.values()) > newest_source() and \
+        built_profiles() == PROFILES
     if not fresh:
         r = subprocess.run(["make", "-s", "deb"], cwd=ROOT, capture_output=True,
                            text=True, timeout=1500)
@@ -110,6 +124,8 @@ def test_opscreen_holds_the_daemon_and_no_demo_library(debs):
                  "/usr/share/man/man5/opscreen.conf.5.gz",
                  "/usr/share/doc/opscreen/copyright"]:
         assert want in files, (want, sorted(files))
+    # the device library only under the profile (the default build needs no nvcc)
+    assert ("/usr/lib/opscreen/libopscreen_kernels.so" in files) == CUDA
     runner = {os.path.basename(p) for p in files
               if p.startswith("/usr/share/opscreen/probes/opscreen_runner/")}
     shipped = {f for f in os.listdir(os.path.join(ROOT, "probes", "opscreen_runner"))
