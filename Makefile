@@ -38,14 +38,14 @@ UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 include kernels/kernels.mk
 UNIT_TESTS += $(KERNEL_UNIT_TESTS)
 
-.PHONY: all deps test test-unit test-py test-gpu run clean install bench-api \
-	verify-units
+.PHONY: all deps test test-unit test-py test-gpu run clean install install-demolib \
+	bench-api verify-units deb
 
 all: build/opscreend build/opscreenctl $(KERNEL_ALL) build/sweepdump
 
 build/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql tools/embed.sh
@@ -66,15 +66,15 @@ build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \
 	  sh tools/embed.sh web_openapi_json web/openapi.json; } > $@
 
 build/gen_%.o: build/gen_%.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/opscreend: $(DAEMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(DAEMON_OBJS) $(LDLIBS)
 
 # The command-line client: jansson only (its HTTP/1.0 client is a socket);
 # `judge` applies verdict.c's rule.
 build/opscreenctl: build/daemon/opscreenctl.o build/daemon/verdict.o build/daemon/repro.o
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson libcurl 2>/dev/null) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson libcurl 2>/dev/null) -lm
 
 # probes/ without shrink.c: both case generators; sweepdump prints what they generate
 GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtype.o \
@@ -93,7 +93,7 @@ build/check_generic: tests/unit/check_generic.c $(GENERIC_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/sweepdump: tools/sweepdump.c $(GENERIC_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null)
 
 build/check_policy: tests/unit/check_policy.c build/daemon/policy.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
@@ -122,7 +122,8 @@ deps:
 	    libjansson-dev libsqlite3-dev libinih-dev libsystemd-dev libcurl4-openssl-dev \
 	    check systemd \
 	    python3 python3-venv python3-dev curl wrk ca-certificates \
-	    chromium fonts-dejavu-core mandoc
+	    chromium fonts-dejavu-core mandoc \
+	    debhelper dpkg-dev fakeroot lintian
 	[ -x .venv/bin/python3 ] || python3 -m venv .venv
 	.venv/bin/python3 -m pip install -q --upgrade pip
 	.venv/bin/python3 -m pip install -q -r requirements.txt
@@ -151,29 +152,28 @@ bench-api: build/opscreend
 
 # Installs under $(DESTDIR)$(PREFIX); the configuration goes to $(DESTDIR)/etc
 # (the units name /etc/opscreen/opscreen.conf) and is never overwritten. It
-# names library = flag_gems: a GPU host whose NVML or flag_gems fails serves
-# 503 with the reason, never the demo library's list.
+# names library = flag_gems and runner_path = the runner only: a GPU host whose
+# NVML or flag_gems fails serves 503 with the reason, never the demo library's
+# list. The demo library is `make install-demolib`; web/ is embedded in
+# opscreend and not installed. kernels/' libraries are architecture-dependent:
+# $(LIBDIR), where the installed runner looks for them (kernels.py). The
+# units go to $(UNITDIR) (Debian 12's packages: /lib/systemd/system).
 SHARE	 = $(PREFIX)/share/opscreen
+LIBDIR	 = $(PREFIX)/lib/opscreen
+UNITDIR	?= $(PREFIX)/lib/systemd/system
 UNITS	 = opscreend.service opscreen-nightly.service opscreen-nightly.timer
 
 install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(SHARE)/probes/opscreen_runner \
-	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib $(DESTDIR)$(SHARE)/web \
-	    $(DESTDIR)$(PREFIX)/share/doc/opscreen \
-	    $(DESTDIR)$(PREFIX)/lib/systemd/system \
+	    $(DESTDIR)$(SHARE)/probes/opscreen_runner $(DESTDIR)$(LIBDIR) \
+	    $(DESTDIR)$(PREFIX)/share/doc/opscreen $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)/etc/opscreen
 	install -m 755 build/opscreend $(DESTDIR)$(PREFIX)/sbin/opscreend
 	install -m 755 build/opscreenctl $(DESTDIR)$(PREFIX)/bin/opscreenctl
 	install -m 644 probes/opscreen_runner/*.py \
 	    $(DESTDIR)$(SHARE)/probes/opscreen_runner/
-	# kernels/ where the runner looks for it (share/opscreen/build)
-	install -d $(DESTDIR)$(SHARE)/build
 	for l in build/libopscreen_kernels_host.so build/libopscreen_kernels.so; do \
-	    [ ! -e $$l ] || install -m 755 $$l $(DESTDIR)$(SHARE)/build/ || exit 1; done
-	install -m 644 tests/demolib/opscreen_demolib/*.py \
-	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib/
-	install -m 644 web/* $(DESTDIR)$(SHARE)/web/
+	    [ ! -e $$l ] || install -m 644 $$l $(DESTDIR)$(LIBDIR)/ || exit 1; done
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/opscreen/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
@@ -181,18 +181,33 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	install -m 644 man/opscreen.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/opscreend.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	for u in $(UNITS); do \
-	    sed 's|@PREFIX@|$(PREFIX)|g' systemd/$$u > \
-	        $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u || exit 1; \
-	    chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u; done
+	    sed 's|@PREFIX@|$(PREFIX)|g' systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u || \
+	        exit 1; \
+	    chmod 644 $(DESTDIR)$(UNITDIR)/$$u; done
 	install -m 644 systemd/opscreen.sysusers \
 	    $(DESTDIR)$(PREFIX)/lib/sysusers.d/opscreen.conf
 	[ -e $(DESTDIR)/etc/opscreen/opscreen.conf ] || { \
-	    sed -e 's|^runner_path = .*|runner_path = $(SHARE)/probes:$(SHARE)/demolib|' \
+	    sed -e 's|^runner_path = .*|runner_path = $(SHARE)/probes|' \
 	        -e 's|^library = .*|library = flag_gems|' \
 	        -e 's|^database = .*|database = /var/lib/opscreen/opscreen.db|' \
 	        -e 's|^token_file = .*|token_file = /etc/opscreen/token|' \
 	        conf/opscreen.conf > $(DESTDIR)/etc/opscreen/opscreen.conf && \
 	    chmod 644 $(DESTDIR)/etc/opscreen/opscreen.conf; }
+
+# The demo library (tests/demolib), for trying opscreen on a machine without a
+# GPU: runner_path gains $(SHARE)/demolib, library = demolib, devices = cpu.
+install-demolib:
+	install -d $(DESTDIR)$(SHARE)/demolib/opscreen_demolib
+	install -m 644 tests/demolib/opscreen_demolib/*.py \
+	    $(DESTDIR)$(SHARE)/demolib/opscreen_demolib/
+
+# The Debian packages opscreen and opscreen-demolib (debian/), built by
+# dpkg-buildpackage in a copy of the tree under build/deb/src, so the
+# packages land in build/deb/ and this tree's build/ is left alone.
+# DEB_BUILD_PROFILES=pkg.opscreen.cuda adds the device library (needs nvcc).
+DEB_JOBS ?= 2
+deb:
+	sh tools/deb.sh $(DEB_JOBS)
 
 # systemd-analyze verify wants every ExecStart= binary to exist: install into
 # build/verify-root and point @PREFIX@ at that copy.
@@ -235,6 +250,8 @@ help:
 	@echo "make test-gpu     the GPU suite (needs a GPU and flag_gems)"
 	@echo "make run          screen with conf/opscreen.conf and serve on 127.0.0.1:8470"
 	@echo "make install      install under PREFIX (DESTDIR honoured); never overwrites /etc/opscreen/opscreen.conf"
+	@echo "make install-demolib  the demo library under PREFIX/share/opscreen/demolib"
+	@echo "make deb          the Debian packages opscreen and opscreen-demolib in build/deb/"
 	@echo "make verify-units systemd-analyze verify the units"
 	@echo "make bench-api    the API benchmark (docs/bench/api.md)"
 	@echo "make clean        remove build/"

@@ -17,6 +17,9 @@ KERNEL_HDRS	= kernels/osk.h kernels/osk_core.h kernels/osk_common.h \
 # No contraction into FMA: generation must round the same on host and device.
 KERNEL_CFLAGS	= $(CFLAGS) -fPIC -ffp-contract=off -Ikernels
 NVCCFLAGS	?= -O2
+# where the device library finds libcudart and libcublas; empty for a build
+# that relies on the loader's configuration (the opscreen package: no RUNPATH)
+KERNEL_RPATH	?= -Xlinker -rpath,$(CUDA_HOME)/lib64
 KERNEL_NVFLAGS	= $(NVCCFLAGS) -std=c++17 -fmad=false $(CUDA_ARCH) -Ikernels \
 	-Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter,-ffp-contract=off
 
@@ -35,10 +38,10 @@ kernels-device-skipped:
 
 build/kernels/%.o: kernels/%.c $(KERNEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) -c -o $@ $<
 
 build/libopscreen_kernels_host.so: build/kernels/osk_host.o build/kernels/osk_common.o
-	$(CC) $(KERNEL_CFLAGS) -shared -o $@ $^ -lm
+	$(CC) $(KERNEL_CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
 build/kernels/osk_cuda.o: kernels/osk_cuda.cu $(KERNEL_HDRS)
 	@mkdir -p $(dir $@)
@@ -46,7 +49,7 @@ build/kernels/osk_cuda.o: kernels/osk_cuda.cu $(KERNEL_HDRS)
 
 build/libopscreen_kernels.so: build/kernels/osk_cuda.o build/kernels/osk_common.o
 	$(NVCC) -shared --cudart shared $(CUDA_ARCH) -o $@ $^ \
-	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublas -lpthread
+	    $(KERNEL_RPATH) -lcublas -lpthread
 
 build/check_kernels: tests/unit/check_kernels.c build/kernels/osk_host.o \
 		build/kernels/osk_common.o $(KERNEL_HDRS)

@@ -1,9 +1,12 @@
 """ctypes wrapper of kernels/ (libopscreen_kernels): fp64 oracles, input
 generation and the fused comparison, on raw device (or host) pointers.
 
-The device library is $OPSCREEN_KERNELS, else build/libopscreen_kernels.so;
-the host library (CPU tensors) is libopscreen_kernels_host.so beside it or in
-build/.  When a library is missing every function returns None, so the
+The device library is $OPSCREEN_KERNELS, else libopscreen_kernels.so in
+build/ of the checkout or, for a runner installed as
+PREFIX/share/opscreen/probes (make install, the opscreen package), in
+PREFIX/lib/opscreen; the host library (CPU tensors) is
+libopscreen_kernels_host.so beside $OPSCREEN_KERNELS or in those directories.
+When a library is missing every function returns None, so the
 runner degrades to the torch paths.  Imports only torch, ctypes and the
 standard library.
 """
@@ -109,13 +112,25 @@ class KernelError(RuntimeError):
     pass
 
 
-def _paths(kind):
+def _libdirs(root=_ROOT):
+    """build/ of the checkout, then PREFIX/lib/opscreen when `root` is
+    PREFIX/share/opscreen (the installed runner: the libraries are
+    architecture-dependent, so they live under lib/, not share/)."""
+    out = [os.path.join(root, "build")]
+    share = os.path.dirname(root)
+    if os.path.basename(root) == "opscreen" and os.path.basename(share) == "share":
+        out.append(os.path.join(os.path.dirname(share), "lib", "opscreen"))
+    return out
+
+
+def _paths(kind, root=_ROOT):
     env = os.environ.get("OPSCREEN_KERNELS")
-    build = os.path.join(_ROOT, "build")
     if kind == "device":
-        return [env] if env else [os.path.join(build, "libopscreen_kernels.so")]
+        if env:
+            return [env]
+        return [os.path.join(d, "libopscreen_kernels.so") for d in _libdirs(root)]
     out = [os.path.join(os.path.dirname(env), "libopscreen_kernels_host.so")] if env else []
-    return out + [os.path.join(build, "libopscreen_kernels_host.so")]
+    return out + [os.path.join(d, "libopscreen_kernels_host.so") for d in _libdirs(root)]
 
 
 def _load(kind):

@@ -204,3 +204,19 @@ def full_screen(tmp, scope, env=None):
     except BaseException:
         d.stop()
         raise
+
+
+def installed_host_kernels(probes, cwd):
+    """The host library of kernels/ that a runner installed in `probes` (a
+    PREFIX/share/opscreen/probes) loads with no $OPSCREEN_KERNELS: its path,
+    or None."""
+    env = {k: v for k, v in os.environ.items() if k != "OPSCREEN_KERNELS"}
+    env["PYTHONPATH"] = str(probes)
+    r = subprocess.run([sys.executable, "-c",
+                        "from opscreen_runner import kernels; "
+                        "lib = kernels._load('host'); print(lib and lib._name)"],
+                       cwd=cwd, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.strip()
+    return None if out == "None" else out

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from e2e_harness import DAEMON, ROOT, Daemon
+from e2e_harness import DAEMON, ROOT, Daemon, installed_host_kernels
 
 UNITS = ["opscreend.service", "opscreen-nightly.service", "opscreen-nightly.timer"]
 
@@ -105,10 +105,19 @@ def test_make_install(tmp_path):
     for f in ["sbin/opscreend", "bin/opscreenctl"]:
         assert os.access(pre / f, os.X_OK), f
     for f in ["share/opscreen/probes/opscreen_runner/__main__.py",
-              "share/opscreen/demolib/opscreen_demolib/__init__.py",
-              "share/opscreen/web/index.html",
-              "lib/sysusers.d/opscreen.conf"]:
+              "lib/opscreen/libopscreen_kernels_host.so",
+              "lib/sysusers.d/opscreen.conf",
+              "share/man/man8/opscreend.8", "share/man/man1/opscreenctl.1",
+              "share/man/man5/opscreen.conf.5"]:
         assert (pre / f).is_file(), f
+    # production installs no demo library (make install-demolib does), no
+    # web/ (embedded in opscreend) and nothing architecture-dependent in share/
+    assert not (pre / "share/opscreen/demolib").exists()
+    assert not (pre / "share/opscreen/web").exists()
+    assert not list((pre / "share").rglob("*.so")), list((pre / "share").rglob("*.so"))
+    # the installed runner finds the host library under lib/opscreen
+    assert (installed_host_kernels(pre / "share/opscreen/probes", tmp_path) ==
+            str(pre / "lib/opscreen/libopscreen_kernels_host.so"))
     for u in UNITS:
         text = (pre / "lib/systemd/system" / u).read_text()
         assert "@PREFIX@" not in text, u
@@ -120,8 +129,9 @@ def test_make_install(tmp_path):
     assert "ExecStart=/usr/local/bin/opscreenctl run" in night.splitlines()
     conf = dest / "etc/opscreen/opscreen.conf"
     lines = conf.read_text().splitlines()
-    assert ("runner_path = /usr/local/share/opscreen/probes:"
-            "/usr/local/share/opscreen/demolib") in lines
+    # the runner only: the configuration never names the demo library
+    assert "runner_path = /usr/local/share/opscreen/probes" in lines
+    assert not [l for l in lines if "demolib" in l and not l.startswith("#")]
     assert "database = /var/lib/opscreen/opscreen.db" in lines
     assert "token_file = /etc/opscreen/token" in lines
     # never the demo library in place of flag_gems (a fault serves 503)
@@ -136,6 +146,21 @@ def test_make_install(tmp_path):
     conf.write_text(conf.read_text() + "# edited\n")
     make_install(dest, "/usr/local")
     assert conf.read_text().endswith("# edited\n")
+
+
+def test_make_install_demolib(tmp_path):
+    dest = tmp_path / "root"
+    r = subprocess.run(["make", "-s", "install-demolib", f"DESTDIR={dest}",
+                        "PREFIX=/usr/local"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    share = dest / "usr/local/share/opscreen"
+    got = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    want = sorted(f"usr/local/share/opscreen/demolib/opscreen_demolib/{f}"
+                  for f in os.listdir(os.path.join(ROOT, "tests/demolib/opscreen_demolib"))
+                  if f.endswith(".py"))
+    assert got == want
+    assert (share / "demolib/opscreen_demolib/__init__.py").is_file()
 
 
 def test_systemd_analyze_verify(tmp_path):
