@@ -305,7 +305,7 @@ port_of() { case $1 in v500) echo 8471;; coldold|warmold) echo 8478;; coldb) ech
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
 cache_of() { case $1 in coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
-body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; *old) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
+body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
