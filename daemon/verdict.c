@@ -809,6 +809,17 @@ verdict_case(const json_t *case_spec, const json_t *result,
 		    msg ? msg : "native raised");
 		return 0;
 	}
+	if (strcmp(st, "skipped") == 0) {
+		/*
+		 * Not run: a 2^31-element case the device could not hold when
+		 * it came (the runner's memory gate, "needs X GiB, Y GiB
+		 * free").  Nothing was measured: inconclusive, never broken.
+		 */
+		msg = json_string_value(json_object_get(result, "skip_reason"));
+		verdict_set(v, CASE_SKIPPED, "insufficient_memory", 0, "%s",
+		    msg ? msg : "the runner did not run it");
+		return 0;
+	}
 	if (strcmp(st, "ok") != 0)
 		return verdict_malformed(v, "unknown status");
 

@@ -231,3 +231,87 @@ case_domain(json_t *t, const char *dtype, const struct domain *d, int parity,
 		    case_range(t, "int", u ? 0 : -100, u ? 200 : 100, 1);
 	}
 }
+
+/*
+ * Data movement past 2^31 elements (docs/protocol.md, "64-bit indexing"):
+ * the dtype a key's 2^31-element case takes is the smallest its entry
+ * sweeps, one-byte numbers first (2^31 elements of it are 2 GiB), NULL
+ * when it sweeps none of them.
+ */
+const char *
+case_huge_dtype(unsigned dtypes)
+{
+	static const unsigned	order[] = { DT_I8, DT_U8, DT_BOOL, DT_F16,
+				    DT_BF16 };
+	size_t			i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (dtypes & order[i])
+			return dtype_name(order[i]);
+	return NULL;
+}
+
+static json_int_t
+case_numel(const json_t *t)
+{
+	const json_t	*d;
+	json_int_t	 n = 1;
+	size_t		 i;
+
+	json_array_foreach(json_object_get(t, "shape"), i, d)
+		n *= json_integer_value(d);
+	return n;
+}
+
+/* Marks the large tensors of one ARG (a list's elements too). */
+static int
+case_huge_arg(json_t *a, int *ordinal)
+{
+	const char	*t = json_string_value(json_object_get(a, "t"));
+	json_t		*v;
+	size_t		 i;
+	int		 r = 0;
+
+	if (t != NULL && strcmp(t, "tensors") == 0) {
+		json_array_foreach(json_object_get(a, "v"), i, v)
+			r |= case_huge_arg(v, ordinal);
+		return r;
+	}
+	if (t == NULL || strcmp(t, "tensor") != 0 ||
+	    case_numel(a) < CASE_HUGE_GEN_MIN)
+		return 0;
+	t = json_string_value(json_object_get(a, "dtype"));
+	r |= json_object_set_new(a, "gen", json_string("arange"));
+	r |= json_object_set_new(a, "start", json_integer((*ordinal)++));
+	r |= json_object_set_new(a, "mod", json_integer(t != NULL &&
+	    strcmp(t, "bool") == 0 ? 3 : 251));
+	return r;
+}
+
+/*
+ * Makes c a 2^31-element data-movement case: "huge": true, "oracle":
+ * "native" (the op moves values, computes none: native's output is the
+ * exact answer, compared byte for byte on the device), and every tensor of
+ * CASE_HUGE_GEN_MIN elements or more "gen": "arange", element i of its
+ * storage holding (start + i) mod m, m 251 (3 for bool), start the tensor's
+ * ordinal (two operands never hold the same bytes): the runner makes it on
+ * the device by index arithmetic, a repro does the same in a line, and a
+ * read at another position (an int32 offset that wrapped) shows, since
+ * 2^31 is no multiple of m.  Index tensors stay small and random.
+ */
+int
+case_huge(json_t *c)
+{
+	json_t		*a;
+	const char	*k;
+	size_t		 i;
+	int		 r = 0, ordinal = 0;
+
+	json_array_foreach(json_object_get(c, "args"), i, a)
+		r |= case_huge_arg(a, &ordinal);
+	json_object_foreach(json_object_get(c, "kwargs"), k, a)
+		r |= case_huge_arg(a, &ordinal);
+	r |= json_object_set_new(c, "huge", json_true());
+	r |= json_object_set_new(c, "oracle", json_string("native"));
+	return r ? -1 : 0;
+}

@@ -45,6 +45,11 @@ json_t	*case_shape(const struct shape *);
 json_t	*case_tensor(json_t *, const char *);
 int	 case_domain(json_t *, const char *, const struct domain *, int, int);
 
+/* tensors of this many elements or more in a case_huge() case are "arange" */
+#define CASE_HUGE_GEN_MIN	((json_int_t)1 << 24)
+const char *case_huge_dtype(unsigned);
+int	 case_huge(json_t *);
+
 /* shape.c: the shape table, by generator and class */
 extern const struct shape	shape_cat_same[];
 extern const size_t		shape_cat_same_n;

@@ -858,6 +858,19 @@ gen_point_class(const char *point)
 	return PROBE_SAME_SHAPE;
 }
 
+/* Whether a point has the word "huge": a 2^31-element case (case_huge). */
+static int
+gen_point_huge(const char *point)
+{
+	struct sp	w;
+	size_t		i;
+
+	for (i = 0; sp_word(point, i, &w); i++)
+		if (sp_is(&w, "huge"))
+			return 1;
+	return 0;
+}
+
 static int
 gen_point_flags(struct gen *g, const char *point)
 {
@@ -871,7 +884,7 @@ gen_point_flags(struct gen *g, const char *point)
 			g->kw = 1;
 		else if (sp_is(&w, "defaults"))
 			g->defaults = 1;
-		else if (gen_word_class(&w) < 0)
+		else if (!sp_is(&w, "huge") && gen_word_class(&w) < 0)
 			return gen_fail(g, "unknown word in point");
 	}
 	return 0;
@@ -936,6 +949,8 @@ gen_emit(struct gen *g)
 	if (g->ladder > 0 && json_object_set_new(c, "ladder",
 	    json_pack("{s:s,s:i}", "param", g->ge->ladder, "value",
 	    g->ladder)) != 0)
+		goto err;
+	if (g->point != NULL && gen_point_huge(g->point) && case_huge(c) != 0)
 		goto err;
 	if (json_array_append_new(g->out, c) != 0)
 		return gen_fail(g, "out of memory");
@@ -1816,7 +1831,9 @@ gen_points(struct gen *g, unsigned classes)
 	for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++) {
 		c = gen_point_class(ge->points[i]);
 		have |= c;
-		if (first == NULL && c == PROBE_SAME_SHAPE)
+		/* a 2^31-element point is never the template of others */
+		if (first == NULL && c == PROBE_SAME_SHAPE &&
+		    !gen_point_huge(ge->points[i]))
 			first = ge->points[i];
 	}
 	for (k = 0; k < PROBE_NCLASSES; k++) {
@@ -1831,6 +1848,11 @@ gen_points(struct gen *g, unsigned classes)
 		gen_class(g, (enum probe_class)c);
 		for (i = 0; i < GEN_MAXPOINTS && ge->points[i] != NULL; i++) {
 			if (gen_point_class(ge->points[i]) != c)
+				continue;
+			/* 2^31 elements in one dtype only: the smallest */
+			if (gen_point_huge(ge->points[i]) && (case_huge_dtype(
+			    ge->dtypes) == NULL || strcmp(g->dtype,
+			    case_huge_dtype(ge->dtypes)) != 0))
 				continue;
 			/* a compile point is the template of a ladder over V */
 			if ((c == PROBE_COMPILE ? gen_ladder(g, ge->points[i]) :

@@ -175,6 +175,66 @@ sweep_huge(struct sweep *s, int nops)
 	sweep_end(s);
 }
 
+/*
+ * Data movement past 2^31 elements (GPU only, like sweep_huge): one case of
+ * the family in the smallest dtype the entry sweeps (case_huge_dtype), an
+ * input or the output just past 2^31 elements, made on the device by index
+ * arithmetic and compared with native's output byte for byte (case_huge).
+ * Inputs past 2^31 where the output is small (gather, index_select: the
+ * indices reach past the int32 offsets), the output past 2^31 where
+ * growing it is cheaper (stack, repeat_interleave).
+ */
+#define SWEEP_HALF	((1 << 30) + 8)		/* 2 x SWEEP_HALF > 2^31 */
+
+static void
+sweep_huge_move(struct sweep *s)
+{
+	const char	*d = case_huge_dtype(s->ce->dtypes);
+
+	if (d == NULL || strcmp(s->dtype, d) != 0)
+		return;
+	sweep_begin(s);
+	switch (s->ce->family) {
+	case FAM_CAT:
+		sweep_arg(s, case_tensors(json_pack("[o,o]",
+		    sweep_op(s, json_pack("[I]", SWEEP_HUGE_N), 0),
+		    sweep_op(s, case_dimsv(1, 4099), 0))));
+		sweep_arg(s, case_int(0));
+		break;
+	case FAM_STACK:
+		sweep_arg(s, case_tensors(json_pack("[o,o]",
+		    sweep_op(s, case_dimsv(1, SWEEP_HALF), 0),
+		    sweep_op(s, case_dimsv(1, SWEEP_HALF), 0))));
+		sweep_arg(s, case_int(0));
+		break;
+	case FAM_GATHER:
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 2, SWEEP_HALF), 0));
+		sweep_arg(s, case_int(1));
+		sweep_arg(s, sweep_index(case_dimsv(2, 2, 4099), NULL,
+		    SWEEP_HALF));
+		break;
+	case FAM_INDEX_SELECT:
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 2, SWEEP_HALF), 0));
+		sweep_arg(s, case_int(1));
+		sweep_arg(s, sweep_index(case_dimsv(1, 4099), NULL,
+		    SWEEP_HALF));
+		break;
+	case FAM_REPEAT_INTERLEAVE:
+		/* (2^27 + 2) x 16 = 2^31 + 32 */
+		sweep_arg(s, sweep_op(s, case_dimsv(1, (1 << 27) + 2), 0));
+		sweep_arg(s, case_int(16));
+		sweep_arg(s, case_int(0));
+		break;
+	default:
+		json_decref(s->cur);
+		s->cur = NULL;
+		return;
+	}
+	if (s->cur != NULL && case_huge(s->cur) != 0)
+		s->err = 1;
+	sweep_end(s);
+}
+
 static void
 sweep_unary(struct sweep *s, unsigned classes)
 {
@@ -1266,6 +1326,7 @@ sweep_gather(struct sweep *s, unsigned classes)
 			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
+		sweep_huge_move(s);
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
@@ -1314,6 +1375,7 @@ sweep_index_select(struct sweep *s, unsigned classes)
 			    shape_dim_size(&g->self, g->dim)));
 			sweep_end(s);
 		}
+		sweep_huge_move(s);
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
@@ -1382,6 +1444,7 @@ sweep_cat(struct sweep *s, unsigned classes)
 			sweep_arg(s, case_int(c->dim));
 			sweep_end(s);
 		}
+		sweep_huge_move(s);
 	}
 	if (classes & PROBE_SCALAR) {
 		/* mixed dtypes promote */
@@ -1438,6 +1501,7 @@ sweep_stack(struct sweep *s, unsigned classes)
 			sweep_arg(s, case_int(c->dim));
 			sweep_end(s);
 		}
+		sweep_huge_move(s);
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
@@ -1538,6 +1602,7 @@ sweep_repeat_interleave(struct sweep *s, unsigned classes)
 				sweep_arg(s, case_int(ri[i].dim));
 			sweep_end(s);
 		}
+		sweep_huge_move(s);
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);

@@ -49,7 +49,7 @@ _FINGERPRINT = {}  # the last one sent (hello, fingerprint): a repro's header
 
 def _render(case, adapter, device, op, args, kwargs, result):
     try:
-        if case.get("huge"):
+        if case.get("huge") and case.get("oracle") != "native":  # kernels/' operands
             return repro.render_huge(case, adapter.modname, adapter.library)
         return repro.render(case, adapter.modname, _FINGERPRINT, device, op, args, kwargs,
                             result)
@@ -93,8 +93,9 @@ def _case(fd, adapter, device, case):
         # fail too, so the runner exits and a fresh one takes the next case.
         res["fatal"] = True
     if "sent" not in state:
-        started(repro.stub(case, "its inputs were not built"))
-    if state["inputs"] is not None and not case.get("huge") and repro.may_fail(res):
+        started(repro.stub(case, res.get("skip_reason") or "its inputs were not built"))
+    if state["inputs"] is not None and not (case.get("huge") and case.get(
+            "oracle") != "native") and repro.may_fail(res):
         # figures that may fail the daemon's rule: the repro with them
         t0 = time.perf_counter()
         res["repro"] = _render(case, adapter, device, *state["inputs"], res)

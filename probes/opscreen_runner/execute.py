@@ -286,6 +286,9 @@ def build_huge(case, device):
     values on the host would take 17 GB and a minute); the rest as usual.
     (The daemon generates such cases for GPUs only; the runner also takes a
     small one on the CPU, which is how the tests exercise this path.)"""
+    if not any(isinstance(a, dict) and a.get("gen") == "philox"
+               for a in case.get("args", [])):
+        return inputs.build_args(case, device)  # "arange": index arithmetic
     if not kernels.available(device):
         raise HarnessError("a 2^31-element case needs kernels/ "
                            "(libopscreen_kernels.so, OPSCREEN_KERNELS)")
@@ -297,6 +300,86 @@ def build_huge(case, device):
         else:
             args.append(inputs.build_arg(a, seed, i, device))
     return args, {}
+
+
+def _spec_tensors(a):
+    """The tensor (and out=) specs of one ARG, a list's elements too."""
+    if isinstance(a, dict) and a.get("t") in ("tensor", "out"):
+        yield a
+    elif isinstance(a, dict) and a.get("t") == "tensors":
+        for x in a.get("v") or []:
+            yield from _spec_tensors(x)
+
+
+def _meta_arg(a):
+    if isinstance(a, dict) and a.get("t") in ("tensor", "out"):
+        return torch.empty(a["shape"], dtype=inputs.to_dtype(a["dtype"]), device="meta")
+    if isinstance(a, dict) and a.get("t") == "tensors":
+        return [_meta_arg(x) for x in a.get("v") or []]
+    if isinstance(a, dict) and a.get("t") == "device":
+        return torch.device("meta")
+    return inputs.build_arg(a, 0, 0, "cpu")
+
+
+def _spec_bytes(a):
+    """Bytes of the storages one ARG's tensors take."""
+    total = 0
+    for t in _spec_tensors(a):
+        shape = t.get("base") if t.get("layout") == "expanded" else t.get("shape")
+        n = 1
+        for d in shape or []:
+            n *= d
+        if t.get("layout") == "sliced":
+            n *= 2
+        total += n * torch.empty((), dtype=inputs.to_dtype(t["dtype"])).element_size()
+    return total
+
+
+def memory_need(case, op):
+    """Bytes a 2^31-element case holds at once: its inputs' storages, and
+    native's and the candidate's outputs: for an in-place or out= op the
+    copies of the written input their calls write (and return), else the
+    outputs' sizes as the op gives them on the meta device (without a meta
+    kernel: the largest input's); and 64 MiB for the comparison."""
+    args, kw = case.get("args", []), case.get("kwargs", {})
+    sizes = [_spec_bytes(a) for a in list(args) + [kw[k] for k in sorted(kw)]]
+    mutates = inputs.mutated(case)
+    if mutates is not None:
+        written = kw.get("out") if mutates == "out" else (args[0] if args else None)
+        out_bytes = _spec_bytes(written)
+    else:
+        try:
+            out = op(*[_meta_arg(a) for a in args], **{k: _meta_arg(v) for k, v in kw.items()})
+            out_bytes = sum(t.numel() * t.element_size() for t in figures.flatten(out))
+        except Exception:
+            out_bytes = max(sizes, default=0)
+    return sum(sizes) + 2 * out_bytes + (64 << 20)
+
+
+def memory_free(device):
+    """Bytes the device can still give this process (None: unknown): CUDA's
+    free memory and what torch's caching allocator holds unused; on the CPU
+    MemAvailable."""
+    if device == "cuda":
+        free, _ = torch.cuda.mem_get_info()
+        return free + torch.cuda.memory_reserved() - torch.cuda.memory_allocated()
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def memory_gate(case, op, device):
+    """None when the device can hold the 2^31-element case, else why not
+    ("needs 6.2 GiB, 3.1 GiB free"): checked before any input is made."""
+    need, free = memory_need(case, op), memory_free(device)
+    if free is None or need <= free:
+        return None
+    return f"needs {need / 2 ** 30:.1f} GiB, {free / 2 ** 30:.1f} GiB free"
 
 
 def sample_positions(case, n, device):
@@ -325,9 +408,15 @@ def run_case(case, adapter, device, notify=None, built=None):
     if case.get("class") == "bootstrap" or case.get("compare") == "bootstrap":
         return bootstrap_case(case, adapter)
     huge = bool(case.get("huge"))
+    # data movement past 2^31: native's output is the oracle (figures.moved)
+    moved = huge and case.get("oracle") == "native"
     t_case = time.perf_counter()
     try:
         op = inputs.resolve_op(case["key"])
+        why = memory_gate(case, op, device) if huge else None
+        if why is not None:
+            return {"status": "skipped", "skip_reason": why, "fatal": False,
+                    "outputs": [], "times": {"case_ms": (time.perf_counter() - t_case) * 1e3}}
         args, kwargs = build_huge(case, device) if huge else \
             inputs.build_args(case, device)
     except (ValueError, TypeError, KeyError, kernels.KernelError) as e:
@@ -346,7 +435,7 @@ def run_case(case, adapter, device, notify=None, built=None):
 
     native, nerr, times["native_ms"], n_mut = _call(op, args, kwargs, mutates, device,
                                                     seed)
-    if stat:  # samples are judged by a test, not against an fp64 run
+    if stat or moved:  # samples are judged by a test; moved bytes by native's
         oracle, oerr = None, None
     elif huge:  # elementwise: the oracle of a sample is the sample of the oracle
         n = args[0].numel()
@@ -437,13 +526,13 @@ def run_case(case, adapter, device, notify=None, built=None):
         if oerr:
             res["oracle_error"] = oerr
         t0 = time.perf_counter()
-        if huge:  # the positions the oracle was computed on
+        if huge and not moved:  # the positions the oracle was computed on
             args = sargs
             cand = cand.reshape(-1)[idx] if isinstance(cand, torch.Tensor) else cand
             native = native.reshape(-1)[idx] if isinstance(native, torch.Tensor) \
                 else native
             res["sampled"] = int(idx.numel())
-        if not stat and not oerr:
+        if not stat and not moved and not oerr:
             t1 = time.perf_counter()
             chk = oracle_check(case, args, kwargs, oracle, device)
             if chk is not None:
@@ -451,6 +540,8 @@ def run_case(case, adapter, device, notify=None, built=None):
                 times["oracle_check_ms"] = (time.perf_counter() - t1) * 1e3
         if stat:
             res["outputs"] = stats.compare(case, op, args, kwargs, cand, native)
+        elif moved:
+            res["outputs"] = figures.moved(cand, native)
         else:
             fused = fused_figures if kernels.available(device) else None
             ref = None if oerr else oracle

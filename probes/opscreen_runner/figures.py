@@ -266,6 +266,51 @@ def _counts(bad_c, bad_n, rec):
     return rec
 
 
+_INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+MOVED_CHUNK = 1 << 26
+
+
+def _as_ints(t):
+    """t's elements as integers of their size, flat (bytes compared as such)."""
+    t = t.detach().contiguous()
+    if t.is_complex():
+        t = torch.view_as_real(t).contiguous()
+    t = t.reshape(-1)
+    return t.view(torch.uint8) if t.dtype == torch.bool else t.view(_INT_OF_SIZE[t.element_size()])
+
+
+def moved(cand, native):
+    """OUT records of a 2^31-element data-movement case ("oracle": "native"):
+    the op computes nothing, so native's bytes are the exact answer; the
+    candidate's are compared with them on the device a chunk at a time
+    (no 2^31-element temporary), counted (mismatch_c; mismatch_n is 0) with
+    the first position that differs, read back in one transfer."""
+    C, N = flatten(cand), flatten(native)
+    outs = []
+    for i in range(max(len(C), len(N))):
+        c = C[i] if i < len(C) else None
+        n = N[i] if i < len(N) else None
+        ref = n if n is not None else c
+        rec = {"index": i, "cand": _meta(c), "native": _meta(n), "kind": "exact",
+               "numel": ref.numel()}
+        outs.append(rec)
+        if c is None or n is None or c.shape != n.shape or c.dtype != n.dtype:
+            continue
+        a, b = _as_ints(c), _as_ints(n.to(c.device))
+        counts, firsts = [], []
+        for s in range(0, a.numel(), MOVED_CHUNK):
+            bad = a[s:s + MOVED_CHUNK] != b[s:s + MOVED_CHUNK]
+            counts.append(bad.sum())
+            firsts.append(s + torch.argmax(bad.to(torch.uint8)))
+        v = torch.stack(counts + firsts).tolist() if counts else []
+        k = len(counts)
+        rec["mismatch_c"], rec["mismatch_n"] = sum(v[:k]), 0
+        bad_chunks = [j for j in range(k) if v[j]]
+        if bad_chunks:
+            rec["first_bad_c"] = _unravel(v[k + bad_chunks[0]], list(c.shape))
+    return outs
+
+
 def exact_figures(c, n, ref):
     return _counts(_bad(c, ref), _bad(n, ref), {})
 

@@ -218,6 +218,21 @@ def _private(t):
     return view_private(t) if is_view(t) else t.clone()
 
 
+ARANGE_CHUNK = 1 << 26
+
+
+def arange_values(n, start, mod, dtype, device):
+    """n elements on the device, element i holding (start + i) % mod in dtype
+    (bool: nonzero), made in chunks (2^31 int64 positions at once would take
+    16 GiB): the large tensors of a 2^31-element data-movement case ("gen":
+    "arange"), whose every position says where it came from."""
+    t = torch.empty(n, dtype=dtype, device=device)
+    for i in range(0, n, ARANGE_CHUNK):
+        j = min(n, i + ARANGE_CHUNK)
+        t[i:j] = torch.arange(start + i, start + j, device=device) % mod
+    return t
+
+
 def build_tensor(spec, seed, index, device):
     if spec.get("view") is not None:
         return build_view(spec, seed, index, device)
@@ -238,11 +253,18 @@ def build_tensor(spec, seed, index, device):
         if not _shape_ok(gen_shape) or len(gen_shape) != len(shape) or any(
                 b not in (1, s) for b, s in zip(gen_shape, shape)):
             raise ValueError(f"bad expanded base {gen_shape!r} for shape {shape!r}")
-    g = _generator(seed, index)
-    vals = _values(spec, gen_shape, g)
-    if dtype.is_complex:
-        vals = torch.complex(vals.to(F64), _values(spec, gen_shape, g).to(F64))
-    t = _cast(vals, dtype).to(device)
+    if spec.get("gen") == "arange":
+        n = 1
+        for d in gen_shape:
+            n *= d
+        t = arange_values(n, int(spec.get("start", 0)), int(spec.get("mod", 251)), dtype,
+                          device).view(gen_shape)
+    else:
+        g = _generator(seed, index)
+        vals = _values(spec, gen_shape, g)
+        if dtype.is_complex:
+            vals = torch.complex(vals.to(F64), _values(spec, gen_shape, g).to(F64))
+        t = _cast(vals, dtype).to(device)
     if layout == "transposed" and len(shape) >= 2:
         return t.transpose(-1, -2)
     if layout == "sliced" and shape:

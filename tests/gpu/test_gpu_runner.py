@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from runner_harness import Runner, make_case, tensor  # noqa: E402
 
 
@@ -119,3 +121,37 @@ def test_guard_finds_argmin_reading_past_its_input():
     _, res = r.case(make_case(2, "add.Tensor", "add", [tensor([3, 1, 5]), tensor([4, 1])]))
     assert res["status"] == "ok" and "guard" not in res, res
     r.close()
+
+
+HUGE_N = 2 ** 31 + 17
+
+
+def test_huge_cat_past_2_31():
+    """The catalog's 2^31-element cat (probes/sweep.c, sweep_huge_move)
+    through flag_gems on the GPU: operands made on the device by index
+    arithmetic, the output of 2^31 + 4116 bools compared with native's byte
+    for byte on the device. Where the GPU cannot hold it (inputs and both
+    outputs, about 6 GiB) the runner skips it with its reason, and so does
+    this test."""
+    case = make_case(70, "cat", "cat", [
+        {"t": "tensors", "v": [
+            {"t": "tensor", "shape": [HUGE_N], "dtype": "bool", "domain": "bool",
+             "gen": "arange", "start": 0, "mod": 3},
+            {"t": "tensor", "shape": [4099], "dtype": "bool", "domain": "bool"}]},
+        {"t": "int", "v": 0}], dtype="bool", compare="exact")
+    case.update(huge=True, oracle="native")
+    r = Runner(OPSCREEN_LIBRARY="flag_gems", OPSCREEN_DEVICE="cuda",
+               CUDA_VISIBLE_DEVICES="0")
+    try:
+        assert "error" not in r.recv()
+        _, res = r.case(case)
+    finally:
+        r.close()
+    if res["status"] == "skipped":
+        pytest.skip("the runner's memory gate: " + res["skip_reason"])
+    print(res)
+    assert res["status"] in ("ok", "cand_error"), res
+    if res["status"] == "ok":
+        (out,) = res["outputs"]
+        assert out["kind"] == "exact" and out["numel"] == HUGE_N + 4099, out
+        assert out["mismatch_n"] == 0 and isinstance(out["mismatch_c"], int), out

@@ -1,4 +1,5 @@
-"""Drives `python -m opscreen_runner` over a socketpair on fd 3, as opscreend does."""
+"""Drives `python -m opscreen_runner` over a socketpair on fd 3, as opscreend does;
+and runs the repros it renders (with the daemon's part from opscreenctl judge)."""
 
 import json
 import os
@@ -12,6 +13,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PYTHONPATH = os.pathsep.join([os.path.join(ROOT, "probes"),
                               os.path.join(ROOT, "tests", "demolib")])
 sys.path[:0] = PYTHONPATH.split(os.pathsep)  # in-process tests import the runner
+REPRO_LINES = 40  # what a repro may hold (docs/protocol.md, "Repro")
 
 
 class Runner:
@@ -65,6 +67,39 @@ class Runner:
         self.sock.close()
 
 
+# what a test library's source gets: enabling the names of its _FULL_CONFIG
+# on the CPU, as FlagGems' use_gems(include=[...]) does
+USE_GEMS = '''
+
+class use_gems:
+    def __init__(self, include=None, exclude=None):
+        self.include = include
+
+    def __enter__(self):
+        self.lib = torch.library.Library("aten", "IMPL")
+        for key, fn in _FULL_CONFIG:
+            if fn.__name__ in self.include:
+                self.lib.impl(key, fn, "CPU")
+        return self
+
+    def __exit__(self, *exc):
+        self.lib._destroy()
+        return False
+'''
+
+
+def library_runner(directory, module, source):
+    """A runner of the library `module` after its hello: `source` (torch
+    imported, _FULL_CONFIG) and USE_GEMS written into directory."""
+    with open(os.path.join(directory, module + ".py"), "w") as f:
+        f.write(source + USE_GEMS)
+    r = Runner(OPSCREEN_LIBRARY=module, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(directory), os.environ.get("PYTHONPATH")])))
+    hello = r.recv()
+    assert "error" not in hello, hello
+    return r
+
+
 def tensor(shape, dtype="bfloat16", domain="normal", **kw):
     return dict(t="tensor", shape=shape, dtype=dtype, domain=domain, **kw)
 
@@ -88,3 +123,35 @@ def make_case(id, key, name, args, dtype="bfloat16", kwargs=None, **kw):
                 steady=kw.pop("steady", STEADY), **kw)
 
 
+def judge_repro(case, result):
+    """(verdict, the repro as the daemon stores it): opscreenctl judge."""
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+    body = {"case": case, "result": result, "repro": result["repro"]}
+    p = subprocess.run([ctl, "judge"], input=json.dumps(body), capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode in (0, 5), p.stderr
+    v = json.loads(p.stdout)
+    return v, v.pop("repro")
+
+
+def run_repro(source, tmp_path, extra_path="", **env):
+    path = tmp_path / "repro.py"
+    path.write_text(source)
+    full = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
+        filter(None, [PYTHONPATH.split(os.pathsep)[1], extra_path])))
+    full.pop("OPSCREEN_REPRO_NATIVE", None)
+    full.update(env)
+    return subprocess.run([sys.executable, str(path)], env=full, capture_output=True,
+                          text=True, timeout=300, cwd=tmp_path)
+
+
+def repro_fails(source, tmp_path, extra_path=""):
+    """The script fails with an AssertionError; with native PyTorch in the
+    library's place it passes. Its stderr."""
+    assert len(source.splitlines()) <= REPRO_LINES, source
+    assert "opscreen_runner" not in source, source
+    bad = run_repro(source, tmp_path, extra_path)
+    assert bad.returncode != 0 and "AssertionError" in bad.stderr, (bad.stdout, bad.stderr)
+    good = run_repro(source, tmp_path, extra_path, OPSCREEN_REPRO_NATIVE="1")
+    assert good.returncode == 0, good.stderr
+    return bad.stderr

@@ -1,19 +1,14 @@
 """The standalone repro (probes/opscreen_runner/repro.py) with the daemon's
 part written in by `opscreenctl judge` (daemon/repro.c), on the CPU."""
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 import torch
 
-from runner_harness import PYTHONPATH, ROOT, Runner, make_case, tensor
+from runner_harness import (REPRO_LINES, judge_repro, library_runner, make_case, repro_fails,
+                            run_repro, tensor)
 
 from opscreen_runner import inputs, repro  # noqa: E402  (runner_harness sets sys.path)
 
-LINES = 40
 ADD = make_case(1, "add.Tensor", "add", [tensor([3, 5]), tensor([5])], cls="broadcast")
 MINIMUM = make_case(2, "minimum", "minimum", [tensor([5]), tensor([3, 5])], cls="broadcast")
 SUM = make_case(3, "sum.dim_IntList", "sum_dim",
@@ -46,56 +41,7 @@ def abs(self):  # DEFECT: integers come back unchanged
 
 _FULL_CONFIG = (("exp", exp), ("abs", abs))
 
-
-class use_gems:
-    def __init__(self, include=None, exclude=None):
-        self.include = include
-
-    def __enter__(self):
-        self.lib = torch.library.Library("aten", "IMPL")
-        for key, fn in _FULL_CONFIG:
-            if fn.__name__ in self.include:
-                self.lib.impl(key, fn, "CPU")
-        return self
-
-    def __exit__(self, *exc):
-        self.lib._destroy()
-        return False
 '''
-
-
-def judged(case, result):
-    """(verdict, the repro as the daemon stores it): opscreenctl judge."""
-    ctl = os.path.join(ROOT, "build", "opscreenctl")
-    body = {"case": case, "result": result, "repro": result["repro"]}
-    p = subprocess.run([ctl, "judge"], input=json.dumps(body), capture_output=True,
-                       text=True, timeout=30)
-    assert p.returncode in (0, 5), p.stderr
-    v = json.loads(p.stdout)
-    return v, v.pop("repro")
-
-
-def run(source, tmp_path, extra_path="", **env):
-    path = tmp_path / "repro.py"
-    path.write_text(source)
-    full = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
-        filter(None, [PYTHONPATH.split(os.pathsep)[1], extra_path])))
-    full.pop("OPSCREEN_REPRO_NATIVE", None)
-    full.update(env)
-    return subprocess.run([sys.executable, str(path)], env=full, capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path)
-
-
-def fails_and_passes_natively(source, tmp_path, extra_path=""):
-    """The script fails with an AssertionError; with native PyTorch in the
-    library's place it passes. Its stderr."""
-    assert len(source.splitlines()) <= LINES, source
-    assert "opscreen_runner" not in source, source
-    bad = run(source, tmp_path, extra_path)
-    assert bad.returncode != 0 and "AssertionError" in bad.stderr, (bad.stdout, bad.stderr)
-    good = run(source, tmp_path, extra_path, OPSCREEN_REPRO_NATIVE="1")
-    assert good.returncode == 0, good.stderr
-    return bad.stderr
 
 
 @pytest.mark.parametrize("case,reason,says", [
@@ -109,17 +55,17 @@ def fails_and_passes_natively(source, tmp_path, extra_path=""):
 def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
     _, res = runner.case(case)
     assert "repro" in res, res  # figures that may fail: the repro comes with them
-    v, src = judged(case, res)
+    v, src = judge_repro(case, res)
     assert (v["status"], v["reason"]) == ("fail", reason), v
     assert f"\n# judged: fail {reason}: " in src
-    assert says in fails_and_passes_natively(src, tmp_path)
+    assert says in repro_fails(src, tmp_path)
 
 
 def test_bounds_are_the_daemons_as_numbers(runner):
     """BOUNDS holds verdict.c's bound on each output, max(2x native's
     error, floor), written from the figures of the RESULT it judged."""
     _, res = runner.case(SUM)
-    _, src = judged(SUM, res)
+    _, src = judge_repro(SUM, res)
     (out,) = res["outputs"]
     line = next(ln for ln in src.splitlines() if ln.startswith("BOUNDS = "))
     assert eval(line.split("=", 1)[1].split("#")[0]) == [
@@ -131,19 +77,16 @@ def test_a_passing_case_sends_only_its_pre_call_repro(runner, tmp_path):
     started, res = runner.case(ADD)
     assert res["status"] == "ok" and "repro" not in res, res
     src = started["repro"]
-    assert "pre-call" in src.splitlines()[0] and len(src.splitlines()) <= LINES
-    p = run(src, tmp_path)
+    assert "pre-call" in src.splitlines()[0] and len(src.splitlines()) <= REPRO_LINES
+    p = run_repro(src, tmp_path)
     assert p.returncode == 0, p.stderr
-    assert run(src, tmp_path, OPSCREEN_REPRO_NATIVE="1").returncode == 0
+    assert run_repro(src, tmp_path, OPSCREEN_REPRO_NATIVE="1").returncode == 0
 
 
 @pytest.fixture(scope="module")
 def fakelib(tmp_path_factory):
     d = tmp_path_factory.mktemp("fakelib")
-    (d / "opscreen_fakelib.py").write_text(FAKELIB)
-    r = Runner(OPSCREEN_LIBRARY="opscreen_fakelib",
-               PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    assert "error" not in r.recv()
+    r = library_runner(d, "opscreen_fakelib", FAKELIB)
     yield r, str(d)
     r.close()
 
@@ -157,10 +100,10 @@ def fakelib(tmp_path_factory):
 def test_repro_of_other_failure_kinds(fakelib, tmp_path, case, reason, says):
     r, path = fakelib
     _, res = r.case(case)
-    v, src = judged(case, res)
+    v, src = judge_repro(case, res)
     assert (v["status"], v["reason"]) == ("fail", reason), v
     assert "import opscreen_fakelib as lib" in src
-    assert says in fails_and_passes_natively(src, tmp_path, path)
+    assert says in repro_fails(src, tmp_path, path)
 
 
 def _script_inputs(src, n):
@@ -220,7 +163,7 @@ def test_out_buffers_are_written_as_fills_and_large_inputs_as_random():
                        args, kwargs, None)
     assert "torch.full([90000], nan, dtype=torch.float32, device=D)" in src, src[:3000]
     assert "random values of the case's shapes" in src and "torch.randn" in src
-    assert len(src.splitlines()) <= LINES
+    assert len(src.splitlines()) <= REPRO_LINES
 
 
 def test_may_fail_is_needed_by_every_failure():

@@ -425,6 +425,182 @@ START_TEST(huge_case)
 }
 END_TEST
 
+/*
+ * Data movement past 2^31 elements: one case per family, in the smallest
+ * dtype the entry sweeps, whose largest input or whose output holds more
+ * than 2^31 elements; the large tensors made by index arithmetic ("gen":
+ * "arange", distinct starts), the small ones (indices) as usual.
+ */
+static const struct {
+	const char	*key, *schema;
+	char		 grows;	/* i: an input is huge; s stack, r repeat, n
+				 * repeat_interleave, p pad: the output is */
+} huge_movers[] = {
+	{ "cat", NULL, 'i' },
+	{ "stack", NULL, 's' },
+	{ "gather", NULL, 'i' },
+	{ "index_select", NULL, 'i' },
+	{ "repeat_interleave.self_int", NULL, 'n' },
+	{ "copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) "
+	    "-> Tensor(a!)", 'i' },
+	{ "clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
+	    "Tensor", 'i' },
+	{ "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat "
+	    "memory_format=0) -> Tensor(a)", 'i' },
+	{ "repeat", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 'r' },
+	{ "constant_pad_nd", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar "
+	    "value=0) -> Tensor", 'p' },
+	{ "pad", "pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? "
+	    "value=None) -> Tensor", 'p' },
+	{ "scatter.src", "scatter.src(Tensor self, int dim, Tensor index, Tensor "
+	    "src) -> Tensor", 'i' },
+};
+
+/* The tensors of a case's ARGs, lists flattened, in order. */
+static void
+huge_tensors(const json_t *a, json_t *into)
+{
+	const json_t	*v;
+	size_t		 i;
+	const char	*t = json_string_value(json_object_get(a, "t"));
+
+	if (t != NULL && !strcmp(t, "tensor"))
+		json_array_append(into, (json_t *)a);
+	else if (t != NULL && !strcmp(t, "tensors"))
+		json_array_foreach(json_object_get(a, "v"), i, v)
+			huge_tensors(v, into);
+}
+
+/* Elements of the output by the family's rule (grows != 'i'). */
+static long long
+huge_out_numel(const json_t *c, char grows, const json_t *ts)
+{
+	const json_t	*args = json_object_get(c, "args"), *self, *p, *d;
+	long long	 n = numel(json_object_get(json_array_get(ts, 0),
+			    "shape")), m;
+	size_t		 i, nd;
+
+	self = json_object_get(json_array_get(ts, 0), "shape");
+	switch (grows) {
+	case 's':
+		return n * (long long)json_array_size(ts);
+	case 'r':
+		json_array_foreach(json_object_get(json_array_get(args, 1),
+		    "v"), i, d)
+			n *= json_integer_value(d);
+		return n;
+	case 'n':
+		return n * json_integer_value(json_object_get(
+		    json_array_get(args, 1), "v"));
+	case 'p':
+		/* pad = [lo, hi] per dim from the last one */
+		p = json_object_get(json_array_get(args, 1), "v");
+		nd = json_array_size(self);
+		for (m = 1, i = 0; i < nd; i++) {
+			long long	e = json_integer_value(json_array_get(
+					    self, i));
+			size_t		k = nd - 1 - i;
+
+			if (2 * k + 1 < json_array_size(p))
+				e += json_integer_value(json_array_get(p,
+				    2 * k)) + json_integer_value(
+				    json_array_get(p, 2 * k + 1));
+			m *= e;
+		}
+		return m;
+	}
+	return 0;
+}
+
+START_TEST(huge_movers_cases)
+{
+	json_t		*out, *again, *c, *ts, *t, *dt;
+	const char	*gen, *dtype;
+	char		*sa, *sb;
+	size_t		 i, k, j, n;
+	long long	 big, bytes;
+	int		 starts;
+
+	for (k = 0; k < sizeof(huge_movers) / sizeof(huge_movers[0]); k++) {
+		out = json_array();
+		again = json_array();
+		ck_assert_int_gt(probe_expand(huge_movers[k].key,
+		    huge_movers[k].schema, PROBE_ALL, NULL, out), 0);
+		ck_assert_int_gt(probe_expand(huge_movers[k].key,
+		    huge_movers[k].schema, PROBE_ALL, NULL, again), 0);
+		sa = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+		sb = json_dumps(again, JSON_COMPACT | JSON_SORT_KEYS);
+		ck_assert_str_eq(sa, sb);
+		free(sa);
+		free(sb);
+		n = 0;
+		json_array_foreach(out, i, c) {
+			if (!json_is_true(json_object_get(c, "huge")) ||
+			    json_object_get(c, "oracle") == NULL)
+				continue;
+			n++;
+			ck_assert_str_eq(json_string_value(json_object_get(c,
+			    "oracle")), "native");
+			ck_assert_str_eq(json_string_value(json_object_get(c,
+			    "class")), "same_shape");
+			dtype = json_string_value(json_object_get(c, "dtype"));
+			ck_assert_msg(!strcmp(dtype, "bool") || !strcmp(dtype,
+			    "int8") || !strcmp(dtype, "uint8") || !strcmp(dtype,
+			    "float16"), "%s: %s", huge_movers[k].key, dtype);
+			ts = json_array();
+			json_array_foreach(json_object_get(c, "args"), j, t)
+				huge_tensors(t, ts);
+			big = bytes = 0;
+			starts = 0;
+			json_array_foreach(ts, j, t) {
+				long long	m = numel(json_object_get(t,
+						    "shape"));
+
+				big = m > big ? m : big;
+				bytes += m * (strcmp(dtype, "float16") ? 1 : 2);
+				gen = json_string_value(json_object_get(t,
+				    "gen"));
+				if (m < (1LL << 24)) {
+					ck_assert_ptr_null(gen);
+					continue;
+				}
+				ck_assert_str_eq(gen, "arange");
+				ck_assert_int_eq(json_integer_value(
+				    json_object_get(t, "mod")), strcmp(dtype,
+				    "bool") ? 251 : 3);
+				ck_assert_int_eq(json_integer_value(
+				    json_object_get(t, "start")), starts++);
+			}
+			if (huge_movers[k].grows == 'i')
+				ck_assert_msg(big > 2147483648LL, "%s: %lld",
+				    huge_movers[k].key, big);
+			else
+				ck_assert_msg(huge_out_numel(c, huge_movers[k].
+				    grows, ts) > 2147483648LL, "%s: output %lld",
+				    huge_movers[k].key, huge_out_numel(c,
+				    huge_movers[k].grows, ts));
+			/* inputs of a few GiB at most */
+			ck_assert_msg(bytes <= (5LL << 30), "%s: %lld bytes",
+			    huge_movers[k].key, bytes);
+			json_decref(ts);
+		}
+		ck_assert_msg(n == 1, "%s: %zu huge cases", huge_movers[k].key,
+		    n);
+		json_decref(out);
+		json_decref(again);
+		/* one dtype: none in another */
+		out = json_array();
+		dt = json_pack("[s]", "float32");
+		probe_expand(huge_movers[k].key, huge_movers[k].schema,
+		    PROBE_ALL, dt, out);
+		json_array_foreach(out, i, c)
+			ck_assert(!json_is_true(json_object_get(c, "huge")));
+		json_decref(dt);
+		json_decref(out);
+	}
+}
+END_TEST
+
 /* The broadcast of two shapes, or NULL when incompatible. */
 static json_t *
 bshape(const json_t *a, const json_t *b)
@@ -1204,6 +1380,7 @@ sweep_suite(void)
 	tcase_add_test(tc, shrink_halves_sizes);
 	tcase_add_test(tc, shrink_keeps_the_compile_class);
 	tcase_add_test(tc, huge_case);
+	tcase_add_test(tc, huge_movers_cases);
 	tcase_add_test(tc, exotic_movers);
 	tcase_add_test(tc, views_from_catalog_cases);
 	tcase_add_test(tc, empty_class);

@@ -892,6 +892,27 @@ START_TEST(out_of_memory)
 }
 END_TEST
 
+/* The runner's memory gate: a 2^31-element case not run is inconclusive. */
+START_TEST(skipped_by_the_runner)
+{
+	struct case_verdict	 v;
+	struct verdict_fold	 f;
+	json_t			*sp = spec(), *r;
+
+	r = json_pack("{s:s,s:s,s:[]}", "status", "skipped", "skip_reason",
+	    "needs 6.2 GiB, 3.1 GiB free", "outputs");
+	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(v.status, CASE_SKIPPED);
+	ck_assert_str_eq(v.reason, "insufficient_memory");
+	ck_assert_str_eq(v.detail, "needs 6.2 GiB, 3.1 GiB free");
+	verdict_fold_init(&f);
+	verdict_fold_add(&f, 1, "same_shape", &v);
+	ck_assert_str_eq(verdict_fold_result(&f, NULL, 0), "inconclusive");
+	json_decref(r);
+	json_decref(sp);
+}
+END_TEST
+
 /* A status-ok RESULT whose first call gave `first` and whose call on guarded
  * inputs (poison `side`) read (`reads`, figures `gout`) or wrote past them. */
 static json_t *
@@ -1500,6 +1521,7 @@ verdict_suite(void)
 	tcase_add_test(tc, fold_hazard);
 	tcase_add_test(tc, oracle_fault);
 	tcase_add_test(tc, out_of_memory);
+	tcase_add_test(tc, skipped_by_the_runner);
 	tcase_add_test(tc, steady_gate_in_the_spec);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
