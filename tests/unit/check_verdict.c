@@ -901,7 +901,7 @@ START_TEST(skipped_by_the_runner)
 
 	r = json_pack("{s:s,s:s,s:[]}", "status", "skipped", "skip_reason",
 	    "needs 6.2 GiB, 3.1 GiB free", "outputs");
-	ck_assert_int_eq(verdict_case(sp, r, &v), 0);
+	ck_assert_int_eq(verdict_case(sp, r, VERDICT_CRITICAL_RATIO, &v), 0);
 	ck_assert_int_eq(v.status, CASE_SKIPPED);
 	ck_assert_str_eq(v.reason, "insufficient_memory");
 	ck_assert_str_eq(v.detail, "needs 6.2 GiB, 3.1 GiB free");
