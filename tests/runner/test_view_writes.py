@@ -6,7 +6,7 @@ reported as outside_view_changed."""
 import torch
 
 from runner_harness import make_case, tensor
-from test_repro import judged as _judged, run as _run
+from runner_harness import judge_repro as _judged, run_repro as _run
 
 
 def _judge(case, result):
