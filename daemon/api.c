@@ -190,6 +190,28 @@ utf8_trim(char *s)
 		s[i - 1] = '\0';
 }
 
+/* Every byte that does not start or continue a well-formed UTF-8 sequence
+ * becomes '?' (a message quoting a query value cut to a buffer's size). */
+static void
+utf8_scrub(char *s)
+{
+	unsigned char	*p = (unsigned char *)s;
+	size_t		 need, k;
+
+	while (*p) {
+		need = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 :
+		    (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : 4;
+		for (k = 1; need < 4 && k <= need; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				break;
+		if (need == 4 || k <= need) {
+			*p++ = '?';
+			continue;
+		}
+		p += need + 1;
+	}
+}
+
 /* jansson is the UTF-8 judge: what it cannot hold is not valid. */
 static int
 utf8_valid(const char *s, size_t len)
@@ -773,11 +795,17 @@ list_refusef(struct MHD_Connection *c, int status, const char *fmt, int deny,
 {
 	va_list	 ap;
 	char	 msg[1024];
+	json_t	*err;
 
 	va_start(ap, msgfmt);
 	vsnprintf(msg, sizeof(msg), msgfmt, ap);
 	va_end(ap);
-	return list_refuse(c, status, fmt, deny, json_pack("{ss}", "error", msg));
+	/* a query value cut inside a character is no UTF-8: jansson refuses it */
+	utf8_scrub(msg);
+	if ((err = json_pack("{ss}", "error", msg)) == NULL)
+		err = json_pack("{ss}", "error", "the request's values are not "
+		    "valid UTF-8");
+	return list_refuse(c, status, fmt, deny, err);
 }
 
 static enum MHD_Result

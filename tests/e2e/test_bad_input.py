@@ -1,5 +1,7 @@
 """Bad input gets a clear error and loses nothing; the daemon keeps serving."""
+import json
 import os
+import urllib.parse
 import subprocess
 import time
 
@@ -365,3 +367,15 @@ def test_results_survive_a_restart(make_daemon):
     d.start()
     st, after = d.get_json(f"/ops?run={out['run']}")
     assert after == before
+
+
+def test_a_query_value_cut_inside_a_character_is_a_400(make_daemon):
+    # the daemon quotes at most 127 bytes of a bad dtype: a 3-byte character
+    # across that cut must not turn the refusal into a closed connection
+    d = make_daemon().start()
+    value = "xx" + "\u0e01" * 100    # 2 + 300 bytes: byte 127 is inside one
+    for path in ("/denylist", "/allowlist"):
+        st, ctype, body = d.request("GET", f"{path}?dtypes=" +
+                                    urllib.parse.quote(value))
+        assert st == 400 and ctype == "application/json", (st, body)
+        assert "unknown dtype" in json.loads(body)["error"]
