@@ -69,9 +69,10 @@ ctl_usage_text(FILE *fp)
 	    "  --timeout S      seconds per request (default 60)\n"
 	    "  --cacert FILE    CA certificate of a TLS proxy in front of"
 	    " opscreend\n"
-	    "  allowlist|denylist [--format json|text|csv|yaml] [--dtypes L]"
-	    " [--stale-ok]\n"
+	    "  allowlist|denylist [--format F] [--dtypes L] [--gpu N] [--stale-ok]\n"
 	    "      [--policy strict|tolerant]\n"
+	    "      F: json, text, csv, yaml; allowlist also vllm-env, vllm-yaml,"
+	    " sglang-env\n"
 	    "  run [--ops a,b] [--wait]\n"
 	    "  status\n"
 	    "  judge < {\"case\": CASE, \"result\": RESULT}\n"
@@ -271,7 +272,7 @@ ctl_print_message(const char *msg)
 	static const char *const words[][2] = {
 		{ "stale=ok", "--stale-ok" }, { "dtypes=", "--dtypes " },
 		{ "format=", "--format " }, { "policy=", "--policy " },
-		{ "ops=", "--ops " }
+		{ "ops=", "--ops " }, { "gpu=", "--gpu " }
 	};
 	const char	*p = msg;
 	size_t		 i, n;
@@ -314,8 +315,11 @@ ctl_report_error(const struct ctl_resp *r)
 static int
 ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 {
+	static const char *const formats[] = { "json", "text", "csv", "yaml",
+	    "vllm-env", "vllm-yaml", "sglang-env", NULL };
 	const char	*format = "json", *dtypes = NULL, *policy = NULL;
-	char		 path[1024];
+	const char	*gpu = NULL;
+	char		 path[1024], gq[32] = "";
 	struct ctl_resp	 r, jr;
 	int		 i, rc, stale_ok = 0, stale;
 
@@ -334,18 +338,35 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			policy = argv[++i];
 		else if (!strncmp(argv[i], "--policy=", 9))
 			policy = argv[i] + 9;
+		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
+			gpu = argv[++i];
+		else if (!strncmp(argv[i], "--gpu=", 6))
+			gpu = argv[i] + 6;
 		else
 			ctl_usage();
+	}
+	if (gpu) {
+		char	*end;
+		long	 g;
+
+		errno = 0;
+		g = strtol(gpu, &end, 10);
+		if (!*gpu || *end || errno || g < 0 || g > 1023) {
+			fprintf(stderr, "opscreenctl: --gpu takes a GPU index\n");
+			return CTL_USAGE;
+		}
+		snprintf(gq, sizeof(gq), "&gpu=%ld", g);
 	}
 	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
 		fprintf(stderr, "opscreenctl: --policy must be strict or "
 		    "tolerant\n");
 		return CTL_USAGE;
 	}
-	if (strcmp(format, "json") && strcmp(format, "text") &&
-	    strcmp(format, "csv") && strcmp(format, "yaml")) {
-		fprintf(stderr, "opscreenctl: --format must be json, text, csv "
-		    "or yaml\n");
+	for (i = 0; formats[i] && strcmp(format, formats[i]); i++)
+		;
+	if (formats[i] == NULL) {
+		fprintf(stderr, "opscreenctl: --format must be json, text, csv, "
+		    "yaml, vllm-env, vllm-yaml or sglang-env\n");
 		return CTL_USAGE;
 	}
 	if (dtypes && (!*dtypes || !ctl_query_safe(dtypes))) {
@@ -353,10 +374,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 		    "dtype names\n");
 		return CTL_USAGE;
 	}
-	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s%s%s", which, format,
+	snprintf(path, sizeof(path), "/%s?format=%s%s%s%s%s%s%s", which, format,
 	    dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
 	    stale_ok ? "&stale=ok" : "", policy ? "&policy=" : "",
-	    policy ? policy : "");
+	    policy ? policy : "", gq);
 	if ((rc = ctl_request(c, "GET", path, NULL, NULL, &r)) != CTL_OK)
 		return rc;
 	if (r.status != 200) {
@@ -370,10 +391,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 	else if (!stale_ok)
 		stale = 0;	/* without stale=ok the daemon serves current lists only */
 	else {
-		/* text, csv and yaml carry no stale flag: ask for the JSON form */
-		snprintf(path, sizeof(path), "/%s?format=json%s%s%s%s&stale=ok",
+		/* only JSON carries the stale flag: ask for the JSON form */
+		snprintf(path, sizeof(path), "/%s?format=json%s%s%s%s%s&stale=ok",
 		    which, dtypes ? "&dtypes=" : "", dtypes ? dtypes : "",
-		    policy ? "&policy=" : "", policy ? policy : "");
+		    policy ? "&policy=" : "", policy ? policy : "", gq);
 		if ((rc = ctl_request(c, "GET", path, NULL, NULL, &jr)) !=
 		    CTL_OK) {
 			ctl_resp_free(&r);

@@ -209,7 +209,6 @@ def test_repro_asserts_the_daemons_bounds(screened):
     case by, written into it as numbers (BOUNDS, from verdict.c's
     max(2x native's error, floor)); for an unshrunk case they are those of
     its stored figures."""
-    import json as _json
     _, deny = screened.get_json("/denylist")
     for name in ("div", "sum_dim"):
         e = next(x for x in deny["names"] if x["name"] == name)
@@ -223,8 +222,10 @@ def test_repro_asserts_the_daemons_bounds(screened):
         assert f"the rule allows {bound[0]:.6g} ({bound[1]:.4g} ULP)" in r.stderr, r.stderr
         st, case = screened.get_json(f"/cases/{e['evidence'][0]['case']}")
         assert st == 200, case
+        # /cases/{id} serves its JSON columns as objects, like spec
+        assert isinstance(case["figures"], dict), case["figures"]
         if case["repro"] == e["repro"] and not case.get("shrunk_spec"):
-            (out,) = _json.loads(case["figures"])["outputs"]
+            (out,) = case["figures"]["outputs"]
             assert bound == (max(2 * out["err_abs_n"], 2 * out["R"]),
                              max(2 * out["err_ulp_n"], 1.0)), (bound, out)
 
