@@ -1007,7 +1007,8 @@ row_object(sqlite3_stmt *st)
 			break;
 		default:
 			if (!strcmp(name, "request") || !strcmp(name, "figures") ||
-			    !strcmp(name, "spec") || !strcmp(name, "fingerprint")) {
+			    !strcmp(name, "spec") || !strcmp(name, "shrunk_spec") ||
+			    !strcmp(name, "fingerprint")) {
 				json_t	*j = json_loads((const char *)
 				    sqlite3_column_text(st, i), 0, &jerr);
 
@@ -1020,12 +1021,23 @@ row_object(sqlite3_stmt *st)
 	return o;
 }
 
+/* the rows of a prepared and bound statement, at most `limit`; finalizes it */
+static json_t *
+rows_of(sqlite3_stmt *st, int limit)
+{
+	json_t	*arr = json_array();
+	int	 n = 0;
+
+	while (sqlite3_step(st) == SQLITE_ROW && n++ < limit)
+		json_array_append_new(arr, row_object(st));
+	sqlite3_finalize(st);
+	return arr;
+}
+
 static json_t *
 query_rows(sqlite3 *db, const char *sql, int64_t a, const char *s, int limit)
 {
 	sqlite3_stmt	*st;
-	json_t		*arr;
-	int		 n = 0;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
@@ -1033,12 +1045,55 @@ query_rows(sqlite3 *db, const char *sql, int64_t a, const char *s, int limit)
 		sqlite3_bind_int64(st, 1, a);
 	if (s)
 		sqlite3_bind_text(st, a ? 2 : 1, s, -1, SQLITE_TRANSIENT);
-	arr = json_array();
-	while (sqlite3_step(st) == SQLITE_ROW && n++ < limit)
-		json_array_append_new(arr, row_object(st));
-	sqlite3_finalize(st);
-	return arr;
+	return rows_of(st, limit);
 }
+
+/* rows of `sql` with ?1 = a and ?2 = b, both integers */
+static json_t *
+query_rows2(sqlite3 *db, const char *sql, int64_t a, int64_t b, int limit)
+{
+	sqlite3_stmt	*st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	return rows_of(st, limit);
+}
+
+/*
+ * gpu=N of /ops, /diff and /findings: a device index, or `cpu` (-1);
+ * absent, every device (-2). -1 on a value that is neither.
+ */
+static int
+gpu_arg(struct MHD_Connection *c, int *gpu)
+{
+	const char	*v = arg(c, "gpu");
+	int64_t		 g;
+
+	*gpu = -2;
+	if (v == NULL)
+		return 0;
+	if (!strcmp(v, "cpu")) {
+		*gpu = -1;
+		return 0;
+	}
+	if (!strcmp(v, "0")) {
+		*gpu = 0;
+		return 0;
+	}
+	if (parse_id(v, &g) == -1 || g >= MAX_DEVICES)
+		return -1;
+	*gpu = (int)g;
+	return 0;
+}
+
+/* the library and version a run screened (its first device's fingerprint) */
+#define RUN_LIBRARY	"(SELECT f.library FROM run_devices d JOIN " \
+	"fingerprints f ON f.id = d.fingerprint_id WHERE d.run_id = runs.id " \
+	"ORDER BY d.device LIMIT 1) AS library, (SELECT f.library_version FROM " \
+	"run_devices d JOIN fingerprints f ON f.id = d.fingerprint_id WHERE " \
+	"d.run_id = runs.id ORDER BY d.device LIMIT 1) AS library_version"
 
 static enum MHD_Result
 serve_runs(struct MHD_Connection *c, const char *rest)
@@ -1061,8 +1116,8 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 		return send_error(c, 500, "store unavailable");
 	if (!one) {
 		rows = query_rows(db, "SELECT id, state, request, full, created, "
-		    "started, finished, total, done, error FROM runs ORDER BY id "
-		    "DESC", 0, NULL, (int)limit);
+		    "started, finished, total, done, error, " RUN_LIBRARY " FROM "
+		    "runs ORDER BY id DESC", 0, NULL, (int)limit);
 		if (rows == NULL)
 			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
 		return send_json(c, 200, json_pack("{so}", "runs", rows));
@@ -1070,7 +1125,7 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 	if (parse_id(rest, &id) == -1)
 		return send_error(c, 400, "run id must be a positive integer");
 	rows = query_rows(db, "SELECT id, state, request, full, created, started, "
-	    "finished, total, done, error FROM runs WHERE id=?", id, NULL, 1);
+	    "finished, total, done, error, " RUN_LIBRARY " FROM runs WHERE id=?", id, NULL, 1);
 	if (rows == NULL)
 		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
 	if (json_array_size(rows) == 0) {
@@ -1106,8 +1161,9 @@ latest_complete_run(sqlite3 *db)
 	sqlite3_stmt	*st;
 	int64_t		 id = 0;
 
+	/* the newest full screen (what the lists serve), else any complete run */
 	if (sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE state='complete' "
-	    "ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	    "ORDER BY full DESC, id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
@@ -1115,19 +1171,42 @@ latest_complete_run(sqlite3 *db)
 	return id;
 }
 
+/*
+ * A verdict row and the first complete full screen of its current streak:
+ * the newest run before it with another verdict for its key x dtype x
+ * device bounds the streak, and the first run after that with this verdict
+ * starts it (the row's own run when it is not a full screen). With the
+ * version that run screened and when it finished: "broken since 5.0.2".
+ */
+#define OPS_SINCE	"coalesce((SELECT min(h.run_id) FROM verdicts h JOIN " \
+	"runs hr ON hr.id = h.run_id WHERE hr.state='complete' AND hr.full=1 " \
+	"AND h.key=v.key AND h.dtype=v.dtype AND h.device=v.device AND " \
+	"h.run_id <= v.run_id AND h.verdict=v.verdict AND h.run_id > " \
+	"coalesce((SELECT max(x.run_id) FROM verdicts x JOIN runs xr ON xr.id " \
+	"= x.run_id WHERE xr.state='complete' AND xr.full=1 AND x.key=v.key " \
+	"AND x.dtype=v.dtype AND x.device=v.device AND x.run_id < v.run_id AND " \
+	"x.verdict != v.verdict), 0)), v.run_id) AS since_run"
+#define OPS_SINCE_OF	"(SELECT f.library_version FROM run_devices d JOIN " \
+	"fingerprints f ON f.id = d.fingerprint_id WHERE d.run_id = q.since_run " \
+	"AND d.device = q.device) AS since_version, (SELECT finished FROM runs " \
+	"WHERE id = q.since_run) AS since_finished"
+
 static enum MHD_Result
 serve_ops(struct MHD_Connection *c, const char *name)
 {
-	static const char	*allowed[] = { "run", NULL };
+	static const char	*allowed[] = { "run", "gpu", NULL };
 	sqlite3			*db;
-	json_t			*o;
+	json_t			*o, *side, *rows;
 	int64_t			 run = 0;
+	int			 gpu;
 	char			 bad[128];
 	const char		*v;
 
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
-		return send_error(c, 400, "unknown query parameter '%s' (known: run)",
-		    bad);
+		return send_error(c, 400, "unknown query parameter '%s' (known: "
+		    "run, gpu)", bad);
+	if (gpu_arg(c, &gpu) == -1)
+		return send_error(c, 400, "gpu must be a GPU index or cpu");
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
 	if ((v = arg(c, "run")) != NULL) {
@@ -1135,15 +1214,27 @@ serve_ops(struct MHD_Connection *c, const char *name)
 			return send_error(c, 400, "run must be a positive integer");
 	} else if ((run = latest_complete_run(db)) <= 0)
 		return send_error(c, 404, "no complete run yet");
+	if ((side = regress_screen(db, run)) == NULL)
+		return send_error(c, 404, "no run %lld", (long long)run);
 	if (name == NULL || *name == '\0') {
-		o = json_pack("{sI so}", "run", (json_int_t)run, "verdicts",
-		    query_rows(db, "SELECT device, name, key, dtype, verdict, "
-		    "reason, class, detail, evidence_case, cases, passed, "
-		    "first_call_ms, steady_ms, severity, n_critical, n_loud, "
-		    "n_numerics FROM verdicts WHERE run_id=? ORDER BY name, key, "
-		    "dtype, device", run, NULL, 100000));
+		rows = query_rows2(db, "SELECT q.*, " OPS_SINCE_OF " FROM (SELECT "
+		    "v.device, v.name, v.key, v.dtype, v.verdict, v.reason, "
+		    "v.class, v.detail, v.evidence_case, v.cases, v.passed, "
+		    "v.first_call_ms, v.steady_ms, v.severity, v.n_critical, "
+		    "v.n_loud, v.n_numerics, " OPS_SINCE " FROM verdicts v WHERE "
+		    "v.run_id=?1 AND (?2 < -1 OR v.device=?2)) q ORDER BY q.name, "
+		    "q.key, q.dtype, q.device", run, gpu, 100000);
+		if (rows == NULL) {
+			json_decref(side);
+			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+		}
+		o = json_pack("{sI so}", "run", (json_int_t)run, "verdicts", rows);
+		json_object_del(side, "run");
+		json_object_update(o, side);
+		json_decref(side);
 		return send_json(c, 200, o);
 	}
+	json_decref(side);
 	if (strlen(name) > 128)
 		return send_error(c, 400, "name too long");
 	o = json_pack("{ss sI}", "name", name, "run", (json_int_t)run);
@@ -1163,11 +1254,13 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	    "json_extract(c.spec, '$.ladder.budget_ms') AS budget_ms FROM cases c JOIN "
 	    "results r ON r.case_id = c.id WHERE c.run_id=? AND c.name=? ORDER BY "
 	    "c.id", run, name, 10000));
-	json_object_set_new(o, "history", query_rows(db, "SELECT v.run_id, "
-	    "v.device, v.key, v.dtype, v.verdict, v.reason FROM verdicts v JOIN "
-	    "runs r ON r.id = v.run_id WHERE r.state='complete' AND v.name=?2 AND "
-	    "v.run_id <= ?1 ORDER BY v.run_id DESC, v.key, v.dtype", run, name,
-	    10000));
+	json_object_set_new(o, "history", query_rows(db, "SELECT v.run_id AS "
+	    "run, v.device, v.key, v.dtype, v.verdict, v.reason, v.severity, "
+	    "(SELECT f.library_version FROM run_devices d JOIN fingerprints f ON "
+	    "f.id = d.fingerprint_id WHERE d.run_id = v.run_id AND d.device = "
+	    "v.device) AS library_version FROM verdicts v JOIN runs r ON r.id = "
+	    "v.run_id WHERE r.state='complete' AND v.name=?2 AND v.run_id <= ?1 "
+	    "ORDER BY v.run_id DESC, v.key, v.dtype", run, name, 10000));
 	if (json_array_size(json_object_get(o, "keys")) == 0 &&
 	    json_array_size(json_object_get(o, "verdicts")) == 0) {
 		json_decref(o);
@@ -1192,7 +1285,8 @@ serve_case(struct MHD_Connection *c, const char *rest)
 		return send_error(c, 400, "case id must be a positive integer");
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
-	rows = query_rows(db, "SELECT c.id, c.run_id, c.device, c.key, c.name, "
+	rows = query_rows(db, "SELECT c.id, c.run_id AS run, c.device, c.key, "
+	    "c.name, "
 	    "c.class, c.dtype, c.spec, c.attempt, c.state, r.status, r.reason, "
 	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
 	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
@@ -1209,6 +1303,132 @@ serve_case(struct MHD_Connection *c, const char *rest)
 		json_decref(rows);
 		return send_json(c, 200, o);
 	}
+}
+
+/*
+ * Two screens side by side: every key x dtype x device whose verdict or
+ * severity moved between `from` and `to` (regress_diff). Without them, the
+ * newest full screen against the newest one of another fingerprint.
+ */
+static enum MHD_Result
+serve_diff(struct MHD_Connection *c)
+{
+	static const char	*allowed[] = { "from", "to", "gpu", NULL };
+	sqlite3			*db;
+	json_t			*o;
+	int64_t			 from = 0, to = 0;
+	int			 gpu, rc;
+	char			 bad[128];
+	const char		*v;
+
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s' (known: "
+		    "from, to, gpu)", bad);
+	if ((v = arg(c, "from")) != NULL && parse_id(v, &from) == -1)
+		return send_error(c, 400, "from must be a run id");
+	if ((v = arg(c, "to")) != NULL && parse_id(v, &to) == -1)
+		return send_error(c, 400, "to must be a run id");
+	if (gpu_arg(c, &gpu) == -1)
+		return send_error(c, 400, "gpu must be a GPU index or cpu");
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	if ((rc = regress_diff_default(db, &from, &to)) == -1)
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	if (to == 0)
+		return send_error(c, 404, "no complete run yet");
+	if (from == 0)
+		return send_error(c, 404, "one complete screen only (run %lld): "
+		    "nothing to compare it with", (long long)to);
+	if ((o = regress_diff(db, from, to, gpu)) == NULL) {
+		json_t	*a = regress_screen(db, from);
+
+		json_decref(a);
+		return send_error(c, 404, "no run %lld", (long long)(a ? to :
+		    from));
+	}
+	return send_json(c, 200, o);
+}
+
+/*
+ * What a run has found so far, while it runs (verdicts come at its end):
+ * its failing cases per key x dtype x device, the most severe first, each
+ * with its worst case. A failure stored without a severity reads as
+ * critical; a hazard (compile time, bootstrap) has none.
+ */
+#define FINDING_RANK	"CASE WHEN r.status='hazard' THEN 0 WHEN " \
+	"r.severity='numerics' THEN 1 WHEN r.severity='loud' THEN 2 ELSE 3 END"
+
+static enum MHD_Result
+serve_findings(struct MHD_Connection *c)
+{
+	static const char	*allowed[] = { "run", "gpu", NULL };
+	sqlite3			*db;
+	json_t			*o, *rows, *side;
+	int64_t			 run = 0;
+	int			 gpu;
+	char			 bad[128];
+	const char		*v;
+	sqlite3_stmt		*st;
+
+	if (query_unknown(c, allowed, bad, sizeof(bad)))
+		return send_error(c, 400, "unknown query parameter '%s' (known: "
+		    "run, gpu)", bad);
+	if ((v = arg(c, "run")) != NULL && parse_id(v, &run) == -1)
+		return send_error(c, 400, "run must be a positive integer");
+	if (gpu_arg(c, &gpu) == -1)
+		return send_error(c, 400, "gpu must be a GPU index or cpu");
+	if ((db = store_reader(env->conf.database)) == NULL)
+		return send_error(c, 500, "store unavailable");
+	/* the run in progress, else the newest that started */
+	if (run == 0 && sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE state "
+	    "!= 'queued' ORDER BY state = 'running' DESC, id DESC LIMIT 1", -1,
+	    &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			run = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (run == 0)
+		return send_error(c, 404, "no run has started yet");
+	if ((side = regress_screen(db, run)) == NULL)
+		return send_error(c, 404, "no run %lld", (long long)run);
+	rows = query_rows2(db, "SELECT c.name, c.key, c.dtype, c.device, "
+	    "count(*) AS failing, sum(r.status != 'hazard' AND r.severity IN "
+	    "('critical', '')) AS n_critical, sum(r.severity='loud') AS n_loud, "
+	    "sum(r.severity='numerics') AS n_numerics, max((" FINDING_RANK ") * "
+	    "1e13 + min(r.score, 1e12)) AS rank, c.id AS evidence_case, "
+	    "c.class, r.status, CASE WHEN r.status='hazard' THEN '' WHEN "
+	    "r.severity='' THEN 'critical' ELSE r.severity END AS severity, "
+	    "r.reason, r.detail FROM cases c JOIN results r ON r.case_id = c.id "
+	    "WHERE c.run_id=?1 AND (?2 < -1 OR c.device=?2) AND r.status IN "
+	    "('fail', 'timeout', 'crash', 'hazard') GROUP BY c.name, c.key, "
+	    "c.dtype, c.device ORDER BY rank DESC, c.name, c.key, c.dtype", run,
+	    gpu, 100000);
+	if (rows == NULL) {
+		json_decref(side);
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	}
+	{
+		json_t	*r;
+		size_t	 i;
+
+		json_array_foreach(rows, i, r)
+			json_object_del(r, "rank");
+	}
+	o = json_pack("{so}", "findings", rows);
+	json_object_update(o, side);
+	json_decref(side);
+	if (sqlite3_prepare_v2(db, "SELECT total, done FROM runs WHERE id=?", -1,
+	    &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			json_object_set_new(o, "total", json_integer(
+			    sqlite3_column_int64(st, 0)));
+			json_object_set_new(o, "done", json_integer(
+			    sqlite3_column_int64(st, 1)));
+		}
+		sqlite3_finalize(st);
+	}
+	return send_json(c, 200, o);
 }
 
 /*
@@ -1524,6 +1744,10 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return serve_case(c, url + 7);
 	if (!strcmp(url, "/regressions"))
 		return serve_regressions(c);
+	if (!strcmp(url, "/diff"))
+		return serve_diff(c);
+	if (!strcmp(url, "/findings"))
+		return serve_findings(c);
 	if (!strcmp(url, "/metrics"))
 		return serve_metrics(c);
 	{

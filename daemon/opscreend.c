@@ -289,7 +289,7 @@ notify_status(void)
 	json_t		*p;
 	const char	*state;
 	char		 msg[256];
-	double		 t = now_mono(), rate, started;
+	double		 t = now_mono(), rate, eta;
 	json_int_t	 done, total, run;
 
 	if (t < next)
@@ -301,16 +301,15 @@ notify_status(void)
 	run = json_integer_value(json_object_get(p, "run"));
 	done = json_integer_value(json_object_get(p, "done"));
 	total = json_integer_value(json_object_get(p, "total"));
-	started = json_number_value(json_object_get(p, "started"));
 	if (state != NULL && !strcmp(state, "running")) {
-		rate = now_wall() > started && started > 0 ?
-		    done / (now_wall() - started) : 0;
+		rate = json_number_value(json_object_get(p, "rate"));
+		eta = json_number_value(json_object_get(p, "eta_s"));
 		if (rate > 0 && total > done)
 			snprintf(msg, sizeof(msg), "screening run %lld: %lld of "
 			    "%lld cases (%.0f%%), %.1f cases/s, about %.0f s "
 			    "left", (long long)run, (long long)done,
 			    (long long)total, total ? 100.0 * done / total : 0,
-			    rate, (total - done) / rate);
+			    rate, eta);
 		else
 			snprintf(msg, sizeof(msg), "screening run %lld: %lld of "
 			    "%lld cases", (long long)run, (long long)done,

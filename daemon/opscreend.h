@@ -115,9 +115,26 @@ int	 sched_fingerprint_fresh(void);		/* 0: not re-checked in time */
 json_t	*sched_registered_names(void);		/* NULL: no table known yet */
 
 /* regress.c */
+enum regress_change {
+	REGRESS_SAME,
+	REGRESS_REGRESSION,	/* joined the bad verdicts (hazard, broken) */
+	REGRESS_FIX,		/* left them for verified */
+	REGRESS_WORSE,		/* bad on both sides, a worse verdict or severity */
+	REGRESS_MILDER,
+	REGRESS_CHANGED,	/* e.g. verified <-> inconclusive */
+	REGRESS_NEW,		/* only in the newer screen */
+	REGRESS_GONE		/* only in the older one */
+};
+#define REGRESS_NCHANGES	8
 int64_t	 regress_previous(sqlite3 *, int64_t run);
 int	 regress_run(sqlite3 *, int64_t run, double now, int *nevents);
 int	 regress_intermittent(sqlite3 *, int64_t run);
+enum regress_change regress_change(const char *from, const char *from_sev,
+	    const char *to, const char *to_sev);
+const char *regress_change_name(enum regress_change);
+json_t	*regress_screen(sqlite3 *, int64_t run);
+int	 regress_diff_default(sqlite3 *, int64_t *from, int64_t *to);
+json_t	*regress_diff(sqlite3 *, int64_t from, int64_t to, int gpu);
 
 /* metrics.c */
 char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */

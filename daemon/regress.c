@@ -42,22 +42,30 @@ is_bad(int rank)
 	return rank >= verdict_rank(VERDICT_HAZARD);
 }
 
-/* The complete unrestricted run before `run`: >0, 0 none, -1 error. */
-int64_t
-regress_previous(sqlite3 *db, int64_t run)
+/* the first column of the first row of `sql` with ?1 = a: >0, 0 none, -1 error */
+static int64_t
+one_id(sqlite3 *db, const char *sql, int64_t a)
 {
 	sqlite3_stmt	*st;
 	int64_t		 id = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM runs WHERE "
-	    "state='complete' AND full=1 AND id < ?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, a);
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return id;
+}
+
+/* The complete unrestricted run before `run`: >0, 0 none, -1 error. */
+int64_t
+regress_previous(sqlite3 *db, int64_t run)
+{
+	return one_id(db, "SELECT max(id) FROM runs WHERE state='complete' AND "
+	    "full=1 AND id < ?", run);
 }
 
 /*
@@ -335,4 +343,238 @@ regress_run(sqlite3 *db, int64_t run, double now, int *nevents)
  fail:
 	sqlite3_finalize(st);
 	return -1;
+}
+
+/* ---- /diff: two screens side by side ---------------------------------------- */
+
+static const char *const change_names[REGRESS_NCHANGES] = {
+	[REGRESS_SAME] = "same",
+	[REGRESS_REGRESSION] = "regression",
+	[REGRESS_FIX] = "fix",
+	[REGRESS_WORSE] = "worse",
+	[REGRESS_MILDER] = "milder",
+	[REGRESS_CHANGED] = "changed",
+	[REGRESS_NEW] = "new",
+	[REGRESS_GONE] = "gone",
+};
+
+const char *
+regress_change_name(enum regress_change c)
+{
+	return c < REGRESS_NCHANGES ? change_names[c] : "changed";
+}
+
+/* a verdict word's rank; a word outside the vocabulary ranks worst */
+static int
+word_rank(const char *w)
+{
+	enum verdict	 v;
+
+	if (verdict_parse(w, &v) == -1)
+		return verdict_rank(VERDICT_BROKEN) + 1;
+	return verdict_rank(v);
+}
+
+/* a failure stored without a severity reads as critical (store 005) */
+static int
+sev_rank(const char *s)
+{
+	enum severity	 v;
+
+	if (s == NULL || *s == '\0' || severity_parse(s, &v) == -1)
+		return SEVERITY_CRITICAL;
+	return v;
+}
+
+/*
+ * What a key x dtype x device's move between two screens means to an
+ * operator: it joined the bad verdicts (regression) or left them for
+ * verified (fix); it stayed bad and got worse or milder (a higher or lower
+ * verdict rank, or for broken on both sides a higher or lower severity);
+ * anything else that moved (verified <-> inconclusive) is changed. NULL
+ * verdicts: the key x dtype is not in that screen.
+ */
+enum regress_change
+regress_change(const char *from, const char *from_sev, const char *to,
+    const char *to_sev)
+{
+	int	 rf, rt, bf, bt, sf, st;
+
+	if (from == NULL && to == NULL)
+		return REGRESS_SAME;
+	if (from == NULL)
+		return REGRESS_NEW;
+	if (to == NULL)
+		return REGRESS_GONE;
+	rf = word_rank(from);
+	rt = word_rank(to);
+	bf = is_bad(rf);
+	bt = is_bad(rt);
+	if (bt && !bf)
+		return REGRESS_REGRESSION;
+	if (bf && !bt)
+		return rt == verdict_rank(VERDICT_VERIFIED) ? REGRESS_FIX :
+		    REGRESS_CHANGED;
+	if (rf != rt)
+		return !bf ? REGRESS_CHANGED : rt > rf ? REGRESS_WORSE :
+		    REGRESS_MILDER;
+	if (rf != verdict_rank(VERDICT_BROKEN))
+		return REGRESS_SAME;
+	sf = sev_rank(from_sev);
+	st = sev_rank(to_sev);
+	return st > sf ? REGRESS_WORSE : st < sf ? REGRESS_MILDER : REGRESS_SAME;
+}
+
+/*
+ * One screen as /ops and /diff describe it: {run, state, full, finished,
+ * fingerprints: [{device, library, library_version, ...}]}; NULL when there
+ * is no such run.
+ */
+json_t *
+regress_screen(sqlite3 *db, int64_t run)
+{
+	sqlite3_stmt	*st;
+	json_t		*o, *fps;
+
+	if (sqlite3_prepare_v2(db, "SELECT state, full, finished FROM runs "
+	    "WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	o = json_pack("{sI ss si}", "run", (json_int_t)run, "state",
+	    (const char *)sqlite3_column_text(st, 0), "full",
+	    sqlite3_column_int(st, 1));
+	json_object_set_new(o, "finished", sqlite3_column_type(st, 2) ==
+	    SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, 2)));
+	sqlite3_finalize(st);
+	fps = json_array();
+	if (sqlite3_prepare_v2(db, "SELECT d.device, f.library, "
+	    "f.library_version, f.library_hash, f.torch, f.triton, f.gpu_name "
+	    "FROM run_devices d LEFT JOIN fingerprints f ON f.id = "
+	    "d.fingerprint_id WHERE d.run_id=? ORDER BY d.device", -1, &st, NULL)
+	    == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			json_array_append_new(fps, json_pack("{si ss ss ss ss ss "
+			    "ss}", "device", sqlite3_column_int(st, 0),
+			    "library", (const char *)sqlite3_column_text(st, 1) ?:
+			    "", "library_version", (const char *)
+			    sqlite3_column_text(st, 2) ?: "", "library_hash",
+			    (const char *)sqlite3_column_text(st, 3) ?: "",
+			    "torch", (const char *)sqlite3_column_text(st, 4) ?:
+			    "", "triton", (const char *)sqlite3_column_text(st,
+			    5) ?: "", "gpu_name", (const char *)
+			    sqlite3_column_text(st, 6) ?: ""));
+		sqlite3_finalize(st);
+	}
+	json_object_set_new(o, "fingerprints", fps);
+	return o;
+}
+
+/*
+ * The screens /diff compares when not told: `to`, the newest complete
+ * unrestricted run (else the newest complete one); `from`, the newest
+ * complete unrestricted run before it that screened another fingerprint on
+ * one of its devices (another library version or build, torch, driver,
+ * GPU), else the complete unrestricted run before it. 0: none, -1: error.
+ */
+int
+regress_diff_default(sqlite3 *db, int64_t *from, int64_t *to)
+{
+	if (*to == 0 && (*to = one_id(db, "SELECT max(id) FROM runs WHERE "
+	    "state='complete' AND full=1", 0)) == 0)
+		*to = one_id(db, "SELECT max(id) FROM runs WHERE "
+		    "state='complete'", 0);
+	if (*to <= 0)
+		return (int)*to;
+	if (*from == 0 && (*from = one_id(db, "SELECT max(r.id) FROM runs r "
+	    "JOIN run_devices d ON d.run_id = r.id JOIN run_devices t ON "
+	    "t.run_id = ?1 AND t.device = d.device WHERE r.state='complete' AND "
+	    "r.full=1 AND r.id < ?1 AND d.fingerprint_id IS NOT "
+	    "t.fingerprint_id", *to)) == 0)
+		*from = regress_previous(db, *to);
+	return *from < 0 ? -1 : *from > 0;
+}
+
+static json_t *
+side_json(sqlite3_stmt *st, int col)
+{
+	json_t	*o;
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return json_null();
+	o = json_pack("{ss ss ss}", "verdict", (const char *)
+	    sqlite3_column_text(st, col), "severity", (const char *)
+	    sqlite3_column_text(st, col + 1) ?: "", "reason", (const char *)
+	    sqlite3_column_text(st, col + 2) ?: "");
+	json_object_set_new(o, "evidence_case", sqlite3_column_type(st,
+	    col + 3) == SQLITE_NULL ? json_null() : json_integer(
+	    sqlite3_column_int64(st, col + 3)));
+	return o;
+}
+
+/*
+ * Every key x dtype x device whose verdict (or, broken on both sides,
+ * severity) differs between screens `from` and `to`, with what the move
+ * means (regress_change); `gpu` < -1: every device. NULL on a store error.
+ */
+json_t *
+regress_diff(sqlite3 *db, int64_t from, int64_t to, int gpu)
+{
+	static const char	*sql = "SELECT n.name, n.key, n.dtype, n.device, "
+	    "o.verdict, o.severity, o.reason, o.evidence_case, n.verdict, "
+	    "n.severity, n.reason, n.evidence_case FROM verdicts n LEFT JOIN "
+	    "verdicts o ON o.run_id=?1 AND o.key=n.key AND o.dtype=n.dtype AND "
+	    "o.device=n.device WHERE n.run_id=?2 AND (?3 < -1 OR n.device=?3) "
+	    "UNION ALL SELECT o.name, o.key, o.dtype, o.device, o.verdict, "
+	    "o.severity, o.reason, o.evidence_case, NULL, NULL, NULL, NULL FROM "
+	    "verdicts o WHERE o.run_id=?1 AND (?3 < -1 OR o.device=?3) AND NOT "
+	    "EXISTS (SELECT 1 FROM verdicts n WHERE n.run_id=?2 AND "
+	    "n.key=o.key AND n.dtype=o.dtype AND n.device=o.device) "
+	    "ORDER BY 1, 2, 3, 4";
+	sqlite3_stmt		*st;
+	json_t			*o, *changes, *counts, *a, *b;
+	enum regress_change	 ch;
+	int			 n[REGRESS_NCHANGES] = { 0 }, i;
+
+	if ((a = regress_screen(db, from)) == NULL)
+		return NULL;
+	if ((b = regress_screen(db, to)) == NULL) {
+		json_decref(a);
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		json_decref(a);
+		json_decref(b);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	sqlite3_bind_int(st, 3, gpu);
+	changes = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ch = regress_change((const char *)sqlite3_column_text(st, 4),
+		    (const char *)sqlite3_column_text(st, 5),
+		    (const char *)sqlite3_column_text(st, 8),
+		    (const char *)sqlite3_column_text(st, 9));
+		n[ch]++;
+		if (ch == REGRESS_SAME)
+			continue;
+		json_array_append_new(changes, json_pack("{ss ss ss si ss so so}",
+		    "name", (const char *)sqlite3_column_text(st, 0), "key",
+		    (const char *)sqlite3_column_text(st, 1), "dtype",
+		    (const char *)sqlite3_column_text(st, 2), "device",
+		    sqlite3_column_int(st, 3), "change", regress_change_name(ch),
+		    "from", side_json(st, 4), "to", side_json(st, 8)));
+	}
+	sqlite3_finalize(st);
+	counts = json_object();
+	for (i = 0; i < REGRESS_NCHANGES; i++)
+		json_object_set_new(counts, change_names[i], json_integer(n[i]));
+	o = json_pack("{so so so so}", "from", a, "to", b, "counts", counts,
+	    "changes", changes);
+	return o;
 }

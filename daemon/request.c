@@ -326,14 +326,34 @@ sched_cancel_run(int64_t id, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * The current run's progress; while it runs, with its rate (cases per
+ * second of this process's work) and the seconds left at that rate.
+ */
 json_t *
 sched_progress(void)
 {
-	json_t	*p;
+	json_t		*p;
+	double		 rate, eta;
+	const char	*state;
 
 	pthread_mutex_lock(&sched.mtx);
 	p = sched.progress ? json_deep_copy(sched.progress) : NULL;
 	pthread_mutex_unlock(&sched.mtx);
+	if (p == NULL)
+		return NULL;
+	state = json_string_value(json_object_get(p, "state"));
+	if (state && !strcmp(state, "running") && progress_eta(
+	    json_integer_value(json_object_get(p, "done")),
+	    json_integer_value(json_object_get(p, "total")),
+	    json_integer_value(json_object_get(p, "count_done0")),
+	    json_number_value(json_object_get(p, "count_t0")), now_wall(),
+	    &rate, &eta) == 0) {
+		json_object_set_new(p, "rate", json_real(rate));
+		json_object_set_new(p, "eta_s", json_real(eta));
+	}
+	json_object_del(p, "count_t0");
+	json_object_del(p, "count_done0");
 	return p;
 }
 

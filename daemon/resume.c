@@ -199,6 +199,8 @@ sched_resume(int *full)
 	sched.cur.resumed = 1;
 	sched.cur.total = total;
 	sched.cur.done = done;
+	sched.cur.count_t0 = now_wall();
+	sched.cur.count_done0 = done;
 	log_info("resuming run %lld: %lld of %lld cases done", (long long)id,
 	    (long long)done, (long long)total);
 	ev = json_pack("{sI sI}", "done", (json_int_t)done, "total",

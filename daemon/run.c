@@ -23,9 +23,11 @@ progress_update(const char *state)
 	json_t	*p;
 	int	 s;
 
-	p = json_pack("{sI ss sI sI sf}", "run", (json_int_t)sched.cur.run_id,
-	    "state", state, "total", (json_int_t)sched.cur.total, "done",
-	    (json_int_t)sched.cur.done, "started", sched.cur.started);
+	p = json_pack("{sI ss sI sI sf sf sI}", "run", (json_int_t)
+	    sched.cur.run_id, "state", state, "total", (json_int_t)
+	    sched.cur.total, "done", (json_int_t)sched.cur.done, "started",
+	    sched.cur.started, "count_t0", sched.cur.count_t0, "count_done0",
+	    (json_int_t)sched.cur.count_done0);
 	for (s = 0; s < sched.cur.nq; s++)
 		if (!sched.cur.q[s].expanded)
 			json_object_set_new(p, "waiting_for_runner", json_true());
@@ -179,6 +181,8 @@ run_activate(void)
 	run_load(r.id, r.request, r.full);
 	free(r.request);
 	sched.cur.started = now_wall();
+	sched.cur.count_t0 = sched.cur.started;
+	sched.cur.count_done0 = 0;
 	/*
 	 * Only a run still queued: a cancel between the read above and here
 	 * cancelled it in the store, and an unconditional write would run it

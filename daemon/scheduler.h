@@ -74,6 +74,8 @@ struct sched_run {
 	int		 nq;
 	int64_t		 total, done;
 	double		 started;
+	double		 count_t0;	/* the rate counts from here ... */
+	int64_t		 count_done0;	/* ... with this many cases done */
 	double		 store_s;	/* time spent writing case results */
 	int		 resumed;	/* after a restart (sched_resume) */
 	json_t		*keys;		/* key names of the queues' kix */

@@ -21,6 +21,7 @@ extern const char migration_002[];
 extern const char migration_003[];
 extern const char migration_004[];
 extern const char migration_005[];
+extern const char migration_006[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -28,6 +29,7 @@ static const char *migrations[] = {
 	migration_003,
 	migration_004,
 	migration_005,
+	migration_006,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

@@ -1,5 +1,5 @@
 /*
- * util.c: the clocks, and the generation counter of what the lists are
+ * util.c: the clocks, a run's rate and time left, and the generation counter of what the lists are
  * made of: the scheduler bumps it when a run ends or a fingerprint moves,
  * and the API's list cache keeps an answer only for the generation it was
  * made in.
@@ -38,4 +38,23 @@ void
 lists_changed(void)
 {
 	__atomic_add_fetch(&lists_gen, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A run's rate (cases per second) since this process began counting at
+ * `t0` with `done0` cases already stored (a resumed run's stored cases are
+ * not this process's work), and the seconds left at that rate. 0 when both
+ * are known, -1 while nothing has been done yet to measure a rate by.
+ */
+int
+progress_eta(long long done, long long total, long long done0, double t0,
+    double now, double *rate, double *eta)
+{
+	*rate = 0;
+	*eta = 0;
+	if (t0 <= 0 || now <= t0 || done <= done0)
+		return -1;
+	*rate = (done - done0) / (now - t0);
+	*eta = total > done ? (total - done) / *rate : 0;
+	return 0;
 }

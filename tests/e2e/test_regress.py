@@ -52,7 +52,7 @@ def test_add_regressed(two_screens):
     assert e["id"] > 0 and e["created"] > 0
     # the evidence case is the failing case of the second run
     st, case = d.get_json(f"/cases/{e['evidence_case']}")
-    assert st == 200 and case["run_id"] == d.second and case["status"] == "fail"
+    assert st == 200 and case["run"] == d.second and case["status"] == "fail"
     assert case["name"] == "add" and case["repro"], case
     # the regression is in the logs at warning level
     with open(d.log, errors="replace") as f:
@@ -242,7 +242,7 @@ def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
         assert f"failed in run {first} of this library" in add[0]["detail"]
         ev = [e for e in add[0]["evidence"] if e["dtype"] == "float32"][0]
         st, case = d.get_json(f"/cases/{ev['case']}")
-        assert st == 200 and case["run_id"] == first, case
+        assert st == 200 and case["run"] == first, case
         assert case["status"] == "fail" and case["name"] == "add", case
         st, regs = d.get_json("/regressions")
         assert [e for e in regs["events"] if e["run"] == second] == [], regs

@@ -360,6 +360,148 @@ START_TEST(a_failure_is_not_cleared_by_one_clean_rescreen)
 }
 END_TEST
 
+/* What each move between two screens means; unknown words fail closed. */
+START_TEST(changes_are_classified)
+{
+	static const struct {
+		const char	*from, *fsev, *to, *tsev;
+		enum regress_change want;
+	} t[] = {
+		{ "verified", "", "verified", "", REGRESS_SAME },
+		{ "verified", "", "broken", "numerics", REGRESS_REGRESSION },
+		{ "verified", "", "hazard", "", REGRESS_REGRESSION },
+		{ "inconclusive", "", "broken", "loud", REGRESS_REGRESSION },
+		{ "broken", "critical", "verified", "", REGRESS_FIX },
+		{ "hazard", "", "verified", "", REGRESS_FIX },
+		{ "broken", "critical", "inconclusive", "", REGRESS_CHANGED },
+		{ "verified", "", "inconclusive", "", REGRESS_CHANGED },
+		{ "inconclusive", "", "verified", "", REGRESS_CHANGED },
+		{ "broken", "numerics", "broken", "critical", REGRESS_WORSE },
+		{ "broken", "numerics", "broken", "loud", REGRESS_WORSE },
+		{ "broken", "critical", "broken", "numerics", REGRESS_MILDER },
+		{ "broken", "loud", "broken", "loud", REGRESS_SAME },
+		/* a failure stored without a severity reads as critical */
+		{ "broken", "", "broken", "critical", REGRESS_SAME },
+		{ "broken", "", "broken", "loud", REGRESS_MILDER },
+		{ "hazard", "", "broken", "numerics", REGRESS_WORSE },
+		{ "broken", "numerics", "hazard", "", REGRESS_MILDER },
+		{ NULL, NULL, "verified", "", REGRESS_NEW },
+		{ "broken", "loud", NULL, NULL, REGRESS_GONE },
+		/* a word outside the vocabulary ranks worst */
+		{ "verified", "", "exploded", "", REGRESS_REGRESSION },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(regress_change(t[i].from, t[i].fsev, t[i].to,
+		    t[i].tsev) == t[i].want, "%zu: %s/%s -> %s/%s: %s", i,
+		    t[i].from, t[i].fsev, t[i].to, t[i].tsev,
+		    regress_change_name(regress_change(t[i].from, t[i].fsev,
+		    t[i].to, t[i].tsev)));
+	ck_assert_str_eq(regress_change_name(REGRESS_WORSE), "worse");
+}
+END_TEST
+
+static json_t *
+change_of(json_t *diff, const char *key, const char *dtype, int device)
+{
+	json_t	*c;
+	size_t	 i;
+
+	json_array_foreach(json_object_get(diff, "changes"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "key")), key) &&
+		    !strcmp(json_string_value(json_object_get(c, "dtype")),
+		    dtype) && json_integer_value(json_object_get(c, "device")) ==
+		    device)
+			return c;
+	return NULL;
+}
+
+/*
+ * Runs 1 and 2 screen library 1, run 3 (restricted) and run 4 library 2:
+ * by default /diff compares run 4 with run 2, the newest full screen of
+ * another fingerprint, and lists every key x dtype x device that moved,
+ * with what the move means; with one fingerprint only, the previous full
+ * screen; a device filter keeps one device's rows.
+ */
+START_TEST(diff_of_two_fingerprints)
+{
+	struct store	*s = fresh();
+	int64_t		 from = 0, to = 0;
+	json_t		*d, *c;
+	int		 r;
+
+	ck_assert_int_eq(regress_diff_default(store_db(s), &from, &to), 0);
+	for (r = 1; r <= 4; r++) {
+		seed(s, r, "complete", r != 3);
+		fp_of(s, r, 0, r < 3 ? 1 : 2);
+		fp_of(s, r, 1, r < 3 ? 1 : 2);
+	}
+	verdict(s, 2, 0, "add.Tensor", "add", "float32", "verified");
+	verdict(s, 2, 0, "neg", "neg", "float32", "broken");
+	verdict(s, 2, 0, "exp", "exp", "float32", "broken");
+	verdict(s, 2, 0, "cos", "cos", "float32", "verified");
+	verdict(s, 2, 1, "add.Tensor", "add", "float32", "verified");
+	verdict(s, 2, 0, "gone", "gone", "float32", "verified");
+	exec_ok(s, "UPDATE verdicts SET severity='numerics' WHERE run_id=2 AND "
+	    "key='exp'");
+	verdict(s, 4, 0, "add.Tensor", "add", "float32", "broken");
+	verdict(s, 4, 0, "neg", "neg", "float32", "verified");
+	verdict(s, 4, 0, "exp", "exp", "float32", "broken");
+	verdict(s, 4, 0, "cos", "cos", "float32", "verified");
+	verdict(s, 4, 1, "add.Tensor", "add", "float32", "verified");
+	verdict(s, 4, 0, "new", "new", "float32", "verified");
+	exec_ok(s, "UPDATE verdicts SET severity='critical' WHERE run_id=4 AND "
+	    "verdict='broken'");
+
+	ck_assert_int_eq(regress_diff_default(store_db(s), &from, &to), 1);
+	ck_assert_int_eq(to, 4);
+	ck_assert_int_eq(from, 2);
+	d = regress_diff(store_db(s), from, to, -2);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(json_array_size(json_object_get(d, "changes")), 5);
+	c = change_of(d, "add.Tensor", "float32", 0);
+	ck_assert_str_eq(json_string_value(json_object_get(c, "change")),
+	    "regression");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(c,
+	    "to"), "severity")), "critical");
+	ck_assert_str_eq(json_string_value(json_object_get(change_of(d, "neg",
+	    "float32", 0), "change")), "fix");
+	ck_assert_str_eq(json_string_value(json_object_get(change_of(d, "exp",
+	    "float32", 0), "change")), "worse");
+	ck_assert_str_eq(json_string_value(json_object_get(change_of(d, "new",
+	    "float32", 0), "change")), "new");
+	ck_assert(json_is_null(json_object_get(change_of(d, "new", "float32",
+	    0), "from")));
+	ck_assert_str_eq(json_string_value(json_object_get(change_of(d, "gone",
+	    "float32", 0), "change")), "gone");
+	ck_assert_ptr_null(change_of(d, "cos", "float32", 0));
+	ck_assert_ptr_null(change_of(d, "add.Tensor", "float32", 1));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(d,
+	    "counts"), "same")), 2);
+	c = json_array_get(json_object_get(json_object_get(d, "to"),
+	    "fingerprints"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(c, "device")), 0);
+	json_decref(d);
+
+	/* device 1 only: nothing moved there */
+	d = regress_diff(store_db(s), from, to, 1);
+	ck_assert_int_eq(json_array_size(json_object_get(d, "changes")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(d,
+	    "counts"), "same")), 1);
+	json_decref(d);
+
+	/* one fingerprint only: the previous full screen */
+	from = 0;
+	to = 2;
+	ck_assert_int_eq(regress_diff_default(store_db(s), &from, &to), 1);
+	ck_assert_int_eq(from, 1);
+	/* a run that does not exist is no side */
+	ck_assert_ptr_null(regress_diff(store_db(s), 99, 4, -2));
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -374,6 +516,8 @@ main(void)
 	tcase_add_test(t, first_screen_has_no_baseline);
 	tcase_add_test(t, identical_screens_are_quiet);
 	tcase_add_test(t, a_failure_is_not_cleared_by_one_clean_rescreen);
+	tcase_add_test(t, changes_are_classified);
+	tcase_add_test(t, diff_of_two_fingerprints);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 6);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 5);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 6);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
@@ -49,6 +49,9 @@ START_TEST(migrates_once)
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('verdicts') WHERE name IN ('severity', "
 	    "'n_critical', 'n_loud', 'n_numerics')"), 4);
+	/* 006: a key x dtype x device's verdicts in run order */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
+	    "WHERE type='index' AND name='verdicts_history'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE name='verdicts'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
