@@ -1241,11 +1241,12 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	json_object_set_new(o, "keys", query_rows(db, "SELECT key, schema, "
 	    "screened FROM entries WHERE run_id=? AND name=? ORDER BY key", run,
 	    name, 1000));
-	json_object_set_new(o, "verdicts", query_rows(db, "SELECT device, key, "
-	    "dtype, verdict, reason, class, detail, evidence_case, cases, passed, "
-	    "first_call_ms, steady_ms, severity, n_critical, n_loud, n_numerics "
-	    "FROM verdicts WHERE run_id=? AND name=? ORDER BY key, dtype", run,
-	    name, 10000));
+	json_object_set_new(o, "verdicts", query_rows(db, "SELECT q.*, "
+	    OPS_SINCE_OF " FROM (SELECT v.device, v.key, v.dtype, v.verdict, "
+	    "v.reason, v.class, v.detail, v.evidence_case, v.cases, v.passed, "
+	    "v.first_call_ms, v.steady_ms, v.severity, v.n_critical, v.n_loud, "
+	    "v.n_numerics, " OPS_SINCE " FROM verdicts v WHERE v.run_id=? AND "
+	    "v.name=?) q ORDER BY q.key, q.dtype, q.device", run, name, 10000));
 	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "
 	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, r.severity, "
 	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms, "

@@ -1,7 +1,10 @@
 /*
- * opscreen dashboard: the verdict matrix (names x dtypes), the regression
- * timeline, live run progress and a page per name (#/name/NAME). Plain DOM,
- * data only through textContent; everything comes from the daemon's JSON API.
+ * opscreen dashboard: what is broken on this host and why, since when and in
+ * which version, what each policy allows, what changed between two versions,
+ * the verdict matrix (names x dtypes, per GPU), the regression timeline,
+ * findings as they arrive during a first screen, live progress, and a page
+ * per name (#/name/NAME). Plain DOM, data only through textContent;
+ * everything comes from the daemon's JSON API.
  */
 "use strict";
 
@@ -23,9 +26,19 @@ let SEVERITIES = [];
 let SEV_RANK = {};
 const FAILING = new Set(["fail", "timeout", "crash", "error", "hazard"]);
 const MAX_EVIDENCE = 12;	/* failing cases fetched per name page */
+/* the dtype-free bootstrap probe (import side effects, registration): not a column */
+const BOOTSTRAP = "any";
+/* one mark per verdict where a cell has no room for the word */
+const MARK = { verified: "\u2713", broken: "\u2717", hazard: "\u26a0",
+  inconclusive: "?", withheld: "\u2013" };
+const SHORT = { bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
+  int64: "i64", int32: "i32", int16: "i16", int8: "i8", uint8: "u8", bool: "b",
+  float8_e4m3fn: "e4m3", float8_e5m2: "e5m2", float8_e8m0fnu: "e8m0",
+  complex64: "c64" };
 
-const state = { hidden: new Set(), hiddenSev: new Set(), search: "", run: null,
-  lastComplete: undefined, route: "" };
+const state = { hidden: new Set(), hiddenSev: new Set(), search: "",
+  lastComplete: undefined, route: "", gpu: "", policy: "strict",
+  running: null, diffFrom: "", diffTo: "" };
 
 function $(id) { return document.getElementById(id); }
 
@@ -44,7 +57,9 @@ function el(tag, attrs, ...kids) {
 }
 
 async function getJSON(path) {
-  const r = await fetch(path, { cache: "no-store" });
+  let r;
+  try { r = await fetch(path, { cache: "no-store" }); }
+  catch (e) { return { ok: false, status: 0, body: { error: "daemon unreachable" } }; }
   let body = null;
   try { body = await r.json(); } catch (e) { body = { error: "not JSON" }; }
   return { ok: r.ok, status: r.status, body };
@@ -56,6 +71,18 @@ function fmt(x) {
   if (x === 0) return "0";
   const a = Math.abs(x);
   return (a >= 1e4 || a < 1e-3) ? x.toExponential(3) : String(+x.toPrecision(4));
+}
+
+function when(t) {
+  return typeof t === "number" && t > 0 ? new Date(t * 1000).toISOString()
+    .replace("T", " ").slice(0, 16) + " UTC" : "";
+}
+
+function duration(s) {
+  if (!(s >= 0)) return "";
+  if (s < 90) return Math.round(s) + " s";
+  if (s < 5400) return Math.round(s / 60) + " min";
+  return (s / 3600).toFixed(1) + " h";
 }
 
 function nameLink(name) {
@@ -74,47 +101,115 @@ function sevRank(s) {
   return s in SEV_RANK ? SEV_RANK[s] : (s ? Infinity : -1);
 }
 
-/* ---- header: version and progress ---------------------------------------- */
+/* a screen's library and version: "flag_gems 5.0.2" */
+function libOf(fps) {
+  const f = (fps || []).find(x => x && x.library) || null;
+  return f ? f.library + " " + (f.library_version || "?") : "";
+}
+
+/* the query suffix every view takes: the GPU picked, if any */
+function gpuQ(sep) {
+  return state.gpu === "" ? "" : sep + "gpu=" + encodeURIComponent(state.gpu);
+}
+
+function deviceName(d) {
+  return d < 0 ? "cpu" : "gpu " + d;
+}
+
+/* ---- header: version, library, progress ---------------------------------- */
+
+let HEALTH = null;
 
 async function refreshHeader() {
   const h = await getJSON("/healthz");
-  if (!h.ok) return;
-  $("version").textContent = "opscreend " + h.body.version;
-  const fps = (h.body.devices || []).map(d => d.fingerprint).filter(Boolean);
-  $("library").textContent = fps.length ? fps[0].library + " " +
-    fps[0].library_version + " on " + fps.map(f => f.gpu_name || f.device).join(", ") : "";
-
-  const runs = await getJSON("/runs");
+  if (h.body && h.body.version) {
+    HEALTH = h.body;
+    $("version").textContent = "opscreend " + h.body.version;
+    const fps = (h.body.devices || []).map(d => d.fingerprint).filter(Boolean);
+    $("library").textContent = fps.length ? libOf(fps) + " on " +
+      fps.map(f => f.gpu_name || f.device).join(", ") : "";
+  }
+  const runs = await getJSON("/runs?limit=20");
   if (!runs.ok) return;
   const list = runs.body.runs || [];
   const live = list.find(r => r.state === "running") ||
     list.find(r => r.state === "queued");
-  const complete = list.find(r => r.state === "complete");
+  const complete = list.find(r => r.state === "complete" && r.full);
   const bar = $("progress-bar"), text = $("progress-text");
+  state.running = null;
   if (live) {
     const one = await getJSON("/runs/" + live.id);
     const r = one.ok ? one.body : live;
+    state.running = r;
     const pct = typeof r.percent === "number" ? r.percent :
       (r.total ? 100 * r.done / r.total : 0);
-    text.textContent = "run " + r.id + " " + r.state + ": " + (r.done || 0) +
-      "/" + (r.total || 0) + " cases (" + pct.toFixed(0) + "%)";
+    const p = r.progress || {};
+    let t = "run " + r.id + " " + r.state + ": " + (r.done || 0) + "/" +
+      (r.total || 0) + " cases (" + pct.toFixed(0) + "%)";
+    if (p.rate > 0) t += ", " + p.rate.toFixed(1) + " cases/s";
+    if (p.rate > 0 && p.eta_s >= 0) t += ", about " + duration(p.eta_s) + " left";
+    text.textContent = t;
+    text.setAttribute("data-run", r.id);
     bar.value = pct;
     bar.hidden = false;
   } else {
     bar.hidden = true;
+    text.removeAttribute("data-run");
     text.textContent = list.length ? "idle; last run " + list[0].id + " " +
       list[0].state : "no run yet";
   }
-  /* a run finished: the matrix and the timeline moved with it */
+  /* a screen finished: everything on the home page moved with it */
   const last = complete ? complete.id : null;
   if (last !== state.lastComplete) {
     const first = state.lastComplete === undefined;	/* route() loaded it */
     state.lastComplete = last;
     if (!first && state.route === "") refreshHome();
+  } else if (state.route === "" && !$("first-screen").hidden) {
+    refreshFindings();	/* a first screen: its findings grow */
   }
 }
 
-/* ---- matrix --------------------------------------------------------------- */
+/* ---- the banner: what is shown is not what is installed -------------------- */
+
+const FP_FIELDS = ["library", "library_version", "library_hash", "torch", "triton"];
+
+function fpDiffers(shown, now) {
+  return FP_FIELDS.some(k => (shown[k] || "") !== (now[k] || ""));
+}
+
+/*
+ * The screen shown belongs to another fingerprint than the library installed
+ * now (an upgrade, a rebuild, another torch): say so, and what serves lists.
+ */
+function showBanner(ops, allow) {
+  const b = $("banner");
+  const now = new Map(((HEALTH && HEALTH.devices) || [])
+    .filter(d => d.fingerprint).map(d => [d.device, d.fingerprint]));
+  const moved = (ops.fingerprints || []).filter(f => now.has(f.device) &&
+    fpDiffers(f, now.get(f.device)));
+  if (!moved.length && !(allow.ok && allow.body.stale)) {
+    b.hidden = true;
+    b.removeAttribute("data-stale");
+    return;
+  }
+  const cur = moved.length ? now.get(moved[0].device) :
+    [...now.values()][0] || {};
+  let t = "Shown: run " + ops.run + " of " + libOf(ops.fingerprints) +
+    (ops.finished ? ", finished " + when(ops.finished) : "") +
+    ". Installed now: " + (cur.library || "?") + " " +
+    (cur.library_version || "?") + (cur.library_hash ? " (source " +
+    cur.library_hash.slice(0, 12) + ")" : "") +
+    ". The lists answer 503 until a screen of it completes";
+  if (state.running)
+    t += "; run " + state.running.id + " is " + state.running.state +
+      (typeof state.running.percent === "number" ? " (" +
+        state.running.percent.toFixed(0) + "%)" : "");
+  b.textContent = t + ".";
+  b.setAttribute("data-stale", "1");
+  b.hidden = false;
+}
+
+/* ---- filters -------------------------------------------------------------- */
 
 function rank(v) {
   return v in RANK ? RANK[v] : Infinity;
@@ -162,11 +257,32 @@ function useSeverities(vocab) {
     state.hiddenSev, sevChip);
 }
 
-function buildFilters() {
+/* a control changed what is shown: load it, then mark the route rendered */
+async function rerender(load) {
+  $("main").removeAttribute("data-rendered");
+  await load();
+  $("main").setAttribute("data-rendered", state.route || "home");
+}
+
+function buildControls() {
   $("search").addEventListener("input", e => {
     state.search = e.target.value.trim().toLowerCase();
     applyFilters();
   });
+  $("policy").addEventListener("change", e => {
+    state.policy = e.target.value;
+    rerender(refreshHome);
+  });
+  $("gpu").addEventListener("change", e => {
+    state.gpu = e.target.value;
+    rerender(refreshHome);
+  });
+  for (const id of ["diff-from", "diff-to"])
+    $(id).addEventListener("change", () => {
+      state.diffFrom = $("diff-from").value;
+      state.diffTo = $("diff-to").value;
+      rerender(refreshDiff);
+    });
 }
 
 function applyFilters() {
@@ -184,11 +300,43 @@ function applyFilters() {
   }
 }
 
-async function refreshMatrix() {
-  const [ops, allow, deny] = await Promise.all([getJSON("/ops"),
-    getJSON("/allowlist?stale=ok"), getJSON("/denylist?stale=ok")]);
+/* ---- the GPU picker: one device's verdicts on a multi-GPU host ------------ */
+
+function showGpuPicker(fps) {
+  const devs = [...new Set((fps || []).map(f => f.device))].sort((a, b) => a - b);
+  const pick = $("gpu");
+  pick.replaceChildren(el("option", { value: "" }, "every GPU"),
+    ...devs.map(d => el("option", { value: d < 0 ? "cpu" : String(d) },
+      deviceName(d) + (((fps.find(f => f.device === d) || {}).gpu_name) ?
+        " (" + fps.find(f => f.device === d).gpu_name + ")" : ""))));
+  pick.value = state.gpu;
+  /* one device: nothing to pick, unless a pick is in force */
+  $("gpu-pick").hidden = devs.length < 2 && state.gpu === "";
+}
+
+/* ---- home ----------------------------------------------------------------- */
+
+async function refreshHome() {
+  const pol = "&policy=" + state.policy;
+  const [ops, allow, deny, strict, tolerant] = await Promise.all([
+    getJSON("/ops" + gpuQ("?")),
+    getJSON("/allowlist?stale=ok" + pol + gpuQ("&")),
+    getJSON("/denylist?stale=ok" + pol + gpuQ("&")),
+    getJSON("/allowlist?stale=ok&policy=strict" + gpuQ("&")),
+    getJSON("/allowlist?stale=ok&policy=tolerant" + gpuQ("&"))]);
   if (allow.ok) useVocabulary(allow.body.verdict_vocabulary);
   if (deny.ok) useSeverities(deny.body.severity_vocabulary);
+  if (!ops.ok && ops.status === 404 && !/^no run/.test(ops.body.error || "")) {
+    /* no complete screen: what the first one has found so far */
+    $("screened").hidden = true;
+    $("first-screen").hidden = false;
+    $("banner").hidden = true;
+    $("screen-of").textContent = "";
+    await refreshFindings();
+    return;
+  }
+  $("first-screen").hidden = true;
+  $("screened").hidden = false;
   const err = $("matrix-error");
   if (!ops.ok) {
     err.textContent = ops.body.error || ("GET /ops: " + ops.status);
@@ -196,13 +344,114 @@ async function refreshMatrix() {
     return;
   }
   err.hidden = true;
-  $("matrix-run").textContent = "(run " + ops.body.run + ")";
+  showGpuPicker(ops.body.fingerprints);
+  $("screen-of").textContent = "run " + ops.body.run + " of " +
+    libOf(ops.body.fingerprints) + (ops.body.finished ? ", finished " +
+      when(ops.body.finished) : "");
+  showBanner(ops.body, allow);
+  const since = sinceIndex(ops.body.verdicts);
+  showBroken(deny, since);
+  showLists(strict, tolerant, deny);
+  showMatrix(ops.body, allow);
+  await Promise.all([refreshDiff(), refreshTimeline()]);
+}
+
+/* name -> the verdict rows of the name (for since, keys and dtypes) */
+function sinceIndex(rows) {
+  const m = new Map();
+  for (const v of rows || []) {
+    if (!m.has(v.name)) m.set(v.name, []);
+    m.get(v.name).push(v);
+  }
+  return m;
+}
+
+function sinceText(v) {
+  if (!v || !v.since_run) return "";
+  return (v.since_version ? v.since_version + ", " : "") + "run " + v.since_run +
+    (v.since_finished ? ", " + when(v.since_finished).slice(0, 10) : "");
+}
+
+/* ---- what is broken and why ------------------------------------------------ */
+
+function showBroken(deny, since) {
+  const body = $("broken").tBodies[0];
+  body.replaceChildren();
+  const names = (deny.ok && deny.body.names) || [];
+  $("broken-count").textContent = deny.ok ? "(" + names.length + " names denied, " +
+    "policy " + (deny.body.policy || state.policy) + ")" :
+    "(" + (deny.body.error || deny.status) + ")";
+  $("broken-empty").hidden = !deny.ok || names.length > 0;
+  for (const n of names) {
+    const ev = (n.evidence || [])[0] || {};
+    /* since when the evidence's key x dtype has held this verdict */
+    const row = (since.get(n.name) || []).find(v => v.key === ev.key &&
+      v.dtype === ev.dtype && (ev.device === undefined || v.device === ev.device));
+    const more = (n.evidence || []).length > 1 ?
+      " (+" + (n.evidence.length - 1) + " more)" : "";
+    body.appendChild(el("tr", { "data-name": n.name,
+      "data-severity": n.severity || "", "data-since-run": row ? row.since_run : "" },
+      el("td", { class: "name" }, nameLink(n.name)),
+      el("td", {}, n.severity ? sevChip(n.severity) : chip(n.verdict)),
+      el("td", {}, n.reason || ""), el("td", { class: "wide" }, n.class || ""),
+      el("td", { class: "wide" }, (ev.key || "") + " " + (ev.dtype || "") +
+        (ev.device !== undefined && ev.device >= 0 ? " gpu " + ev.device : "") + more),
+      el("td", { class: "since" }, sinceText(row)),
+      el("td", { class: "detail" }, n.detail || "")));
+  }
+}
+
+/* ---- which names each policy allows ---------------------------------------- */
+
+function showLists(strict, tolerant, deny) {
+  const box = $("lists");
+  box.replaceChildren();
+  if (!strict.ok) {
+    box.appendChild(el("p", { class: "muted" }, "no list: " +
+      (strict.body.error || strict.status)));
+    return;
+  }
+  const s = strict.body.names || [], t = tolerant.ok ? tolerant.body.names || [] : [];
+  const sset = new Set(s);
+  const added = t.filter(n => !sset.has(n));
+  const q = gpuQ("&");
+  box.appendChild(el("p", { "data-policy": "strict", "data-count": s.length },
+    el("strong", {}, "strict"), " (the default) allows " + s.length + " names: " +
+    "every failure denies ", el("a", { href: "/allowlist?format=yaml" + q }, "yaml"),
+    " ", el("a", { href: "/allowlist?format=text" + q }, "text"), " ",
+    el("a", { href: "/allowlist?format=vllm-env" + q }, "vllm-env")));
+  box.appendChild(el("p", { "data-policy": "tolerant", "data-count": t.length },
+    el("strong", {}, "tolerant"), " allows " + t.length + " names: also those " +
+    "whose failures are all numerics ", el("a", {
+      href: "/allowlist?format=yaml&policy=tolerant" + q }, "yaml")));
+  if (added.length)
+    box.appendChild(el("p", { class: "names", "data-added": added.join(" ") },
+      "tolerant adds: ", ...added.flatMap((n, i) => [i ? ", " : "", nameLink(n)])));
+  if ((strict.body.withheld || []).length)
+    box.appendChild(el("p", { class: "muted" }, strict.body.withheld.length +
+      " names withheld under both (a key or dtype nothing measured)"));
+  if (strict.body.stale)
+    box.appendChild(el("p", { class: "muted" }, "these counts are of the screen " +
+      "shown; the daemon serves no list until the installed library is screened"));
+  void deny;
+}
+
+/* ---- the verdict matrix ----------------------------------------------------- */
+
+function showMatrix(ops, allow) {
+  $("matrix-run").textContent = "(run " + ops.run + ")";
   const cells = new Map();	/* name -> dtype -> verdict */
   const sevs = new Map();	/* name + " " + dtype -> worst broken severity */
+  const boot = new Map();	/* name -> its bootstrap verdict, when not verified */
   const dtypes = new Set();
-  for (const v of ops.body.verdicts || []) {
-    dtypes.add(v.dtype);
+  for (const v of ops.verdicts || []) {
     if (!cells.has(v.name)) cells.set(v.name, new Map());
+    if (v.dtype === BOOTSTRAP) {
+      if (v.verdict !== "verified" && rank(v.verdict) > rank(boot.get(v.name)))
+        boot.set(v.name, v.verdict);
+      continue;
+    }
+    dtypes.add(v.dtype);
     const row = cells.get(v.name);
     const cur = row.get(v.dtype);
     if (cur === undefined || rank(v.verdict) > rank(cur))
@@ -221,45 +470,152 @@ async function refreshMatrix() {
   }
   for (const n of withheld.keys())
     if (!cells.has(n)) cells.set(n, new Map());
+  const allowed = new Set((allow.ok && allow.body.names) || []);
   const cols = [...dtypes].sort();
 
   const head = $("matrix").tHead;
   head.replaceChildren(el("tr", {}, el("th", {}, "name"),
-    ...cols.map(d => el("th", {}, d))));
+    el("th", { title: "allowed under policy " + state.policy },
+      el("span", { class: "long" }, state.policy), el("span", { class: "short" }, "list")),
+    ...cols.map(d => el("th", { "data-dtype": d, title: d },
+      el("span", { class: "long" }, d), el("span", { class: "short" }, SHORT[d] || d)))));
   const body = $("matrix").tBodies[0];
   body.replaceChildren();
-  const counts = {};
+  const counts = {}, sevCounts = {};
   for (const name of [...cells.keys()].sort()) {
     const row = cells.get(name);
     const tr = el("tr", { "data-name": name });
-    tr.appendChild(el("td", { class: "name" }, nameLink(name)));
+    const b = boot.get(name);
+    tr.appendChild(el("td", { class: "name", title: name }, nameLink(name),
+      b ? el("span", { class: "chip boot v-" + b, title: "bootstrap probe " +
+        "(import side effects, registration): " + b }, "bootstrap " + b) : null));
+    tr.appendChild(el("td", { class: "list", "data-allowed": allowed.has(name) ? "1" : "0",
+      title: name + (allowed.has(name) ? " is" : " is not") + " on the " +
+      state.policy + " allow-list" }, allowed.has(name) ? "\u2713" : ""));
     const seen = new Set();
+    let worst, worstSev;
+    if (b) { seen.add(b); worst = b; }
     for (const d of cols) {
       let v = row.get(d);
       if (withheld.has(name) && (v === undefined || rank(v) < rank("withheld")))
         v = "withheld";
       if (v === undefined) {
-        tr.appendChild(el("td", { class: "cell v-none" }, "\u2013"));
+        tr.appendChild(el("td", { class: "cell v-none", title: name + " " + d +
+          ": not screened" }, "\u2013"));
         continue;
       }
       const sev = v === "broken" ? sevs.get(name + " " + d) || "critical" : null;
       seen.add(sev ? v + ":" + sev : v);
+      if (worst === undefined || rank(v) > rank(worst)) worst = v;
+      if (sev && (worstSev === undefined || sevRank(sev) > sevRank(worstSev)))
+        worstSev = sev;
       const td = el("td", { class: "cell v-" + v, "data-dtype": d,
         "data-verdict": v, "data-severity": sev, title: name + " " + d + ": " + v +
         (sev ? " (" + sev + ")" : "") +
-        (v === "withheld" && withheld.get(name) ? " (" + withheld.get(name) + ")" : "") });
-      td.appendChild(document.createTextNode(v));
+        (v === "withheld" && withheld.get(name) ? " (" + withheld.get(name) + ")" : "") },
+        el("span", { class: "long" }, v),
+        el("span", { class: "short" }, MARK[v] || v.slice(0, 1)));
       if (sev) td.appendChild(el("span", { class: "sev s-" + sev }, sev));
       tr.appendChild(td);
     }
-    for (const v of new Set([...seen].map(x => x.split(":")[0])))
-      counts[v] = (counts[v] || 0) + 1;
+    /* each name counts once, by its worst cell */
+    if (worst !== undefined) {
+      counts[worst] = (counts[worst] || 0) + 1;
+      if (worst === "broken") sevCounts[worstSev || "critical"] =
+        (sevCounts[worstSev || "critical"] || 0) + 1;
+    }
+    tr.setAttribute("data-worst", worst || "");
     tr.setAttribute("data-verdicts", [...seen].join(" "));
     body.appendChild(tr);
   }
-  $("summary").textContent = cells.size + " names; " + VERDICTS
-    .filter(v => counts[v]).map(v => counts[v] + " " + v).join(", ");
+  const parts = VERDICTS.concat(Object.keys(counts).filter(v => !VERDICTS.includes(v)))
+    .filter(v => counts[v]).map(v => counts[v] + " " + v + (v === "broken" ?
+      " (" + SEVERITIES.slice().reverse().concat(Object.keys(sevCounts)
+        .filter(s => !SEVERITIES.includes(s))).filter(s => sevCounts[s])
+        .map(s => sevCounts[s] + " " + s).join(", ") + ")" : ""));
+  $("summary").textContent = cells.size + " names, each counted by its worst " +
+    "verdict: " + parts.join(", ");
+  $("summary").setAttribute("data-names", cells.size);
+  $("summary").setAttribute("data-counts", JSON.stringify(counts));
   applyFilters();
+}
+
+/* ---- what changed between two versions -------------------------------------- */
+
+async function refreshDiff() {
+  const q = [];
+  if (state.diffFrom) q.push("from=" + state.diffFrom);
+  if (state.diffTo) q.push("to=" + state.diffTo);
+  if (state.gpu !== "") q.push("gpu=" + state.gpu);
+  const [d, runs] = await Promise.all([
+    getJSON("/diff" + (q.length ? "?" + q.join("&") : "")),
+    getJSON("/runs?limit=200")]);
+  const body = $("diff").tBodies[0];
+  body.replaceChildren();
+  const note = $("diff-note");
+  /* the pickers: every complete full screen, labelled with its version */
+  const full = ((runs.ok && runs.body.runs) || []).filter(r => r.state === "complete" && r.full);
+  for (const [id, side] of [["diff-from", "from"], ["diff-to", "to"]]) {
+    const sel = $(id);
+    sel.replaceChildren(...full.map(r => el("option", { value: String(r.id) },
+      "run " + r.id + (r.library_version ? " \u00b7 " + r.library_version : "") +
+      (r.finished ? " \u00b7 " + when(r.finished).slice(0, 10) : ""))));
+    if (d.ok) sel.value = String(d.body[side].run);
+  }
+  $("diff").hidden = !d.ok;
+  if (!d.ok) {
+    note.textContent = d.body.error || ("GET /diff: " + d.status);
+    return;
+  }
+  const c = d.body.counts || {};
+  const moved = Object.keys(c).filter(k => k !== "same" && c[k])
+    .map(k => c[k] + " " + k).join(", ");
+  note.textContent = "run " + d.body.from.run + " (" + libOf(d.body.from.fingerprints) +
+    ") \u2192 run " + d.body.to.run + " (" + libOf(d.body.to.fingerprints) + "): " +
+    (moved || "nothing moved") + "; " + (c.same || 0) + " key x dtypes the same";
+  const side = s => s ? el("span", {}, chip(s.verdict), s.severity && s.verdict ===
+    "broken" ? " " : null, s.verdict === "broken" ? sevChip(s.severity) : null,
+  s.reason && s.verdict !== "verified" ? el("span", { class: "muted" }, " " +
+    s.reason) : null) : el("span",
+    { class: "muted" }, "\u2013");
+  for (const x of d.body.changes || [])
+    body.appendChild(el("tr", { "data-change": x.change, "data-name": x.name,
+      "data-key": x.key, "data-dtype": x.dtype },
+      el("td", { class: "k-" + x.change }, x.change), el("td", {}, nameLink(x.name)),
+      el("td", { class: "wide" }, x.key), el("td", {}, x.dtype),
+      el("td", { class: "wide" }, deviceName(x.device)),
+      el("td", {}, side(x.from)), el("td", {}, side(x.to))));
+}
+
+/* ---- a first screen: findings as they arrive --------------------------------- */
+
+async function refreshFindings() {
+  const f = await getJSON("/findings" + gpuQ("?"));
+  const body = $("findings").tBodies[0];
+  const note = $("first-note");
+  body.replaceChildren();
+  if (!f.ok) {
+    note.textContent = (f.body.error || ("GET /findings: " + f.status)) +
+      ". The lists answer 503 until a screen completes.";
+    $("findings-empty").hidden = true;
+    return;
+  }
+  const r = f.body;
+  note.textContent = "Run " + r.run + " of " + libOf(r.fingerprints) + " is " +
+    r.state + ": " + (r.done || 0) + " of " + (r.total || 0) + " cases done. " +
+    "What it has found so far is below, the most severe first; the lists " +
+    "answer 503 until a screen completes, and the verdicts at its end decide them.";
+  note.setAttribute("data-run", r.run);
+  $("findings-empty").hidden = (r.findings || []).length > 0;
+  for (const x of r.findings || [])
+    body.appendChild(el("tr", { "data-name": x.name, "data-key": x.key,
+      "data-dtype": x.dtype, "data-severity": x.severity },
+      el("td", { class: "name" }, nameLink(x.name)),
+      el("td", {}, x.severity ? sevChip(x.severity) : chip(x.status)),
+      el("td", { class: "wide" }, x.key), el("td", {}, x.dtype),
+      el("td", {}, x.failing), el("td", {}, x.reason),
+      el("td", { class: "wide" }, x.class),
+      el("td", { class: "detail" }, x.detail)));
 }
 
 /* ---- timeline ------------------------------------------------------------- */
@@ -273,28 +629,25 @@ async function refreshTimeline() {
   $("timeline-empty").hidden = events.length > 0;
   let run = null;
   for (const e of events) {
+    if (state.gpu !== "" && e.device !== null && e.device !== undefined &&
+        String(e.device < 0 ? "cpu" : e.device) !== state.gpu)
+      continue;
     if (e.run !== run) {
       run = e.run;
-      const when = e.created ? new Date(e.created * 1000).toISOString()
-        .replace("T", " ").slice(0, 16) + " UTC" : "";
       ol.appendChild(el("li", { class: "run" }, "run " + e.run + " vs run " +
-        e.previous_run + " ", el("span", { class: "muted" }, when)));
+        e.previous_run + " ", el("span", { class: "muted" }, when(e.created))));
     }
     const dev = e.device >= 0 ? " gpu " + e.device : "";
     const li = el("li", { class: "event", "data-kind": e.kind,
       "data-name": e.name, "data-dtype": e.dtype, "data-from": e.from || "",
       "data-to": e.to || "" },
       el("span", { class: "kind k-" + e.kind }, e.kind), " ",
-      nameLink(e.name), " " + e.dtype + dev + " ",
+      nameLink(e.name), " " + (e.dtype || "") + dev + " ",
       e.from ? chip(e.from) : null, e.from && e.to ? " \u2192 " : null,
       e.to ? chip(e.to) : null,
       e.detail ? el("span", { class: "muted" }, " " + e.detail) : null);
     ol.appendChild(li);
   }
-}
-
-function refreshHome() {
-  return Promise.all([refreshMatrix(), refreshTimeline()]);
 }
 
 /* ---- name page ------------------------------------------------------------ */
@@ -511,12 +864,24 @@ function evidenceBlock(c, open) {
 async function showName(name) {
   $("name-title").textContent = name;
   document.title = "opscreen: " + name;
-  const err = $("name-error");
+  const err = $("name-error"), note = $("name-note");
   for (const id of ["name-verdicts", "history"])
     $(id).tBodies[0].replaceChildren();
   $("evidence").replaceChildren();
   $("plot").replaceChildren();
-  const r = await getJSON("/ops/" + encodeURIComponent(name));
+  $("ladder").replaceChildren();
+  note.hidden = true;
+  let r = await getJSON("/ops/" + encodeURIComponent(name));
+  if (!r.ok && r.status === 404 && /no complete run/.test(r.body.error || "")) {
+    /* a first screen: the run's cases so far, no verdict yet */
+    const f = await getJSON("/findings");
+    if (f.ok) {
+      r = await getJSON("/ops/" + encodeURIComponent(name) + "?run=" + f.body.run);
+      note.textContent = "No complete screen yet: the cases run " + f.body.run +
+        " (" + f.body.state + ") has judged so far; verdicts come at its end.";
+      note.hidden = false;
+    }
+  }
   if (!r.ok) {
     err.textContent = r.body.error || ("GET /ops/" + name + ": " + r.status);
     err.hidden = false;
@@ -528,15 +893,17 @@ async function showName(name) {
   const vb = $("name-verdicts").tBodies[0];
   for (const v of o.verdicts || [])
     vb.appendChild(el("tr", { "data-verdict": v.verdict }, el("td", {}, v.key),
-      el("td", {}, v.dtype), el("td", {}, v.device < 0 ? "cpu" : "gpu " + v.device),
+      el("td", {}, v.dtype === BOOTSTRAP ? "bootstrap (any dtype)" : v.dtype),
+      el("td", {}, deviceName(v.device)),
       el("td", { class: "v-" + v.verdict }, v.verdict),
       el("td", { "data-severity": v.severity || null }, sevChip(v.severity),
         v.verdict === "broken" ? " " + [["critical", v.n_critical],
           ["loud", v.n_loud], ["numerics", v.n_numerics]].filter(x => x[1])
           .map(x => x[1] + " " + x[0]).join(", ") : null),
+      el("td", { class: "since" }, sinceText(v)),
       el("td", {}, v.reason),
       el("td", {}, v.class), el("td", {}, v.passed + "/" + v.cases),
-      el("td", {}, v.detail)));
+      el("td", { class: "detail" }, v.detail)));
   plotLadder(o.cases || []);
   plotFirstCalls(o.cases || []);
 
@@ -557,24 +924,30 @@ async function showName(name) {
 
   const hb = $("history").tBodies[0];
   for (const h of o.history || [])
-    hb.appendChild(el("tr", {}, el("td", {}, h.run_id), el("td", {}, h.key),
-      el("td", {}, h.dtype), el("td", {}, h.device < 0 ? "cpu" : "gpu " + h.device),
+    hb.appendChild(el("tr", {}, el("td", {}, h.run), el("td", {}, h.library_version || ""),
+      el("td", {}, h.key), el("td", {}, h.dtype), el("td", {}, deviceName(h.device)),
       el("td", { class: "v-" + h.verdict }, h.verdict), el("td", {}, h.reason)));
 }
 
 /* ---- routing -------------------------------------------------------------- */
 
+/*
+ * main's data-rendered names the route whose data is on screen (a test, or a
+ * screenshot, waits for it); it is cleared while a route loads.
+ */
 function route() {
   const m = location.hash.match(/^#\/name\/(.+)$/);
   state.route = m ? decodeURIComponent(m[1]) : "";
   $("home").hidden = !!m;
   $("name-page").hidden = !m;
-  if (m) showName(state.route);
-  else { document.title = "opscreen"; refreshHome(); }
+  return rerender(async () => {
+    await refreshHeader();
+    if (m) await showName(state.route);
+    else { document.title = "opscreen"; await refreshHome(); }
+  });
 }
 
-buildFilters();
+buildControls();
 window.addEventListener("hashchange", route);
 route();
-refreshHeader();
 setInterval(refreshHeader, 3000);
