@@ -15,6 +15,7 @@ import time
 import torch
 
 from .inputs import resolve_op
+from .sourcehash import key_source_hashes
 
 log = logging.getLogger("opscreen_runner")
 
@@ -90,7 +91,11 @@ class FlagGemsStyle:
             except Exception:
                 schema = ""
             self.served.add((key, name))
-            out.append({"key": key, "name": name, "schema": schema})
+            out.append({"key": key, "name": name, "schema": schema, "fn": fn})
+        # what each key's code depends on: an upgrade re-screens the changed
+        package = self.modname.split(".")[0]
+        for e, h in zip(out, key_source_hashes([e.pop("fn") for e in out], package)):
+            e["source"] = h
         return out
 
     def serves(self, key, name):

@@ -1,0 +1,194 @@
+"""The source a registered function depends on, as one digest per key.
+
+An upgrade re-screens only the keys whose code changed (docs/design.md,
+"Carried verdicts"). What serves a key is found by following the function
+in the installed library, not by a table of names: its source, then every
+object its code names that the library defines (functions, classes and their
+methods, Triton JIT functions and their autotuner configs, library objects
+such as a pointwise_dynamic wrapper and what they hold, library modules
+named as a whole), transitively, plus the value of each plain data global a
+function reads (a flag set from the environment changes what the op does).
+Objects outside the library (torch, triton, numpy) are the environment's;
+the daemon compares their versions separately.
+"""
+
+import dis
+import functools
+import hashlib
+import inspect
+import sys
+import types
+
+# plain data a function may read: hashed by value (bounded)
+_DATA = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset,
+         type(None))
+_DATA_MAX = 4096
+
+
+def _in_library(obj, package):
+    mod = obj.__name__ if isinstance(obj, types.ModuleType) else \
+        getattr(obj, "__module__", None)
+    if not isinstance(mod, str):
+        mod = getattr(type(obj), "__module__", None)
+    return isinstance(mod, str) and (mod == package or mod.startswith(package + "."))
+
+
+_SOURCES = {}		# id -> (object, source) while hashing a table
+
+
+def _source(obj):
+    hit = _SOURCES.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    text = _source_of(obj)
+    _SOURCES[id(obj)] = (obj, text)
+    return text
+
+
+def _source_of(obj):
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            return code.co_code.hex() + repr(code.co_consts)
+        return repr(type(obj))
+
+
+def _names(code):
+    """Every global name a code object (and the code nested in it) reads,
+    including attribute chains' first names."""
+    out = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str):
+                out.add(ins.argval)
+        out.update(n for n in c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
+
+
+class _Walk:
+    def __init__(self, package):
+        self.package = package
+        self.seen = set()
+        self.parts = []
+
+    def add(self, label, text):
+        self.parts.append(label + "\0" + text)
+
+    def data(self, where, name, value):
+        try:
+            r = repr(value)
+        except Exception:
+            return
+        if len(r) > _DATA_MAX:
+            r = r[:_DATA_MAX] + "...%d" % len(r)
+        self.add("data:%s.%s" % (where, name), r)
+
+    def function(self, fn):
+        label = "fn:%s.%s" % (getattr(fn, "__module__", "?"),
+                              getattr(fn, "__qualname__", "?"))
+        self.add(label, _source(fn))
+        g = getattr(fn, "__globals__", {})
+        code = getattr(fn, "__code__", None)
+        names = _names(code) if code is not None else set()
+        for n in sorted(names):
+            if n in g:
+                v = g[n]
+                if isinstance(v, _DATA):
+                    self.data(g.get("__name__", "?"), n, v)
+                else:
+                    self.visit(v)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(v, _DATA):
+                self.data(label, "<closure>", v)
+            else:
+                self.visit(v)
+        for v in (getattr(fn, "__defaults__", None) or ()):
+            if not isinstance(v, _DATA):
+                self.visit(v)
+
+    def visit(self, obj):
+        if id(obj) in self.seen:
+            return
+        self.seen.add(id(obj))
+        if isinstance(obj, types.ModuleType):
+            if _in_library(obj, self.package):
+                self.add("module:" + obj.__name__, _source(obj))
+            return
+        if isinstance(obj, (types.FunctionType, types.MethodType)):
+            fn = obj.__func__ if isinstance(obj, types.MethodType) else obj
+            if _in_library(fn, self.package):
+                self.function(fn)
+            return
+        if isinstance(obj, functools.partial):
+            self.visit(obj.func)
+            for v in obj.args + tuple(obj.keywords.values()):
+                if not isinstance(v, _DATA):
+                    self.visit(v)
+            return
+        if isinstance(obj, type):
+            if _in_library(obj, self.package):
+                self.add("class:%s.%s" % (obj.__module__, obj.__qualname__),
+                         _source(obj))
+                for v in vars(obj).values():
+                    if isinstance(v, (staticmethod, classmethod)):
+                        v = v.__func__
+                    if isinstance(v, (types.FunctionType, property)):
+                        for f in ((v.fget, v.fset) if isinstance(v, property) else (v,)):
+                            if f is not None:
+                                self.visit(f)
+            return
+        # a Triton JIT function, an autotuner or heuristics around one, a
+        # library wrapper (LibEntry, pointwise_dynamic): what it wraps and,
+        # for an autotuner, the configs it chooses among
+        src = getattr(obj, "src", None)
+        if isinstance(src, str):
+            self.add("jit:%s" % getattr(obj, "__name__", type(obj).__name__), src)
+        configs = getattr(obj, "configs", None)
+        if configs is not None and not callable(configs):
+            self.data(type(obj).__name__, "configs", configs)
+        inner = getattr(obj, "fn", None)
+        if inner is not None and inner is not obj:
+            self.visit(inner)
+        if _in_library(obj, self.package):
+            self.visit(type(obj))
+            for k, v in sorted(getattr(obj, "__dict__", {}).items()):
+                if isinstance(v, _DATA):
+                    self.data(type(obj).__name__, k, v)
+                else:
+                    self.visit(v)
+
+
+def key_source_hashes(fns, package):
+    """key_source_hash of each function of fns, sharing the sources read."""
+    try:
+        return [key_source_hash(fn, package) for fn in fns]
+    finally:
+        _SOURCES.clear()
+
+
+def key_source_hash(fn, package):
+    """sha256 over what `fn` (a function registered for a key) depends on in
+    `package`, as described above; "" when it cannot be followed."""
+    try:
+        w = _Walk(package)
+        w.visit(fn)
+        if not w.parts:
+            return ""
+        h = hashlib.sha256()
+        for p in sorted(w.parts):
+            h.update(p.encode("utf-8", "surrogatepass") + b"\0")
+        return h.hexdigest()
+    except RecursionError:
+        return ""
+    except Exception as e:		# a library object that resists inspection
+        print("opscreen_runner: source of %r: %r" % (fn, e), file=sys.stderr)
+        return ""
