@@ -17,7 +17,7 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
-	daemon/store_event.c daemon/store_verdict.c \
+	daemon/store_event.c daemon/store_verdict.c daemon/store_carry.c daemon/carry.c \
 	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
 	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c daemon/repro.c \
@@ -49,14 +49,15 @@ build/%.o: %.c $(HEADERS)
 
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql db/006_history_index.sql \
-		tools/embed.sh
+		db/007_carry.sql tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh migration_001 db/001_init.sql && \
 	  sh tools/embed.sh migration_002 db/002_shrink.sql && \
 	  sh tools/embed.sh migration_003 db/003_shrink_time.sql && \
 	  sh tools/embed.sh migration_004 db/004_shrink_reuse.sql && \
 	  sh tools/embed.sh migration_005 db/005_severity.sql && \
-	  sh tools/embed.sh migration_006 db/006_history_index.sql; } > $@
+	  sh tools/embed.sh migration_006 db/006_history_index.sql && \
+	  sh tools/embed.sh migration_007 db/007_carry.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \
@@ -105,7 +106,7 @@ build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon
 
 # the store's files: store.c and one per table or concern
 STORE_OBJS = build/daemon/store.o build/daemon/store_run.o build/daemon/store_case.o \
-	build/daemon/store_event.o build/daemon/store_verdict.o
+	build/daemon/store_event.o build/daemon/store_verdict.o build/daemon/store_carry.o
 
 build/check_store: tests/unit/check_store.c $(STORE_OBJS) build/daemon/log.o \
 		build/daemon/rollup.o build/daemon/verdict.o build/gen_migrations.o

@@ -612,6 +612,17 @@ list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
 		    field_or_none(r, "triton"), field_or_none(r, "cuda"),
 		    field_or_none(r, "driver"), field_or_none(r, "gpu_name"),
 		    field_or_none(r, "gpu_uuid"));
+	json_array_foreach(json_object_get(list, "runs"), i, r)
+		if (json_integer_value(json_object_get(r, "carried_keys")) > 0)
+			comment_line(buf, len, cap, "device %lld: %lld keys "
+			    "measured in run %lld, %lld carried from earlier "
+			    "screens (source unchanged; JSON: runs[].carried)",
+			    (long long)json_integer_value(json_object_get(r,
+			    "device")), (long long)json_integer_value(
+			    json_object_get(r, "measured_keys")), (long long)
+			    json_integer_value(json_object_get(r, "run")),
+			    (long long)json_integer_value(json_object_get(r,
+			    "carried_keys")));
 }
 
 /*
@@ -1143,6 +1154,17 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 	json_object_set_new(run, "verdicts", query_rows(db, "SELECT verdict, "
 	    "count(*) AS n FROM verdicts WHERE run_id=? GROUP BY verdict", id,
 	    NULL, 8));
+	/* cases whose results were carried from an earlier screen */
+	{
+		json_t	*n = query_rows(db, "SELECT count(*) AS n FROM cases c "
+		    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
+		    "r.carried_from IS NOT NULL", id, NULL, 1);
+
+		json_object_set_new(run, "carried", json_integer(
+		    json_integer_value(json_object_get(json_array_get(n, 0),
+		    "n"))));
+		json_decref(n);
+	}
 	if ((p = sched_progress()) != NULL &&
 	    json_integer_value(json_object_get(p, "run")) == id)
 		json_object_set(run, "progress", p);
@@ -1221,8 +1243,9 @@ serve_ops(struct MHD_Connection *c, const char *name)
 		    "v.device, v.name, v.key, v.dtype, v.verdict, v.reason, "
 		    "v.class, v.detail, v.evidence_case, v.cases, v.passed, "
 		    "v.first_call_ms, v.steady_ms, v.severity, v.n_critical, "
-		    "v.n_loud, v.n_numerics, " OPS_SINCE " FROM verdicts v WHERE "
-		    "v.run_id=?1 AND (?2 < -1 OR v.device=?2)) q ORDER BY q.name, "
+		    "v.n_loud, v.n_numerics, v.carried_from, " OPS_SINCE " FROM "
+		    "verdicts v WHERE v.run_id=?1 AND (?2 < -1 OR v.device=?2)) q "
+		    "ORDER BY q.name, "
 		    "q.key, q.dtype, q.device", run, gpu, 100000);
 		if (rows == NULL) {
 			json_decref(side);
@@ -1245,8 +1268,9 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	    OPS_SINCE_OF " FROM (SELECT v.device, v.key, v.dtype, v.verdict, "
 	    "v.reason, v.class, v.detail, v.evidence_case, v.cases, v.passed, "
 	    "v.first_call_ms, v.steady_ms, v.severity, v.n_critical, v.n_loud, "
-	    "v.n_numerics, " OPS_SINCE " FROM verdicts v WHERE v.run_id=? AND "
-	    "v.name=?) q ORDER BY q.key, q.dtype, q.device", run, name, 10000));
+	    "v.n_numerics, v.carried_from, " OPS_SINCE " FROM verdicts v WHERE "
+	    "v.run_id=? AND v.name=?) q ORDER BY q.key, q.dtype, q.device", run,
+	    name, 10000));
 	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "
 	    "c.key, c.class, c.dtype, r.status, r.reason, r.detail, r.severity, "
 	    "r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
@@ -1292,7 +1316,7 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
 	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
 	    "r.shrunk_spec, r.shrink_runs, r.shrink_ms, r.shrink_cand_ms, "
-	    "r.shrink_from, r.severity FROM cases c "
+	    "r.shrink_from, r.severity, r.carried_from FROM cases c "
 	    "LEFT JOIN results r ON r.case_id = c.id WHERE c.id=?", id, NULL, 1);
 	if (rows == NULL || json_array_size(rows) == 0) {
 		json_decref(rows);
@@ -1460,13 +1484,15 @@ serve_regressions(struct MHD_Connection *c)
 	    limit > 1000))
 		return send_error(c, 400, "limit must be an integer 1..1000");
 	if ((kind = arg(c, "kind")) != NULL && strcmp(kind, "regression") &&
-	    strcmp(kind, "fix") && strcmp(kind, "new") && strcmp(kind, "vanished"))
-		return send_error(c, 400, "kind must be regression, fix, new or "
-		    "vanished");
+	    strcmp(kind, "fix") && strcmp(kind, "new") && strcmp(kind,
+	    "vanished") && strcmp(kind, "changed"))
+		return send_error(c, 400, "kind must be regression, fix, new, "
+		    "vanished or changed");
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
 	if (sqlite3_prepare_v2(db, "SELECT id, created, kind, json FROM events "
-	    "WHERE id > ?1 AND kind IN ('regression', 'fix', 'new', 'vanished') "
+	    "WHERE id > ?1 AND kind IN ('regression', 'fix', 'new', 'vanished', "
+	    "'changed') "
 	    "AND (?2 IS NULL OR kind = ?2) ORDER BY id LIMIT ?3", -1, &st, NULL)
 	    != SQLITE_OK)
 		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));

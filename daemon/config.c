@@ -75,6 +75,8 @@ config_defaults(struct config *c)
 	c->first_call_hold = 10;
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
+	c->carry = 1;
+	c->refresh_days = 7;
 	c->runner_nice = 10;
 	snprintf(c->cuda_sync, sizeof(c->cuda_sync), "auto");
 	c->autotune_rep = 5;
@@ -264,6 +266,11 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be yes or no" : NULL;
 	if (IS("runner.fail_fast"))
 		return parse_bool(v, &c->fail_fast) ? "must be yes or no" : NULL;
+	if (IS("runner.carry"))
+		return parse_bool(v, &c->carry) ? "must be yes or no" : NULL;
+	if (IS("runner.refresh_days"))
+		return parse_int(v, 1, 365, &c->refresh_days) ?
+		    "must be an integer 1..365" : NULL;
 	if (IS("runner.autotune_rep"))
 		return parse_seconds(v, 0, 10000, &c->autotune_rep) ?
 		    "must be milliseconds, 0..10000 (0 = the library's own)" : NULL;

@@ -53,6 +53,8 @@ struct config {
 	double	 first_call_hold;	/* a slower one holds its siblings */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
+	int	 carry;			/* unchanged keys keep their results */
+	int	 refresh_days;		/* every key measured afresh within */
 	int	 runner_nice;		/* niceness of runners, 0..19 */
 	char	 cuda_sync[16];		/* auto | spin | yield | blocking */
 	double	 autotune_rep;		/* ms per autotune config, 0 = library's */

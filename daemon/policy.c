@@ -1,10 +1,11 @@
 /*
  * policy.c: the scheduler's rules, decided from facts: fail-fast, the key
  * budget, the first-call budget (a call over it) and hold, which cuts a
- * re-screen replays.
+ * re-screen replays, which keys keep an earlier screen's results.
  * Nothing here reads the store, the clock or a runner;
  * tests/unit/check_policy.c covers each rule.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
@@ -167,4 +168,58 @@ policy_replay(enum replay_rule rule, double budget)
 		break;
 	}
 	return d;
+}
+
+/* the oldest measurement first; ties by key, so the rotation is stable */
+static int
+carry_older(const void *a, const void *b)
+{
+	const struct carry_key	*x = *(const struct carry_key *const *)a;
+	const struct carry_key	*y = *(const struct carry_key *const *)b;
+
+	if (x->measured != y->measured)
+		return x->measured < y->measured ? -1 : 1;
+	return strcmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+/*
+ * A key keeps the earlier screen's results when its code is unchanged and
+ * they are fresh enough: every key is measured afresh within
+ * refresh_days, so one measured refresh_days - 1 days ago (or earlier) is
+ * due now (a nightly screen serves it for about one more day); and a screen
+ * of an unchanged library measures at least 1/refresh_days of the unchanged
+ * keys, those measured longest ago, so that nightly screens rotate through
+ * the table instead of leaving it all to one night. Sets each key's
+ * `carry`; returns how many are carried.
+ */
+size_t
+policy_carry(const struct carry_facts *f, struct carry_key *k, size_t n)
+{
+	struct carry_key	**order;
+	double			 due;
+	size_t			 i, nun = 0, share, measured = 0, carried = 0;
+	int			 days = f->refresh_days < 1 ? 1 : f->refresh_days;
+
+	for (i = 0; i < n; i++)
+		k[i].carry = 0;
+	if (!f->enabled || n == 0)
+		return 0;
+	due = f->now - (days - 1) * 86400.0;
+	if ((order = calloc(n, sizeof(*order))) == NULL)
+		return 0;		/* measure everything */
+	for (i = 0; i < n; i++)
+		if (k[i].unchanged)
+			order[nun++] = &k[i];
+	qsort(order, nun, sizeof(*order), carry_older);
+	share = f->same_library ? (nun + days - 1) / days : 0;
+	for (i = 0; i < nun; i++) {
+		if (order[i]->measured <= due || measured < share) {
+			measured++;
+			continue;
+		}
+		order[i]->carry = 1;
+		carried++;
+	}
+	free(order);
+	return carried;
 }

@@ -123,4 +123,25 @@ struct replay_decision {
 };
 struct replay_decision policy_replay(enum replay_rule, double budget);
 
+/*
+ * runner.carry and runner.refresh_days: which keys of a screen keep the
+ * results of an earlier screen on the same device and environment
+ */
+struct carry_key {
+	const char	*key;
+	int		 unchanged;	/* its source digest is that screen's */
+	double		 measured;	/* wall seconds: its oldest carried
+					 * measurement there */
+	int		 carry;		/* out: 1 carried, 0 measured now */
+};
+struct carry_facts {
+	int		 enabled;	/* runner.carry, and the run did not
+					 * ask for carry: false */
+	int		 same_library;	/* that screen had this library's
+					 * fingerprint (nothing changed) */
+	int		 refresh_days;	/* runner.refresh_days, >= 1 */
+	double		 now;		/* wall seconds */
+};
+size_t	 policy_carry(const struct carry_facts *, struct carry_key *, size_t);
+
 #endif

@@ -217,19 +217,20 @@ regress_insert(sqlite3 *db, int64_t run, double now, const char *kind,
 	return rc;
 }
 
-/* Names registered in run a and not in run b become `kind` events. */
+/*
+ * Each (name, key) row `sql` selects with ?1 = a and ?2 = b becomes a `kind`
+ * event of `run` against `prev`, its from and to as given (NULL: null).
+ */
 static int
-regress_names(sqlite3 *db, int64_t run, int64_t prev, int64_t a, int64_t b,
-    const char *kind, double now, int *counts)
+regress_key_events(sqlite3 *db, const char *sql, int64_t a, int64_t b,
+    int64_t run, int64_t prev, const char *kind, const char *from,
+    const char *to, double now, int *counts)
 {
 	sqlite3_stmt	*st;
 	json_t		*ev;
 	int		 n = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT name, group_concat(key, ',') FROM "
-	    "(SELECT name, key FROM entries WHERE run_id=?1 AND name NOT IN "
-	    "(SELECT name FROM entries WHERE run_id=?2) ORDER BY name, key) "
-	    "GROUP BY name ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, a);
 	sqlite3_bind_int64(st, 2, b);
@@ -237,9 +238,8 @@ regress_names(sqlite3 *db, int64_t run, int64_t prev, int64_t a, int64_t b,
 		ev = json_pack("{ss ss sn sn so so sI sI}", "name",
 		    (const char *)sqlite3_column_text(st, 0), "key",
 		    (const char *)sqlite3_column_text(st, 1), "dtype", "device",
-		    "from", strcmp(kind, "new") ? json_string("registered") :
-		    json_null(), "to", strcmp(kind, "new") ? json_null() :
-		    json_string("registered"), "run", (json_int_t)run,
+		    "from", from ? json_string(from) : json_null(), "to",
+		    to ? json_string(to) : json_null(), "run", (json_int_t)run,
 		    "previous_run", (json_int_t)prev);
 		if (ev == NULL || regress_insert(db, run, now, kind, ev) == -1) {
 			json_decref(ev);
@@ -253,6 +253,21 @@ regress_names(sqlite3 *db, int64_t run, int64_t prev, int64_t a, int64_t b,
 	*counts += n;
 	return n;
 }
+
+/* Names registered in run a and not in run b (their keys, comma-joined). */
+#define REGRESS_NAMES_ONLY_IN "SELECT name, group_concat(key, ',') FROM " \
+	"(SELECT name, key FROM entries WHERE run_id=?1 AND name NOT IN " \
+	"(SELECT name FROM entries WHERE run_id=?2) ORDER BY name, key) " \
+	"GROUP BY name ORDER BY name"
+/*
+ * Keys whose source digest (the code their function depends on in the
+ * library) differs between run a and run b: what a release changed, whether
+ * or not a verdict moved.
+ */
+#define REGRESS_SOURCES_CHANGED "SELECT n.name, n.key FROM entries n JOIN " \
+	"entries o ON o.run_id=?2 AND o.key=n.key WHERE n.run_id=?1 AND " \
+	"n.source != '' AND o.source != '' AND n.source != o.source ORDER BY " \
+	"n.name, n.key"
 
 /*
  * Compares `run` with the complete unrestricted run before it and records the
@@ -335,8 +350,12 @@ regress_run(sqlite3 *db, int64_t run, double now, int *nevents)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (regress_names(db, run, prev, run, prev, "new", now, &n) == -1 ||
-	    regress_names(db, run, prev, prev, run, "vanished", now, &n) == -1)
+	if (regress_key_events(db, REGRESS_NAMES_ONLY_IN, run, prev, run, prev,
+	    "new", NULL, "registered", now, &n) == -1 ||
+	    regress_key_events(db, REGRESS_NAMES_ONLY_IN, prev, run, run, prev,
+	    "vanished", "registered", NULL, now, &n) == -1 ||
+	    regress_key_events(db, REGRESS_SOURCES_CHANGED, run, prev, run, prev,
+	    "changed", NULL, NULL, now, &n) == -1)
 		return -1;
 	*nevents = n;
 	return nreg;

@@ -278,11 +278,15 @@ sched_queue_run(json_t *req, int64_t *run_id, char *err, size_t errlen)
 
 	json_object_foreach(req, k, v)
 		if (strcmp(k, "ops") && strcmp(k, "classes") && strcmp(k,
-		    "dtypes") && strcmp(k, "reason")) {
+		    "dtypes") && strcmp(k, "reason") && strcmp(k, "carry")) {
 			snprintf(err, errlen, "unknown field '%s' (expected ops, "
-			    "classes, dtypes)", k);
+			    "classes, dtypes, carry)", k);
 			return -1;
 		}
+	if ((v = json_object_get(req, "carry")) && !json_is_boolean(v)) {
+		snprintf(err, errlen, "'carry' must be true or false");
+		return -1;
+	}
 	if ((bad = check_list(req, "classes", valid_class, err, errlen)) < 0 ||
 	    (bad = check_list(req, "dtypes", dtype_valid, err, errlen)) < 0 ||
 	    (bad = check_list(req, "ops", valid_op, err, errlen)) < 0)

@@ -431,6 +431,30 @@ run_provenance(sqlite3 *db, int64_t run, int device)
 			    sqlite3_column_text(st, 1 + i) : ""));
 	}
 	sqlite3_finalize(st);
+	/* which keys' verdicts were carried from an earlier screen, and from
+	 * which run (the one that measured them) */
+	if (sqlite3_prepare_v2(db, "SELECT key, max(carried_from), count(*) = "
+	    "count(carried_from) FROM verdicts WHERE run_id=? AND device=? "
+	    "GROUP BY key ORDER BY key", -1, &st, NULL) == SQLITE_OK) {
+		json_t	*carried = json_array();
+		int	 measured = 0;
+
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int(st, 2, device);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if (sqlite3_column_int(st, 2))
+				json_array_append_new(carried, json_pack(
+				    "{ss sI}", "key", (const char *)
+				    sqlite3_column_text(st, 0), "run",
+				    (json_int_t)sqlite3_column_int64(st, 1)));
+			else
+				measured++;
+		sqlite3_finalize(st);
+		json_object_set_new(o, "measured_keys", json_integer(measured));
+		json_object_set_new(o, "carried_keys", json_integer(
+		    json_array_size(carried)));
+		json_object_set_new(o, "carried", carried);
+	}
 	return o;
 }
 

@@ -162,6 +162,7 @@ run_load(int64_t id, const char *request, int full)
 		sched.cur.dtypes = conf_dtypes();
 	if ((v = json_object_get(req, "ops")) && json_array_size(v))
 		sched.cur.ops = json_incref(v);
+	sched.cur.carry = !json_is_false(json_object_get(req, "carry"));
 	json_decref(req);
 	sched.cur.nq = nslots();
 	for (s = 0; s < sched.cur.nq; s++)
@@ -240,7 +241,8 @@ run_expand(int slot, struct worker *w)
 		if (key == NULL || name == NULL)
 			continue;
 		if (store_entry_add(env->store, sched.cur.run_id, key, name,
-		    schema, probe_supported(key, schema, NULL)) == -1)
+		    schema, probe_supported(key, schema, NULL),
+		    json_string_value(json_object_get(e, "source"))) == -1)
 			goto fail;
 		if (!op_requested(key, name))
 			continue;
@@ -312,6 +314,9 @@ run_expand(int slot, struct worker *w)
 		goto fail;
 	pw_ok();
 	sched.cur.total += n;
+	/* the unchanged keys' results, before the queues take what is left */
+	if (fpid > 0)
+		carry_replay(slot, fpid);
 	if (queue_interleave(slot) == -1) {
 		/* stored: expanding again would store them twice */
 		q->len = q->head = 0;
@@ -370,7 +375,7 @@ run_finish(void)
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
 	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
-	int64_t		 unstored;
+	int64_t		 unstored, carried = 0;	/* -1: a case was measured */
 
 	if (store_begin(env->store) == -1)
 		return pw_retry_later("finishing a run");
@@ -425,6 +430,7 @@ run_finish(void)
 				sv.n_critical = f.nsev[SEVERITY_CRITICAL];
 				sv.n_loud = f.nsev[SEVERITY_LOUD];
 				sv.n_numerics = f.nsev[SEVERITY_NUMERICS];
+				sv.carried_from = carried > 0 ? carried : 0;
 				sv.first_call_ms = sv.steady_ms = -1;
 				if (nt > 0) {
 					qsort(firsts, nt, sizeof(double),
@@ -447,6 +453,7 @@ run_finish(void)
 			verdict_fold_init(&f);
 			nt = 0;
 			have = 0;
+			carried = 0;
 		}
 		if (rc != 1)
 			break;
@@ -468,6 +475,10 @@ run_finish(void)
 		if (severity_parse(row.severity, &v.severity) == -1)
 			v.severity = SEVERITY_NONE;
 		verdict_fold_add(&f, row.case_id, row.cls, &v);
+		if (row.carried_run <= 0)
+			carried = -1;
+		else if (carried >= 0 && row.carried_run > carried)
+			carried = row.carried_run;
 		/* ladder steps that ran (pass or over budget) feed the fit */
 		if (row.has_ladder && row.has_first &&
 		    (v.status == CASE_PASS || v.status == CASE_HAZARD))

@@ -78,6 +78,7 @@ struct sched_run {
 	int64_t		 count_done0;	/* ... with this many cases done */
 	double		 store_s;	/* time spent writing case results */
 	int		 resumed;	/* after a restart (sched_resume) */
+	int		 carry;		/* the request did not say carry: false */
 	json_t		*keys;		/* key names of the queues' kix */
 };
 
@@ -170,6 +171,9 @@ int	 case_dispatch(struct worker *w, int64_t id);
 int	 queue_ready(struct devq *q, unsigned char *memo);
 int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
+
+/* carry.c */
+int64_t	 carry_replay(int slot, int64_t fingerprint_id);
 
 /* skip.c */
 /* struct case_filter: store.h */

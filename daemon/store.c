@@ -22,6 +22,7 @@ extern const char migration_003[];
 extern const char migration_004[];
 extern const char migration_005[];
 extern const char migration_006[];
+extern const char migration_007[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -30,6 +31,7 @@ static const char *migrations[] = {
 	migration_004,
 	migration_005,
 	migration_006,
+	migration_007,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

@@ -112,7 +112,8 @@ struct store_queued {
 	const char	*key;			/* valid until the next row */
 };
 int	 store_entry_add(struct store *, int64_t run, const char *key,
-	    const char *name, const char *schema, int screened);
+	    const char *name, const char *schema, int screened,
+	    const char *source);
 int	 store_case_add(struct store *, int64_t run, int device,
 	    const char *key, const char *name, const char *cls,
 	    const char *dtype, const char *spec);
@@ -144,6 +145,30 @@ json_t	*store_shrinks_prior(struct store *, int64_t run, int device);
 json_t	*store_failed_classes(struct store *, int64_t run, int device);
 json_t	*store_key_accounts(struct store *, int64_t run, int device);
 
+/* store_carry.c: what a screen carries from an earlier one */
+struct store_carry_key {
+	const char	*key;		/* valid until the next row */
+	int		 unchanged;	/* the same source digest there */
+	double		 measured;	/* its oldest measurement there, 0 none */
+};
+struct store_carry_case {
+	int64_t		 case_id;	/* this run's pending case */
+	const char	*spec;		/* its spec (valid until the next row) */
+	int64_t		 from;		/* the earlier case of the same spec */
+	const char	*status;	/* its stored result's status ... */
+	const char	*figures;	/* ... and figures (NULL: none) */
+};
+int64_t	 store_carry_source(struct store *, int64_t run, int device,
+	    int64_t fingerprint_id, int *same_library);
+struct store_cursor *store_carry_keys(struct store *, int64_t run, int device,
+	    int64_t source);
+int	 store_carry_keys_next(struct store_cursor *, struct store_carry_key *);
+struct store_cursor *store_carry_cases(struct store *, int64_t run,
+	    int device, int64_t source, const char *keys_json);
+int	 store_carry_cases_next(struct store_cursor *, struct store_carry_case *);
+int	 store_result_carry(struct store *, int64_t to, int64_t from,
+	    const struct store_result *judged);
+
 /* store_event.c: the events table */
 int	 store_event_add(struct store *, int64_t run, const char *kind,
 	    json_t *obj, double created);
@@ -162,6 +187,8 @@ struct store_fold_row {
 	int		 has_ladder;	/* a compile-ladder step */
 	double		 ladder_value;
 	double		 ladder_budget_ms;	/* < 0: not stored */
+	int64_t		 carried_run;	/* the run that measured a carried
+					 * result, 0: measured in this run */
 };
 /* a key x dtype verdict; a NULL text or a negative time is stored as NULL */
 struct store_verdict {
@@ -174,6 +201,8 @@ struct store_verdict {
 	double		 first_call_ms, steady_ms;
 	const char	*severity;	/* the evidence's, NULL: none */
 	int		 n_critical, n_loud, n_numerics;	/* failing cases */
+	int64_t		 carried_from;	/* every case carried from that run
+					 * (the newest of them), 0: measured */
 };
 int64_t	 store_run_unstored(struct store *, int64_t run);
 struct store_cursor *store_fold_cursor(struct store *, int64_t run);

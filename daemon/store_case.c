@@ -32,18 +32,19 @@ step_done(sqlite3_stmt *st)
 
 int
 store_entry_add(struct store *s, int64_t run, const char *key,
-    const char *name, const char *schema, int screened)
+    const char *name, const char *schema, int screened, const char *source)
 {
 	sqlite3_stmt	*st;
 
 	if ((st = store_stmt(s, "INSERT OR IGNORE INTO entries (run_id, key, "
-	    "name, schema, screened) VALUES (?,?,?,?,?)")) == NULL)
+	    "name, schema, screened, source) VALUES (?,?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, schema ? schema : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 5, screened);
+	sqlite3_bind_text(st, 6, source ? source : "", -1, SQLITE_TRANSIENT);
 	return step_done(st);
 }
 

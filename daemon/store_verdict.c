@@ -40,7 +40,8 @@ store_fold_cursor(struct store *s, int64_t run)
 	    "c.class, c.id, r.status, r.reason, r.detail, r.score, "
 	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
 	    "json_extract(c.spec, '$.ladder.value'), "
-	    "json_extract(c.spec, '$.ladder.budget_ms'), r.severity FROM cases c "
+	    "json_extract(c.spec, '$.ladder.budget_ms'), r.severity, (SELECT "
+	    "o.run_id FROM cases o WHERE o.id = r.carried_from) FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
 	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
@@ -79,6 +80,7 @@ store_fold_next(struct store_cursor *c, struct store_fold_row *r)
 	r->ladder_budget_ms = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 :
 	    sqlite3_column_double(st, 14);
 	r->severity = (const char *)sqlite3_column_text(st, 15);
+	r->carried_run = sqlite3_column_int64(st, 16);
 	return 1;
 }
 
@@ -91,7 +93,8 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	if ((st = store_stmt(s, "INSERT INTO verdicts (run_id, device, key, "
 	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
 	    "passed, first_call_ms, steady_ms, severity, n_critical, n_loud, "
-	    "n_numerics) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+	    "n_numerics, carried_from) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	    "?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, v->run);
 	sqlite3_bind_int(st, 2, v->device);
@@ -117,6 +120,8 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	sqlite3_bind_int(st, 16, v->n_critical);
 	sqlite3_bind_int(st, 17, v->n_loud);
 	sqlite3_bind_int(st, 18, v->n_numerics);
+	if (v->carried_from > 0)
+		sqlite3_bind_int64(st, 19, v->carried_from);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_reset(st);
 	return rc;

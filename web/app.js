@@ -627,6 +627,13 @@ async function refreshTimeline() {
   const events = (r.body.events || []).slice().reverse();	/* newest first */
   ol.replaceChildren();
   $("timeline-empty").hidden = events.length > 0;
+  /* a release's changed keys (source digests) are one line per run */
+  const changed = new Map();
+  for (const e of events)
+    if (e.kind === "changed") {
+      if (!changed.has(e.run)) changed.set(e.run, []);
+      changed.get(e.run).push(e.key);
+    }
   let run = null;
   for (const e of events) {
     if (state.gpu !== "" && e.device !== null && e.device !== undefined &&
@@ -636,7 +643,15 @@ async function refreshTimeline() {
       run = e.run;
       ol.appendChild(el("li", { class: "run" }, "run " + e.run + " vs run " +
         e.previous_run + " ", el("span", { class: "muted" }, when(e.created))));
+      const keys = (changed.get(run) || []).sort();
+      if (keys.length)
+        ol.appendChild(el("li", { class: "event", "data-kind": "changed",
+          "data-keys": keys.join(" ") },
+          el("span", { class: "kind k-changed" }, "changed"), " code of " +
+          keys.length + (keys.length === 1 ? " key: " : " keys: ") +
+          keys.slice(0, 24).join(", ") + (keys.length > 24 ? ", \u2026" : "")));
     }
+    if (e.kind === "changed") continue;
     const dev = e.device >= 0 ? " gpu " + e.device : "";
     const li = el("li", { class: "event", "data-kind": e.kind,
       "data-name": e.name, "data-dtype": e.dtype, "data-from": e.from || "",
@@ -900,7 +915,9 @@ async function showName(name) {
         v.verdict === "broken" ? " " + [["critical", v.n_critical],
           ["loud", v.n_loud], ["numerics", v.n_numerics]].filter(x => x[1])
           .map(x => x[1] + " " + x[0]).join(", ") : null),
-      el("td", { class: "since" }, sinceText(v)),
+      el("td", { class: "since", "data-carried-from": v.carried_from || null },
+        sinceText(v), v.carried_from ? el("span", { class: "muted" },
+          " (carried from run " + v.carried_from + ": source unchanged)") : null),
       el("td", {}, v.reason),
       el("td", {}, v.class), el("td", {}, v.passed + "/" + v.cases),
       el("td", { class: "detail" }, v.detail)));

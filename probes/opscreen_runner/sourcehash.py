@@ -56,18 +56,26 @@ def _source_of(obj):
 
 
 def _names(code):
-    """Every global name a code object (and the code nested in it) reads,
-    including attribute chains' first names."""
-    out = set()
+    """The global names a code object (and the code nested in it) loads, and
+    for each global followed by attribute loads (`mod.fn`), the attribute
+    chain: [(name, (attr, ...)), ...]. Attribute names alone are not globals
+    (`_COMPILED.add(...)` does not name the function `add`)."""
+    out = []
     stack = [code]
     while stack:
         c = stack.pop()
+        chain = None
         for ins in dis.get_instructions(c):
             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str):
-                out.add(ins.argval)
-        out.update(n for n in c.co_names)
+                chain = [ins.argval, []]
+                out.append(chain)
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain is not None \
+                    and isinstance(ins.argval, str):
+                chain[1].append(ins.argval)
+            else:
+                chain = None
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return out
+    return [(n, tuple(a)) for n, a in out]
 
 
 class _Walk:
@@ -94,14 +102,25 @@ class _Walk:
         self.add(label, _source(fn))
         g = getattr(fn, "__globals__", {})
         code = getattr(fn, "__code__", None)
-        names = _names(code) if code is not None else set()
-        for n in sorted(names):
-            if n in g:
-                v = g[n]
+        for n, attrs in sorted(set(_names(code))) if code is not None else ():
+            if n not in g:
+                continue
+            v = g[n]
+            if isinstance(v, _DATA):
+                self.data(g.get("__name__", "?"), n, v)
+                continue
+            self.visit(v)
+            # mod.fn of a library module: what the code reaches through it
+            for a in attrs:
+                if not isinstance(v, types.ModuleType) or not _in_library(v, self.package):
+                    break
+                v = getattr(v, a, None)
+                if v is None:
+                    break
                 if isinstance(v, _DATA):
-                    self.data(g.get("__name__", "?"), n, v)
-                else:
-                    self.visit(v)
+                    self.data(n, a, v)
+                    break
+                self.visit(v)
         for cell in getattr(fn, "__closure__", None) or ():
             try:
                 v = cell.cell_contents

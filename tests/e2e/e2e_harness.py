@@ -92,7 +92,10 @@ class Daemon:
                        "start_deadline": 120,
                        "workers_per_device": 2,
                        # the demo topk "compiles" 2 ms per k: 8 s at k = 4096
-                       "compile_budget": 5},
+                       "compile_budget": 5,
+                       # every screen measures every key unless a test is
+                       # about carrying (test_carry.py): tests compare screens
+                       "carry": "no"},
             "api": {"threads": 4},
         }
         for k, v in overrides.items():

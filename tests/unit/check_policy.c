@@ -370,6 +370,114 @@ START_TEST(replay_no_budget_no_replay)
 }
 END_TEST
 
+#define DAY	86400.0
+
+static size_t
+carried(struct carry_key *k, size_t n, char *out, size_t len)
+{
+	size_t	 i, c = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (k[i].carry) {
+			c++;
+			strncat(out, k[i].key, len - strlen(out) - 1);
+			strncat(out, " ", len - strlen(out) - 1);
+		}
+	return c;
+}
+
+/* An upgrade: changed keys are measured, unchanged fresh ones carried. */
+START_TEST(carry_keeps_unchanged_keys)
+{
+	struct carry_key	 k[] = {
+		{ "add", 1, 1000 * DAY, -1 }, { "mul", 0, 1000 * DAY, -1 },
+		{ "neg", 1, 1000 * DAY, -1 }, { "abs", 0, 0, -1 },
+	};
+	struct carry_facts	 f = { 1, 0, 7, 1000 * DAY + 3600 };
+	char			 got[128];
+
+	ck_assert_uint_eq(policy_carry(&f, k, 4), 2);
+	carried(k, 4, got, sizeof(got));
+	ck_assert_str_eq(got, "add neg ");
+	/* runner.carry = no, or a run that asked carry: false */
+	f.enabled = 0;
+	ck_assert_uint_eq(policy_carry(&f, k, 4), 0);
+	ck_assert_int_eq(k[0].carry, 0);
+}
+END_TEST
+
+/* A key measured refresh_days - 1 days ago or earlier is measured again. */
+START_TEST(carry_refreshes_what_is_due)
+{
+	struct carry_key	 k[] = {
+		{ "a", 1, 100 * DAY, -1 },		/* 6 days old: due */
+		{ "b", 1, 100 * DAY + 1, -1 },	/* just under: carried */
+		{ "c", 1, 103 * DAY, -1 },
+	};
+	struct carry_facts	 f = { 1, 0, 7, 106 * DAY };
+	char			 got[128];
+
+	ck_assert_uint_eq(policy_carry(&f, k, 3), 2);
+	carried(k, 3, got, sizeof(got));
+	ck_assert_str_eq(got, "b c ");
+	/* refresh_days = 1: every key is measured every time */
+	f.refresh_days = 1;
+	ck_assert_uint_eq(policy_carry(&f, k, 3), 0);
+}
+END_TEST
+
+/*
+ * Nothing changed (a nightly screen): 1/refresh_days of the keys, those
+ * measured longest ago (ties by name), are measured again, so that nightly
+ * screens rotate through the table.
+ */
+START_TEST(carry_rotates_a_share_when_nothing_changed)
+{
+	struct carry_key	 k[15];
+	static const char *const names[15] = { "k00", "k01", "k02", "k03",
+	    "k04", "k05", "k06", "k07", "k08", "k09", "k10", "k11", "k12",
+	    "k13", "k14" };
+	struct carry_facts	 f = { 1, 1, 7, 10 * DAY };
+	char			 got[256];
+	size_t			 i, night, seen[15] = { 0 };
+
+	for (i = 0; i < 15; i++) {
+		k[i].key = names[i];
+		k[i].unchanged = 1;
+		k[i].measured = 9 * DAY;	/* one full screen, yesterday */
+	}
+	/* ceil(15 / 7) = 3 measured: the first three by name */
+	ck_assert_uint_eq(policy_carry(&f, k, 15), 12);
+	carried(k, 15, got, sizeof(got));
+	ck_assert_str_eq(got, "k03 k04 k05 k06 k07 k08 k09 k10 k11 k12 k13 "
+	    "k14 ");
+	/* nightly: what is measured gets tonight's time; every key is
+	 * measured within 7 nights, and none waits 7 days */
+	for (night = 0; night < 14; night++) {
+		f.now = (10 + night) * DAY;
+		policy_carry(&f, k, 15);
+		for (i = 0; i < 15; i++) {
+			ck_assert_msg(f.now - k[i].measured < 7 * DAY,
+			    "%s carried at %.1f days", k[i].key,
+			    (f.now - k[i].measured) / DAY);
+			if (!k[i].carry) {
+				k[i].measured = f.now;
+				seen[i]++;
+			}
+		}
+	}
+	for (i = 0; i < 15; i++)
+		ck_assert_msg(seen[i] >= 2, "%s measured %zu times in 14 nights",
+		    names[i], seen[i]);
+	/* an upgrade rotates nothing: only changed and due keys run */
+	for (i = 0; i < 15; i++)
+		k[i].measured = f.now - DAY;
+	f.same_library = 0;
+	ck_assert_uint_eq(policy_carry(&f, k, 15), 15);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -404,6 +512,9 @@ main(void)
 	tcase_add_test(rp, replay_skips_from_any_run);
 	tcase_add_test(rp, replay_budget_cuts_under_the_same_budget);
 	tcase_add_test(rp, replay_no_budget_no_replay);
+	tcase_add_test(rp, carry_keeps_unchanged_keys);
+	tcase_add_test(rp, carry_refreshes_what_is_due);
+	tcase_add_test(rp, carry_rotates_a_share_when_nothing_changed);
 	suite_add_tcase(s, rp);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -36,7 +36,7 @@ entry(struct store *s, int run, const char *key, const char *name)
 {
 	char	 sql[256];
 
-	snprintf(sql, sizeof(sql), "INSERT INTO entries VALUES (%d, '%s', '%s', "
+	snprintf(sql, sizeof(sql), "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (%d, '%s', '%s', "
 	    "'', 1)", run, key, name);
 	exec_ok(s, sql);
 }
@@ -502,6 +502,41 @@ START_TEST(diff_of_two_fingerprints)
 }
 END_TEST
 
+/*
+ * A key whose source digest differs between two full screens is a
+ * `changed` event, verdicts moved or not; a key without a digest (a runner
+ * that could not follow it) says nothing.
+ */
+START_TEST(changed_sources_are_events)
+{
+	struct store	*s = fresh();
+	json_t		*evs, *e;
+	int		 n = -1, r;
+
+	for (r = 1; r <= 2; r++) {
+		seed(s, r, "complete", 1);
+		entry(s, r, "add.Tensor", "add");
+		entry(s, r, "neg", "neg");
+		entry(s, r, "abs", "abs");
+		verdict(s, r, -1, "add.Tensor", "add", "float32", "verified");
+	}
+	exec_ok(s, "UPDATE entries SET source='a1' WHERE key='add.Tensor' AND "
+	    "run_id=1; UPDATE entries SET source='a2' WHERE key='add.Tensor' AND "
+	    "run_id=2; UPDATE entries SET source='n' WHERE key='neg'; "
+	    "UPDATE entries SET source='x' WHERE key='abs' AND run_id=2");
+	ck_assert_int_eq(regress_run(store_db(s), 2, 1000.0, &n), 0);
+	ck_assert_int_eq(n, 1);
+	evs = events(s, 2);
+	ck_assert_int_eq(json_array_size(evs), 1);
+	e = json_array_get(evs, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), "changed");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "key")), "add.Tensor");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "previous_run")), 1);
+	json_decref(evs);
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -518,6 +553,7 @@ main(void)
 	tcase_add_test(t, a_failure_is_not_cleared_by_one_clean_rescreen);
 	tcase_add_test(t, changes_are_classified);
 	tcase_add_test(t, diff_of_two_fingerprints);
+	tcase_add_test(t, changed_sources_are_events);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

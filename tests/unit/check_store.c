@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 6);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 7);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 6);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 7);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
@@ -52,6 +52,13 @@ START_TEST(migrates_once)
 	/* 006: a key x dtype x device's verdicts in run order */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE type='index' AND name='verdicts_history'"), 1);
+	/* 007: carried results */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('entries') WHERE name='source'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('results') WHERE name='carried_from'"), 1);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
+	    "pragma_table_info('verdicts') WHERE name='carried_from'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM sqlite_master "
 	    "WHERE name='verdicts'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "PRAGMA foreign_keys"), 1);
@@ -117,12 +124,12 @@ seed_run(struct store *s, const char *state, int full)
 	snprintf(sql, sizeof(sql),
 	    "INSERT INTO runs (id, state, full, created) VALUES (1, '%s', %d, 1);"
 	    "INSERT INTO run_devices VALUES (1, -1, %lld);"
-	    "INSERT INTO entries VALUES (1, 'add.Tensor', 'add', '', 1);"
-	    "INSERT INTO entries VALUES (1, 'sub.Tensor', 'sub', '', 1);"
-	    "INSERT INTO entries VALUES (1, 'div.Tensor', 'true_divide', '', 1);"
-	    "INSERT INTO entries VALUES (1, 'div.Scalar', 'true_divide', '', 1);"
-	    "INSERT INTO entries VALUES (1, 'neg', 'neg', '', 1);"
-	    "INSERT INTO entries VALUES (1, 'neg.out', 'neg', '', 0);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'add.Tensor', 'add', '', 1);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'sub.Tensor', 'sub', '', 1);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'div.Tensor', 'true_divide', '', 1);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'div.Scalar', 'true_divide', '', 1);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'neg', 'neg', '', 1);"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'neg.out', 'neg', '', 0);"
 	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
 	    "VALUES (7, 1, -1, 'sub.Tensor', 'sub', 'broadcast', 'bfloat16', '{}');"
 	    "INSERT INTO results (case_id, status, reason, detail, repro, created) "
@@ -421,7 +428,7 @@ seed_scoped(struct store *s)
 	    "INSERT INTO runs (id, state, full, created, finished) VALUES "
 	    "(1, 'complete', 1, 1, 1767225600);"
 	    "INSERT INTO run_devices VALUES (1, 0, %lld), (1, 1, %lld);"
-	    "INSERT INTO entries VALUES (1, 'add.Tensor', 'add', '', 1),"
+	    "INSERT INTO entries (run_id, key, name, schema, screened) VALUES (1, 'add.Tensor', 'add', '', 1),"
 	    "(1, 'exp', 'exp', '', 1), (1, 'neg', 'neg', '', 1),"
 	    "(1, 'cos', 'cos', '', 1);"
 	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
@@ -721,6 +728,57 @@ START_TEST(runs_queue_and_cancel)
 }
 END_TEST
 
+static int64_t
+fp_env(struct store *s, const char *version, const char *torch,
+    const char *uuid)
+{
+	json_t	*fp = json_pack("{ss ss ss ss ss ss ss ss}", "library", "demo",
+	    "library_version", version, "library_hash", version, "torch", torch,
+	    "triton", "3.6", "driver", "580", "gpu_uuid", uuid, "python", "3.12");
+	int64_t	 id = store_fingerprint(s, fp);
+
+	json_decref(fp);
+	return id;
+}
+
+/*
+ * The screen a run carries from: the newest complete full screen on the
+ * same device whose environment (library name, torch, triton, CUDA,
+ * driver, GPU, Python) equals the run's; another library version is fine.
+ */
+START_TEST(carry_source_is_the_same_environment)
+{
+	struct store	*s = fresh();
+	int64_t		 a = fp_env(s, "0.1", "2.11", "GPU-a");
+	int64_t		 b = fp_env(s, "0.2", "2.11", "GPU-a");
+	int64_t		 c = fp_env(s, "0.1", "2.12", "GPU-a");
+	int64_t		 d = fp_env(s, "0.2", "2.11", "GPU-b");
+	char		 sql[1024];
+	int		 same = -1;
+
+	snprintf(sql, sizeof(sql),
+	    "INSERT INTO runs (id, state, full, created) VALUES "
+	    "(1, 'complete', 1, 1), (2, 'complete', 1, 2), (3, 'complete', 0, 3),"
+	    "(4, 'complete', 1, 4), (5, 'running', 1, 5), (10, 'running', 1, 10);"
+	    "INSERT INTO run_devices VALUES (1, 0, %lld), (2, 0, %lld), "
+	    "(3, 0, %lld), (4, 1, %lld), (5, 0, %lld);", (long long)a,
+	    (long long)c, (long long)a, (long long)a, (long long)a);
+	ck_assert_int_eq(store_exec(s, sql), 0);
+	/* run 2 has another torch, 3 is restricted, 4 another device, 5 runs */
+	ck_assert_int_eq(store_carry_source(s, 10, 0, b, &same), 1);
+	ck_assert_int_eq(same, 0);
+	ck_assert_int_eq(store_carry_source(s, 10, 0, a, &same), 1);
+	ck_assert_int_eq(same, 1);
+	ck_assert_int_eq(store_carry_source(s, 10, 0, c, &same), 2);
+	/* another GPU: nothing to carry from */
+	ck_assert_int_eq(store_carry_source(s, 10, 0, d, &same), 0);
+	ck_assert_int_eq(store_carry_source(s, 10, 1, b, &same), 4);
+	/* only screens before the run */
+	ck_assert_int_eq(store_carry_source(s, 1, 0, a, &same), 0);
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -744,6 +802,7 @@ main(void)
 	tcase_add_test(t, interrupted_runs_kept_and_recounted);
 	tcase_add_test(t, reader_cannot_write);
 	tcase_add_test(t, runs_queue_and_cancel);
+	tcase_add_test(t, carry_source_is_the_same_environment);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
