@@ -16,6 +16,8 @@ import dis
 import functools
 import hashlib
 import inspect
+import os
+import re
 import sys
 import types
 
@@ -25,12 +27,29 @@ _DATA = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozense
 _DATA_MAX = 4096
 
 
-def _in_library(obj, package):
+def _root(package):
+    mod = sys.modules.get(package)
+    f = getattr(mod, "__file__", None)
+    return os.path.dirname(os.path.abspath(f)) if f else None
+
+
+def _in_library(obj, package, root=None):
+    """Whether the library defines obj: by its module's name, or by the file
+    it comes from (a library may load per-architecture modules under other
+    names, e.g. FlagGems' `hopper.ops.mul` from its backend directory)."""
     mod = obj.__name__ if isinstance(obj, types.ModuleType) else \
         getattr(obj, "__module__", None)
     if not isinstance(mod, str):
         mod = getattr(type(obj), "__module__", None)
-    return isinstance(mod, str) and (mod == package or mod.startswith(package + "."))
+    if isinstance(mod, str) and (mod == package or mod.startswith(package + ".")):
+        return True
+    if root is None:
+        return False
+    f = getattr(getattr(obj, "__code__", None), "co_filename", None)
+    if f is None:
+        m = obj if isinstance(obj, types.ModuleType) else sys.modules.get(mod or "")
+        f = getattr(m, "__file__", None)
+    return isinstance(f, str) and os.path.abspath(f).startswith(root + os.sep)
 
 
 _SOURCES = {}		# id -> (object, source) while hashing a table
@@ -55,7 +74,17 @@ def _source_of(obj):
         return repr(type(obj))
 
 
+_NAMES = {}		# code -> _names(code) while hashing a table
+
+
 def _names(code):
+    hit = _NAMES.get(code)
+    if hit is None:
+        hit = _NAMES[code] = _names_of(code)
+    return hit
+
+
+def _names_of(code):
     """The global names a code object (and the code nested in it) loads, and
     for each global followed by attribute loads (`mod.fn`), the attribute
     chain: [(name, (attr, ...)), ...]. Attribute names alone are not globals
@@ -78,18 +107,68 @@ def _names(code):
     return [(n, tuple(a)) for n, a in out]
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _stable(value, depth=0):
+    """A rendering of a value that is the same in every process: containers
+    item by item (sets sorted), an object by its own __str__ when its type
+    has one (a Triton Config: its kwargs, warps, stages), else by its type
+    and attributes; memory addresses are dropped."""
+    if depth > 4:
+        return "..."
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_stable(v, depth + 1) for v in value)
+        return ("[%s]" if isinstance(value, list) else "(%s)") % inner
+    if isinstance(value, (set, frozenset)):
+        return "{%s}" % ", ".join(sorted(_stable(v, depth + 1) for v in value))
+    if isinstance(value, dict):
+        return "{%s}" % ", ".join(sorted("%s: %s" % (_stable(k, depth + 1),
+                                                     _stable(v, depth + 1))
+                                         for k, v in value.items()))
+    if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        return repr(value)
+    if callable(value):
+        return "%s:%s" % (getattr(value, "__module__", "?"),
+                          getattr(value, "__qualname__", type(value).__name__))
+    if type(value).__str__ is not object.__str__:
+        return _ADDRESS.sub("", "%s(%s)" % (type(value).__name__, value))
+    attrs = getattr(value, "__dict__", None)
+    if isinstance(attrs, dict):
+        return "%s%s" % (type(value).__name__, _stable(attrs, depth + 1))
+    return _ADDRESS.sub("", repr(value))
+
+
 class _Walk:
+    """Follows objects from a worklist (no recursion: a library's object
+    graph can be deeper than Python's stack)."""
+
     def __init__(self, package):
         self.package = package
+        self.root = _root(package)
         self.seen = set()
         self.parts = []
+        self.todo = []
+        self.pid = os.getpid()
+
+    def visit(self, obj):
+        self.todo.append(obj)
+
+    def run(self, obj):
+        self.visit(obj)
+        while self.todo:
+            self.one(self.todo.pop())
 
     def add(self, label, text):
         self.parts.append(label + "\0" + text)
 
     def data(self, where, name, value):
+        # this process's identity is not the library's (a wrapper that
+        # remembers the pid it was built in)
+        if type(value) is int and value == self.pid:
+            return
         try:
-            r = repr(value)
+            r = _stable(value)
         except Exception:
             return
         if len(r) > _DATA_MAX:
@@ -106,20 +185,19 @@ class _Walk:
             if n not in g:
                 continue
             v = g[n]
+            # mod.sub.fn through library modules: the object reached, not the
+            # modules on the way as a whole
+            for a in attrs:
+                if not isinstance(v, types.ModuleType) or \
+                        not _in_library(v, self.package, self.root):
+                    break
+                nxt = getattr(v, a, None)
+                if nxt is None:
+                    break
+                n, v = a, nxt
             if isinstance(v, _DATA):
                 self.data(g.get("__name__", "?"), n, v)
-                continue
-            self.visit(v)
-            # mod.fn of a library module: what the code reaches through it
-            for a in attrs:
-                if not isinstance(v, types.ModuleType) or not _in_library(v, self.package):
-                    break
-                v = getattr(v, a, None)
-                if v is None:
-                    break
-                if isinstance(v, _DATA):
-                    self.data(n, a, v)
-                    break
+            else:
                 self.visit(v)
         for cell in getattr(fn, "__closure__", None) or ():
             try:
@@ -134,17 +212,17 @@ class _Walk:
             if not isinstance(v, _DATA):
                 self.visit(v)
 
-    def visit(self, obj):
+    def one(self, obj):
         if id(obj) in self.seen:
             return
         self.seen.add(id(obj))
         if isinstance(obj, types.ModuleType):
-            if _in_library(obj, self.package):
+            if _in_library(obj, self.package, self.root):
                 self.add("module:" + obj.__name__, _source(obj))
             return
         if isinstance(obj, (types.FunctionType, types.MethodType)):
             fn = obj.__func__ if isinstance(obj, types.MethodType) else obj
-            if _in_library(fn, self.package):
+            if _in_library(fn, self.package, self.root):
                 self.function(fn)
             return
         if isinstance(obj, functools.partial):
@@ -154,7 +232,7 @@ class _Walk:
                     self.visit(v)
             return
         if isinstance(obj, type):
-            if _in_library(obj, self.package):
+            if _in_library(obj, self.package, self.root):
                 self.add("class:%s.%s" % (obj.__module__, obj.__qualname__),
                          _source(obj))
                 for v in vars(obj).values():
@@ -177,9 +255,17 @@ class _Walk:
         inner = getattr(obj, "fn", None)
         if inner is not None and inner is not obj:
             self.visit(inner)
-        if _in_library(obj, self.package):
+        # an instance of a library class (LibEntry, a pointwise_dynamic
+        # wrapper): its class and what it holds. Not a Triton JITFunction,
+        # whose __module__ is the kernel's but whose attributes (its
+        # module's globals, parsed parameters) follow from its source.
+        if _in_library(type(obj), self.package, self.root):
             self.visit(type(obj))
             for k, v in sorted(getattr(obj, "__dict__", {}).items()):
+                # caches hold what the code computed, not what it is (a
+                # Triton cache key is not stable across processes)
+                if "cache" in k:
+                    continue
                 if isinstance(v, _DATA):
                     self.data(type(obj).__name__, k, v)
                 else:
@@ -192,6 +278,7 @@ def key_source_hashes(fns, package):
         return [key_source_hash(fn, package) for fn in fns]
     finally:
         _SOURCES.clear()
+        _NAMES.clear()
 
 
 def key_source_hash(fn, package):
@@ -199,15 +286,13 @@ def key_source_hash(fn, package):
     `package`, as described above; "" when it cannot be followed."""
     try:
         w = _Walk(package)
-        w.visit(fn)
+        w.run(fn)
         if not w.parts:
             return ""
         h = hashlib.sha256()
         for p in sorted(w.parts):
             h.update(p.encode("utf-8", "surrogatepass") + b"\0")
         return h.hexdigest()
-    except RecursionError:
-        return ""
     except Exception as e:		# a library object that resists inspection
         print("opscreen_runner: source of %r: %r" % (fn, e), file=sys.stderr)
         return ""
