@@ -261,13 +261,14 @@ regress_key_events(sqlite3 *db, const char *sql, int64_t a, int64_t b,
 	"GROUP BY name ORDER BY name"
 /*
  * Keys whose source digest (the code their function depends on in the
- * library) differs between run a and run b: what a release changed, whether
- * or not a verdict moved.
+ * library) differs between run a and run b on a device: what a release
+ * changed, whether or not a verdict moved.
  */
-#define REGRESS_SOURCES_CHANGED "SELECT n.name, n.key FROM entries n JOIN " \
-	"entries o ON o.run_id=?2 AND o.key=n.key WHERE n.run_id=?1 AND " \
-	"n.source != '' AND o.source != '' AND n.source != o.source ORDER BY " \
-	"n.name, n.key"
+#define REGRESS_SOURCES_CHANGED "SELECT e.name, n.key FROM sources n JOIN " \
+	"sources o ON o.run_id=?2 AND o.device=n.device AND o.key=n.key JOIN " \
+	"entries e ON e.run_id=?1 AND e.key=n.key WHERE n.run_id=?1 AND " \
+	"n.source != '' AND o.source != '' AND n.source != o.source GROUP BY " \
+	"n.key ORDER BY e.name, n.key"
 
 /*
  * Compares `run` with the complete unrestricted run before it and records the

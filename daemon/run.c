@@ -241,8 +241,9 @@ run_expand(int slot, struct worker *w)
 		if (key == NULL || name == NULL)
 			continue;
 		if (store_entry_add(env->store, sched.cur.run_id, key, name,
-		    schema, probe_supported(key, schema, NULL),
-		    json_string_value(json_object_get(e, "source"))) == -1)
+		    schema, probe_supported(key, schema, NULL)) == -1 ||
+		    store_source_add(env->store, sched.cur.run_id, q->device,
+		    key, json_string_value(json_object_get(e, "source"))) == -1)
 			goto fail;
 		if (!op_requested(key, name))
 			continue;

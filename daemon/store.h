@@ -112,8 +112,9 @@ struct store_queued {
 	const char	*key;			/* valid until the next row */
 };
 int	 store_entry_add(struct store *, int64_t run, const char *key,
-	    const char *name, const char *schema, int screened,
-	    const char *source);
+	    const char *name, const char *schema, int screened);
+int	 store_source_add(struct store *, int64_t run, int device,
+	    const char *key, const char *source);
 int	 store_case_add(struct store *, int64_t run, int device,
 	    const char *key, const char *name, const char *cls,
 	    const char *dtype, const char *spec);

@@ -53,7 +53,7 @@ store_carry_source(struct store *s, int64_t run, int device, int64_t fpid,
 
 /*
  * The keys `run` screens on `device`, each with whether its source digest
- * (non-empty) equals the one in `source`, and the time of its oldest
+ * on that device (non-empty) equals the one `source` had there, and the time of its oldest
  * measurement among source's results (a carried result keeps the time of
  * the measurement it copies; 0: none).
  */
@@ -66,10 +66,11 @@ store_carry_keys(struct store *s, int64_t run, int device, int64_t source)
 	if ((c = store_cursor_new(s, "SELECT n.key, n.source != '' AND "
 	    "n.source IS o.source, coalesce((SELECT min(r.created) FROM cases x "
 	    "JOIN results r ON r.case_id = x.id WHERE x.run_id = ?3 AND "
-	    "x.device = ?2 AND x.key = n.key), 0) FROM entries n LEFT JOIN "
-	    "entries o ON o.run_id = ?3 AND o.key = n.key WHERE n.run_id = ?1 "
-	    "AND EXISTS (SELECT 1 FROM cases y WHERE y.run_id = ?1 AND "
-	    "y.device = ?2 AND y.key = n.key) ORDER BY n.key")) == NULL)
+	    "x.device = ?2 AND x.key = n.key), 0) FROM sources n LEFT JOIN "
+	    "sources o ON o.run_id = ?3 AND o.device = ?2 AND o.key = n.key "
+	    "WHERE n.run_id = ?1 AND n.device = ?2 AND EXISTS (SELECT 1 FROM "
+	    "cases y WHERE y.run_id = ?1 AND y.device = ?2 AND y.key = n.key) "
+	    "ORDER BY n.key")) == NULL)
 		return NULL;
 	st = store_cursor_stmt(c);
 	sqlite3_bind_int64(st, 1, run);

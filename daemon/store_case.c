@@ -32,19 +32,35 @@ step_done(sqlite3_stmt *st)
 
 int
 store_entry_add(struct store *s, int64_t run, const char *key,
-    const char *name, const char *schema, int screened, const char *source)
+    const char *name, const char *schema, int screened)
 {
 	sqlite3_stmt	*st;
 
 	if ((st = store_stmt(s, "INSERT OR IGNORE INTO entries (run_id, key, "
-	    "name, schema, screened, source) VALUES (?,?,?,?,?,?)")) == NULL)
+	    "name, schema, screened) VALUES (?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, schema ? schema : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 5, screened);
-	sqlite3_bind_text(st, 6, source ? source : "", -1, SQLITE_TRANSIENT);
+	return step_done(st);
+}
+
+/* The source digest of key as device's runner reported it (NULL: none). */
+int
+store_source_add(struct store *s, int64_t run, int device, const char *key,
+    const char *source)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = store_stmt(s, "INSERT OR REPLACE INTO sources (run_id, device, "
+	    "key, source) VALUES (?,?,?,?)")) == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int(st, 2, device);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, source ? source : "", -1, SQLITE_TRANSIENT);
 	return step_done(st);
 }
 

@@ -520,10 +520,10 @@ START_TEST(changed_sources_are_events)
 		entry(s, r, "abs", "abs");
 		verdict(s, r, -1, "add.Tensor", "add", "float32", "verified");
 	}
-	exec_ok(s, "UPDATE entries SET source='a1' WHERE key='add.Tensor' AND "
-	    "run_id=1; UPDATE entries SET source='a2' WHERE key='add.Tensor' AND "
-	    "run_id=2; UPDATE entries SET source='n' WHERE key='neg'; "
-	    "UPDATE entries SET source='x' WHERE key='abs' AND run_id=2");
+	exec_ok(s, "INSERT INTO sources VALUES (1, 0, 'add.Tensor', 'a1'), "
+	    "(2, 0, 'add.Tensor', 'a2'), (1, 0, 'neg', 'n'), (2, 0, 'neg', 'n'), "
+	    "(1, 0, 'abs', ''), (2, 0, 'abs', 'x'), (1, 1, 'neg', 'n'), "
+	    "(2, 1, 'neg', 'n')");
 	ck_assert_int_eq(regress_run(store_db(s), 2, 1000.0, &n), 0);
 	ck_assert_int_eq(n, 1);
 	evs = events(s, 2);

@@ -54,7 +54,7 @@ START_TEST(migrates_once)
 	    "WHERE type='index' AND name='verdicts_history'"), 1);
 	/* 007: carried results */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
-	    "pragma_table_info('entries') WHERE name='source'"), 1);
+	    "pragma_table_info('sources') WHERE name='source'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='carried_from'"), 1);
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
@@ -779,6 +779,43 @@ START_TEST(carry_source_is_the_same_environment)
 }
 END_TEST
 
+/* The keys a device may carry: its own digests, against its own. */
+START_TEST(carry_keys_are_per_device)
+{
+	struct store		*s = fresh();
+	struct store_cursor	*c;
+	struct store_carry_key	 k;
+	char			 got[256] = "";
+	int			 dev;
+
+	ck_assert_int_eq(store_exec(s,
+	    "INSERT INTO runs (id, state, full, created) VALUES "
+	    "(1, 'complete', 1, 1), (2, 'running', 1, 2);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
+	    "VALUES (1, 1, 0, 'mm', 'mm', 'same_shape', 'float32', '{}'),"
+	    "(2, 1, 1, 'mm', 'mm', 'same_shape', 'float32', '{}'),"
+	    "(3, 2, 0, 'mm', 'mm', 'same_shape', 'float32', '{}'),"
+	    "(4, 2, 1, 'mm', 'mm', 'same_shape', 'float32', '{}'),"
+	    "(5, 2, 0, 'neg', 'neg', 'same_shape', 'float32', '{}');"
+	    "INSERT INTO results (case_id, status, reason, created) VALUES "
+	    "(1, 'pass', 'ok', 100), (2, 'pass', 'ok', 200);"
+	    /* device 1 (another architecture) loads another mm that changed */
+	    "INSERT INTO sources VALUES (1, 0, 'mm', 'hopper'), (1, 1, 'mm', "
+	    "'ampere1'), (2, 0, 'mm', 'hopper'), (2, 1, 'mm', 'ampere2'), "
+	    "(2, 0, 'neg', '');"), 0);
+	for (dev = 0; dev <= 1; dev++) {
+		c = store_carry_keys(s, 2, dev, 1);
+		ck_assert_ptr_nonnull(c);
+		while (store_carry_keys_next(c, &k) == 1)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			    "%d:%s=%d@%.0f ", dev, k.key, k.unchanged, k.measured);
+		store_cursor_free(c);
+	}
+	ck_assert_str_eq(got, "0:mm=1@100 0:neg=0@0 1:mm=0@200 ");
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -803,6 +840,7 @@ main(void)
 	tcase_add_test(t, reader_cannot_write);
 	tcase_add_test(t, runs_queue_and_cancel);
 	tcase_add_test(t, carry_source_is_the_same_environment);
+	tcase_add_test(t, carry_keys_are_per_device);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
