@@ -14,7 +14,7 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation 
 LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
-DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemon/log.c daemon/util.c \
+DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c daemon/api_read.c daemon/http.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
 	daemon/store_event.c daemon/store_verdict.c daemon/store_carry.c daemon/carry.c \
@@ -27,7 +27,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/config.c daemo
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h \
+HEADERS = daemon/opscreend.h daemon/http.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
