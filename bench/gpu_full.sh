@@ -15,7 +15,11 @@
 #        on the other GPU of a two-GPU host (an A/B of one knob, e.g.
 #        CUDA_SYNC_ops42b=blocking)
 # warm   the same table again on the cache the cold screen filled, and on its
-#        database (the daemon's second full screen of the library)
+#        database (the daemon's second full screen of the library, every key
+#        measured: runner.carry = no)
+# nightly  the daemon's third screen of the same library on warm's database
+#        and cache, runner.carry = yes: nothing changed, so it measures the
+#        rotating share (runner.refresh_days) and carries the rest
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
 #        of its own, one after the other: an A/B of one knob (e.g.
@@ -116,6 +120,10 @@ start() {
 	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
 	fi
+	# nightly: the next screen after warm, on its database and cache
+	if [ "$name" = nightly ] && [ -f /tmp/opscreen-warm/opscreen.db ]; then
+		cp /tmp/opscreen-warm/opscreen.db* "$W/"
+	fi
 	# warmold the same on coldold's database and cache
 	if [ "$name" = warmold ] && [ -f /tmp/opscreen-coldold/opscreen.db ]; then
 		cp /tmp/opscreen-coldold/opscreen.db* "$W/"
@@ -156,6 +164,7 @@ cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
 first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
 autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
+carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
@@ -302,6 +311,7 @@ PY
 }
 
 port_of() { case $1 in v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
 cache_of() { case $1 in coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
@@ -339,7 +349,11 @@ for act in $ACTIONS; do
 	            CUDA_VISIBLE_DEVICES=$ph PYTHONPATH=/tmp/site-502 $(pin_of firstcall) \
 	                python3 bench/first_call.py --op "$op" --dtype "$dt" $cases &
 	        done; wait; } | tee -a "$OUT/firstcall/first_call.txt";;
-	upgrade) start "$ph" /tmp/site-502 /tmp/triton-full "" keep || break;;
+	upgrade) # upgrade:PHASE: carried verdicts on (CARRY_<phase> to
+	        # override); UPGRADE_CACHE: the Triton cache (an empty one for
+	        # an upgrade that compiles what changed from nothing)
+	        eval "CARRY_$ph=\${CARRY_$ph:-yes}"
+	        start "$ph" /tmp/site-502 "${UPGRADE_CACHE:-/tmp/triton-full}" "" keep || break;;
 	nonvml)	# nonvml:LIBRARY: a GPU host whose NVML does not load (a path
 		# that does not exist) must screen nothing and serve no list
 		W=/tmp/opscreen-nonvml; rm -rf "$W"; mkdir -p "$W" "$OUT/nonvml"
