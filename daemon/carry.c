@@ -50,6 +50,7 @@ carry_facts(int64_t run, int device, int64_t source, size_t *n, json_t *names)
 		    json_array_size(names) - 1));
 		k[*n].unchanged = row.unchanged;
 		k[*n].measured = row.measured;
+		k[*n].unsettled = row.unsettled;
 		k[*n].carry = 0;
 		(*n)++;
 	}
@@ -129,6 +130,19 @@ keys_where(const struct carry_key *k, size_t n, int want, int unch)
 	return a;
 }
 
+/* the keys measured because their verdict there is "intermittent" */
+static json_t *
+unsettled_keys(const struct carry_key *k, size_t n)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (k[i].unsettled && !k[i].carry)
+			json_array_append_new(a, json_string(k[i].key));
+	return a;
+}
+
 /*
  * Before any case of the run's device runs (after expansion): the keys
  * policy_carry keeps get their cases' results from the source screen and
@@ -198,10 +212,11 @@ carry_replay(int slot, int64_t fpid)
 		for (i = 0; i < nk; i++)
 			k[i].carry = 0;
 	sched.cur.done += n;
-	ev = json_pack("{si sI sb sI so so so}", "device", q->device, "source",
-	    (json_int_t)source, "same_library", same, "cases", (json_int_t)n,
-	    "carried", keys_where(k, nk, 1, -1), "changed", keys_where(k, nk, 0,
-	    0), "refreshed", keys_where(k, nk, 0, 1));
+	ev = json_pack("{si sI sb sI so so so so}", "device", q->device,
+	    "source", (json_int_t)source, "same_library", same, "cases",
+	    (json_int_t)n, "carried", keys_where(k, nk, 1, -1), "changed",
+	    keys_where(k, nk, 0, 0), "refreshed", keys_where(k, nk, 0, 1),
+	    "unsettled", unsettled_keys(k, nk));
 	run_event(sched.cur.run_id, "carry", ev);
 	log_info("run %lld: device %d carries %lld cases of %zu keys from run "
 	    "%lld (%s); %zu keys changed or new, %zu measured again",

@@ -189,8 +189,13 @@ carry_older(const void *a, const void *b)
  * due now (a nightly screen serves it for about one more day); and a screen
  * of an unchanged library measures at least 1/refresh_days of the unchanged
  * keys, those measured longest ago, so that nightly screens rotate through
- * the table instead of leaving it all to one night. Sets each key's
- * `carry`; returns how many are carried.
+ * the table instead of leaving it all to one night. A key broken
+ * "intermittent" in that screen (it failed once, then passed one clean
+ * screen) is never carried: its carried passes would be a second clean
+ * screen that measured nothing, and clear the failure (seen on the H200 on
+ * 2026-12-03: three bitwise keys turned verified that way). It is measured,
+ * and does not count towards the rotating share. Sets each key's `carry`;
+ * returns how many are carried.
  */
 size_t
 policy_carry(const struct carry_facts *f, struct carry_key *k, size_t n)
@@ -208,7 +213,7 @@ policy_carry(const struct carry_facts *f, struct carry_key *k, size_t n)
 	if ((order = calloc(n, sizeof(*order))) == NULL)
 		return 0;		/* measure everything */
 	for (i = 0; i < n; i++)
-		if (k[i].unchanged)
+		if (k[i].unchanged && !k[i].unsettled)
 			order[nun++] = &k[i];
 	qsort(order, nun, sizeof(*order), carry_older);
 	share = f->same_library ? (nun + days - 1) / days : 0;

@@ -133,6 +133,8 @@ struct carry_key {
 	double		 measured;	/* wall seconds: its oldest carried
 					 * measurement there */
 	int		 carry;		/* out: 1 carried, 0 measured now */
+	int		 unsettled;	/* broken "intermittent" there: a
+					 * failure no clean screen cleared */
 };
 struct carry_facts {
 	int		 enabled;	/* runner.carry, and the run did not

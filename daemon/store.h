@@ -151,6 +151,8 @@ struct store_carry_key {
 	const char	*key;		/* valid until the next row */
 	int		 unchanged;	/* the same source digest there */
 	double		 measured;	/* its oldest measurement there, 0 none */
+	int		 unsettled;	/* a verdict of it there is broken
+					 * "intermittent" */
 };
 struct store_carry_case {
 	int64_t		 case_id;	/* this run's pending case */

@@ -53,9 +53,11 @@ store_carry_source(struct store *s, int64_t run, int device, int64_t fpid,
 
 /*
  * The keys `run` screens on `device`, each with whether its source digest
- * on that device (non-empty) equals the one `source` had there, and the time of its oldest
- * measurement among source's results (a carried result keeps the time of
- * the measurement it copies; 0: none).
+ * on that device (non-empty) equals the one `source` had there, the time
+ * of its oldest measurement among source's results (a carried result keeps
+ * the time of the measurement it copies; 0: none), and whether a verdict
+ * of it in `source` there is broken "intermittent" (a failure one clean
+ * screen has not cleared: regress_intermittent).
  */
 struct store_cursor *
 store_carry_keys(struct store *s, int64_t run, int device, int64_t source)
@@ -66,7 +68,10 @@ store_carry_keys(struct store *s, int64_t run, int device, int64_t source)
 	if ((c = store_cursor_new(s, "SELECT n.key, n.source != '' AND "
 	    "n.source IS o.source, coalesce((SELECT min(r.created) FROM cases x "
 	    "JOIN results r ON r.case_id = x.id WHERE x.run_id = ?3 AND "
-	    "x.device = ?2 AND x.key = n.key), 0) FROM sources n LEFT JOIN "
+	    "x.device = ?2 AND x.key = n.key), 0), EXISTS (SELECT 1 FROM "
+	    "verdicts v WHERE v.run_id = ?3 AND v.device = ?2 AND v.key = "
+	    "n.key AND v.verdict = 'broken' AND v.reason = 'intermittent') "
+	    "FROM sources n LEFT JOIN "
 	    "sources o ON o.run_id = ?3 AND o.device = ?2 AND o.key = n.key "
 	    "WHERE n.run_id = ?1 AND n.device = ?2 AND EXISTS (SELECT 1 FROM "
 	    "cases y WHERE y.run_id = ?1 AND y.device = ?2 AND y.key = n.key) "
@@ -91,6 +96,7 @@ store_carry_keys_next(struct store_cursor *c, struct store_carry_key *k)
 	k->key = (const char *)sqlite3_column_text(st, 0);
 	k->unchanged = sqlite3_column_int(st, 1);
 	k->measured = sqlite3_column_double(st, 2);
+	k->unsettled = sqlite3_column_int(st, 3);
 	return 1;
 }
 

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy.h"
 
@@ -391,8 +392,8 @@ carried(struct carry_key *k, size_t n, char *out, size_t len)
 START_TEST(carry_keeps_unchanged_keys)
 {
 	struct carry_key	 k[] = {
-		{ "add", 1, 1000 * DAY, -1 }, { "mul", 0, 1000 * DAY, -1 },
-		{ "neg", 1, 1000 * DAY, -1 }, { "abs", 0, 0, -1 },
+		{ "add", 1, 1000 * DAY, -1, 0 }, { "mul", 0, 1000 * DAY, -1, 0 },
+		{ "neg", 1, 1000 * DAY, -1, 0 }, { "abs", 0, 0, -1, 0 },
 	};
 	struct carry_facts	 f = { 1, 0, 7, 1000 * DAY + 3600 };
 	char			 got[128];
@@ -411,9 +412,9 @@ END_TEST
 START_TEST(carry_refreshes_what_is_due)
 {
 	struct carry_key	 k[] = {
-		{ "a", 1, 100 * DAY, -1 },		/* 6 days old: due */
-		{ "b", 1, 100 * DAY + 1, -1 },	/* just under: carried */
-		{ "c", 1, 103 * DAY, -1 },
+		{ "a", 1, 100 * DAY, -1, 0 },		/* 6 days old: due */
+		{ "b", 1, 100 * DAY + 1, -1, 0 },	/* just under: carried */
+		{ "c", 1, 103 * DAY, -1, 0 },
 	};
 	struct carry_facts	 f = { 1, 0, 7, 106 * DAY };
 	char			 got[128];
@@ -442,6 +443,7 @@ START_TEST(carry_rotates_a_share_when_nothing_changed)
 	char			 got[256];
 	size_t			 i, night, seen[15] = { 0 };
 
+	memset(k, 0, sizeof(k));
 	for (i = 0; i < 15; i++) {
 		k[i].key = names[i];
 		k[i].unchanged = 1;
@@ -475,6 +477,46 @@ START_TEST(carry_rotates_a_share_when_nothing_changed)
 		k[i].measured = f.now - DAY;
 	f.same_library = 0;
 	ck_assert_uint_eq(policy_carry(&f, k, 15), 15);
+}
+END_TEST
+
+/*
+ * A key broken "intermittent" in the screen carried from (it failed, then
+ * passed one clean screen) is measured, never carried, even when its code
+ * is unchanged and fresh: carried passes would clear the failure with no
+ * measurement. It does not count towards the rotating share.
+ */
+START_TEST(carry_never_clears_an_intermittent_failure)
+{
+	struct carry_key	 k[8];
+	static const char *const names[8] = { "a", "b", "c", "d", "e", "f",
+	    "g", "h" };
+	struct carry_facts	 f = { 1, 0, 7, 10 * DAY };
+	char			 got[128];
+	size_t			 i;
+
+	for (i = 0; i < 8; i++) {
+		memset(&k[i], 0, sizeof(k[i]));
+		k[i].key = names[i];
+		k[i].unchanged = 1;
+		k[i].measured = 9 * DAY;
+	}
+	k[1].unsettled = 1;
+	/* an upgrade: only b is measured */
+	ck_assert_uint_eq(policy_carry(&f, k, 8), 7);
+	carried(k, 8, got, sizeof(got));
+	ck_assert_str_eq(got, "a c d e f g h ");
+	/* nothing changed: b, and ceil(7 / 7) = 1 of the other seven */
+	f.same_library = 1;
+	ck_assert_uint_eq(policy_carry(&f, k, 8), 6);
+	carried(k, 8, got, sizeof(got));
+	ck_assert_str_eq(got, "c d e f g h ");
+	/* the key that changed stays measured too */
+	k[2].unchanged = 0;
+	f.same_library = 0;
+	ck_assert_uint_eq(policy_carry(&f, k, 8), 6);
+	carried(k, 8, got, sizeof(got));
+	ck_assert_str_eq(got, "a d e f g h ");
 }
 END_TEST
 
@@ -515,6 +557,7 @@ main(void)
 	tcase_add_test(rp, carry_keeps_unchanged_keys);
 	tcase_add_test(rp, carry_refreshes_what_is_due);
 	tcase_add_test(rp, carry_rotates_a_share_when_nothing_changed);
+	tcase_add_test(rp, carry_never_clears_an_intermittent_failure);
 	suite_add_tcase(s, rp);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
