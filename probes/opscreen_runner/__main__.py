@@ -48,14 +48,17 @@ _FINGERPRINT = {}  # the last one sent (hello, fingerprint): a repro's header
 
 
 def _render(case, adapter, device, op, args, kwargs, result):
+    """The case's repro; when it cannot be rendered, a stub before the calls
+    and None after them (the daemon keeps the pre-call one: after a CUDA
+    fault no tensor can be read back)."""
     try:
         if case.get("huge") and case.get("oracle") != "native":  # kernels/' operands
-            return repro.render_huge(case, adapter.modname, adapter.library)
+            return repro.render_huge(case, adapter.modname, _FINGERPRINT, device, op, args)
         return repro.render(case, adapter.modname, _FINGERPRINT, device, op, args, kwargs,
                             result)
     except Exception as e:  # a repro that cannot be rendered never fails a case
         log.exception("case %s: repro", case.get("id"))
-        return repro.stub(case, f"{type(e).__name__}: {e}")
+        return None if result is not None else repro.stub(case, f"{type(e).__name__}: {e}")
 
 
 def _case(fd, adapter, device, case):
@@ -98,7 +101,9 @@ def _case(fd, adapter, device, case):
             "oracle") != "native") and repro.may_fail(res):
         # figures that may fail the daemon's rule: the repro with them
         t0 = time.perf_counter()
-        res["repro"] = _render(case, adapter, device, *state["inputs"], res)
+        after = _render(case, adapter, device, *state["inputs"], res)
+        if after is not None:
+            res["repro"] = after
         state["ms"] += (time.perf_counter() - t0) * 1e3
     if isinstance(res.get("times"), dict):
         res["times"]["render_ms"] = state["ms"]

@@ -439,8 +439,12 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
         L.append("oracle = native  # data movement computes nothing: native's bytes are "
                  "the answer")
     else:
-        L.append(f"oracle = flat({_call(op, args, kwargs, ins, mutates, oracle=True)})"
-                 "  # fp64: the op on float64 copies")
+        L += ["try:",
+              f"    oracle = flat({_call(op, args, kwargs, ins, mutates, oracle=True)})"
+              "  # fp64: the op on float64 copies",
+              "except Exception:  # it refuses float64: native stands in, as in the "
+              "runner's figures",
+              "    oracle = native"]
     if kinds and any(k in ("close", "stat") for k in kinds):
         L.append("BOUNDS = None  # per output: what the rule allowed (the daemon writes them)")
     else:
@@ -481,24 +485,101 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     return "\n".join(L) + "\n"
 
 
-def render_huge(case, module, library):
-    """A 2^31-element case whose operands kernels/' generator makes
-    ("gen": "philox"): not standalone; it runs the case through
-    opscreen_runner and prints the RESULT's figures."""
-    return (f'# {_TAG}{case.get("id")}, {case.get("key")} served by {module}.'
-            f'{case.get("name")} ({case.get("dtype")}, class {case.get("class")}), '
-            "2^31-element operands from kernels/' generator: run it from an opscreen "
-            "checkout with PYTHONPATH=probes and OPSCREEN_KERNELS=build/"
-            "libopscreen_kernels.so; it prints the RESULT the daemon judges.\n"
-            "import json\nfrom opscreen_runner.adapters import FlagGemsStyle\n"
-            "from opscreen_runner.execute import run_case\n"
-            f"CASE = json.loads({json.dumps(case, sort_keys=True)!r})\n"
-            f"adapter = FlagGemsStyle({library!r})\nadapter.load()\nadapter.entries()\n"
-            'print(json.dumps(run_case(CASE, adapter, "cuda"), indent=1)[:4000])\n')
+# torch's generator in place of kernels/' Philox, per domain (docs/protocol.md,
+# Domains): the values differ from the screen's, the sizes, dtypes and
+# ranges are its
+_HUGE_GEN = {
+    "normal": "torch.randn({shape}, generator=g, device=D).to({dt})",
+    "uniform": "(torch.rand({shape}, generator=g, device=D) * ({hi} - {lo}) + {lo}).to({dt})",
+    "positive": "(torch.rand({shape}, generator=g, device=D) * ({hi} - {lo}) + {lo}).to({dt})",
+    "nonzero": "(torch.rand({shape}, generator=g, device=D) + 0.5).to({dt})",
+    "int": "torch.randint({lo}, {hi}, {shape}, generator=g, device=D).to({dt})",
+    "index": "torch.randint({lo}, {hi}, {shape}, generator=g, device=D).to({dt})",
+    "bool": "torch.randint(0, 2, {shape}, generator=g, device=D).to({dt})",
+}
+_HUGE_RANGE = {"uniform": (-1.0, 1.0), "positive": (0.5, 2.0), "int": (-100, 100),
+               "index": (0, 1)}
+
+
+def _huge_arg(a, i, built):
+    """The line that makes operand i of a 2^31-element case, or a literal
+    (the value the runner built)."""
+    if not (isinstance(a, dict) and a.get("t") == "tensor"):
+        return None, _scalar(built, False)
+    dom = a.get("domain", "normal")
+    dom = {"edge": "normal"}.get(dom, dom)
+    if dom not in _HUGE_GEN:
+        raise ValueError(f"domain {dom!r} has no torch generator")
+    lo, hi = _HUGE_RANGE.get(dom, (0, 0))
+    lo = a["low"] if a.get("low") is not None else lo
+    hi = a["high"] if a.get("high") is not None else hi
+    shape = list(a.get("shape", []))
+    tr = a.get("layout") == "transposed" and len(shape) >= 2
+    gshape = shape[:-2] + [shape[-1], shape[-2]] if tr else shape
+    line = f"t{i} = " + _HUGE_GEN[dom].format(shape=gshape, lo=lo, hi=hi,
+                                               dt="torch." + a.get("dtype", "float32"))
+    return line + (f".transpose(-1, -2)" if tr else ""), f"t{i}"
+
+
+def render_huge(case, module, fingerprint, device, op, args):
+    """A 2^31-element elementwise case, standalone: its operands drawn by
+    torch's generator from the case's seed (the screen's came from kernels/'
+    Philox: other values, the same sizes, dtypes, ranges and layouts), the
+    call with and without the library, the fp64 oracle on the positions the
+    runner samples (every `every`-th and the last `tail`: past 2^31, where an
+    int32 index wraps), judged there within BOUNDS."""
+    smp = case.get("sample") or {}
+    every, tail = int(smp.get("every", 65521)), int(smp.get("tail", 4096))
+    made, names = [], []
+    for i, a in enumerate(case.get("args", [])):
+        line, name = _huge_arg(a, i, args[i] if i < len(args) else None)
+        if line:
+            made.append(line)
+        names.append(name)
+    name = op._schema.name.removeprefix("aten::")
+    call = f"torch.ops.aten.{name}.{op._overloadname}"
+    L = [f"# {_TAG}{case.get('id')}, {case.get('key')} served by {module}."
+         f"{case.get('name')} ({case.get('dtype')}, class {case.get('class')}), "
+         "2^31-element operands",
+         _fingerprint(fingerprint),
+         "# judged: not by the daemon (it writes its verdict here)",
+         "# Operands from torch's generator (the screen drew them with kernels/' Philox: "
+         "other values, the same sizes, dtypes and ranges).",
+         "# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls "
+         "native PyTorch in the library's place.",
+         "import contextlib, os, torch", f"import {module} as lib",
+         f"D, nan, inf = {device!r}, float('nan'), float('inf')",
+         f"g = torch.Generator(D).manual_seed({int(case.get('seed', 0))})"] + made
+    L += [_FLAT, f"call = lambda: flat({call}({', '.join(names)}))", "native = call()",
+          'with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else '
+          f'lib.use_gems(include=[{case.get("name")!r}]):',
+          "    try:", "        cands = [call()]",
+          "    except Exception as e:",
+          '        raise AssertionError(f"it raises where native does not: {e!r}") from e',
+          f"n = {names[0]}.numel()  # the positions the runner samples",
+          f"idx = torch.cat([torch.arange(0, n, {every}, device=D), "
+          f"torch.arange(max(n - {tail}, 0), n, device=D)]).unique()",
+          "pick = lambda t: t.reshape(-1)[idx] if isinstance(t, torch.Tensor) and "
+          "t.numel() == n else t",
+          "up = lambda t: t.double() if isinstance(t, torch.Tensor) and "
+          "t.is_floating_point() else t",
+          f"oracle = flat({call}({', '.join(f'up(pick({x}))' for x in names)}))"
+          "  # fp64 on the sample",
+          "BOUNDS = None"]
+    L += _CHECKS["float"].splitlines()
+    L += ["for k, C in enumerate(cands, 1):",
+          '    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"',
+          "    for i, (c, nv, o) in enumerate(zip(C, native, oracle)):",
+          '        assert (c.shape, c.dtype) == (nv.shape, nv.dtype), f"out{i}: {c.dtype} '
+          '{list(c.shape)}, native {nv.dtype} {list(nv.shape)}"',
+          '        close(f"call {k} out{i}", pick(c), pick(nv), o.to(c.device), '
+          "BOUNDS and BOUNDS[i])"]
+    return "\n".join(L) + "\n"
 
 
 def stub(case, why):
     """The repro of a case whose inputs were never built."""
     cid = case.get("id") if isinstance(case, dict) else None
     key = case.get("key") if isinstance(case, dict) else None
+    why = " ".join(str(why).split())  # one comment line, whatever the message
     return f"# {_TAG}{cid}, {key}: no repro ({why})\n"

@@ -126,6 +126,7 @@ def make_case(id, key, name, args, dtype="bfloat16", kwargs=None, **kw):
 def judge_repro(case, result):
     """(verdict, the repro as the daemon stores it): opscreenctl judge."""
     ctl = os.path.join(ROOT, "build", "opscreenctl")
+    assert "repro" in result, json.dumps(result)[:1500]
     body = {"case": case, "result": result, "repro": result["repro"]}
     p = subprocess.run([ctl, "judge"], input=json.dumps(body), capture_output=True,
                        text=True, timeout=30)

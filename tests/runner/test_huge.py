@@ -2,12 +2,13 @@
 kernels/' generator, the fp64 oracle on a sample of positions. On the CPU with
 a small length; the daemon sends 2^31-element ones to GPUs only."""
 
+import json
 import re
 
 import pytest
 import torch
 
-from runner_harness import judge_repro, library_runner, make_case, repro_fails
+from runner_harness import Runner, judge_repro, library_runner, make_case, repro_fails
 
 from opscreen_runner import kernels  # noqa: E402  (runner_harness sets sys.path)
 
@@ -33,7 +34,32 @@ def test_sampled_oracle(runner):
     (out,) = res["outputs"]
     assert out["kind"] == "float" and out["numel"] == expect
     assert out["err_ulp_c"] <= 1 and "R" in out
-    assert "run_case(CASE" in started["repro"]  # the kernels/-backed repro
+    assert "opscreen_runner" not in started["repro"]  # standalone
+
+
+@pytest.mark.skipif(not kernels.available("cpu"),
+                    reason="build/libopscreen_kernels_host.so missing: run make")
+def test_huge_repro_is_standalone_and_fails(tmp_path, monkeypatch):
+    """A 2^31-element case's repro draws its operands with torch's generator
+    (no kernels/, no opscreen_runner), samples the positions the runner
+    samples, and fails where the case failed: add turned wrong
+    (OPSCREEN_DEMOLIB_BREAK=add, which the repro's process inherits)."""
+    monkeypatch.setenv("OPSCREEN_DEMOLIB_BREAK", "add")
+    r = Runner()
+    try:
+        r.recv()
+        case = huge_case(43, "add.Tensor", "add", 100003, 2)
+        started, res = r.case(case)
+    finally:
+        r.close()
+    # its repro is the pre-call one (it needs no outputs): the daemon keeps
+    # STARTED's and writes the verdict and bounds into it
+    assert res["status"] == "ok" and "repro" not in res, json.dumps(res["outputs"])
+    v, repro = judge_repro(case, dict(res, repro=started["repro"]))
+    assert v["status"] == "fail", v
+    assert "torch.Generator(D).manual_seed(" in repro and "[100003]" in repro, repro
+    err = repro_fails(repro, tmp_path)
+    assert "ULP), the rule allows" in err, err
 
 
 @pytest.mark.skipif(not kernels.available("cpu"),

@@ -39,7 +39,11 @@ def abs(self):  # DEFECT: integers come back unchanged
     return self.clone() if not self.is_floating_point() else self.clone().abs_()
 
 
-_FULL_CONFIG = (("exp", exp), ("abs", abs))
+def group_mm(a, b, offs, bias=None, out_dtype=None):  # DEFECT: offs is optional in aten
+    return torch.bmm(a, b)
+
+
+_FULL_CONFIG = (("exp", exp), ("abs", abs), ("_grouped_mm", group_mm))
 
 '''
 
@@ -96,6 +100,10 @@ def fakelib(tmp_path_factory):
      "nonfinite_mismatch", "positions where NaN/inf differ from the oracle"),
     (make_case(21, "abs", "abs", [tensor([40], "int32", "int")], dtype="int32"),
      "mismatch", "positions differ from the oracle"),
+    # native refuses float64 (no fp64 oracle): the repro still reaches the
+    # candidate's call (FlagGems 5.0.2's group_mm on the H200, 2026-12-03)
+    (make_case(22, "_grouped_mm", "group_mm", [tensor([2, 16, 16]), tensor([2, 16, 16])]),
+     "raises", "it raises where native does not: TypeError"),
 ])
 def test_repro_of_other_failure_kinds(fakelib, tmp_path, case, reason, says):
     r, path = fakelib
@@ -164,6 +172,15 @@ def test_out_buffers_are_written_as_fills_and_large_inputs_as_random():
     assert "torch.full([90000], nan, dtype=torch.float32, device=D)" in src, src[:3000]
     assert "random values of the case's shapes" in src and "torch.randn" in src
     assert len(src.splitlines()) <= REPRO_LINES
+
+
+def test_a_stub_is_one_comment_line():
+    """A case whose inputs were never built (or whose message spans lines,
+    as CUDA's do) gets a stub that Python still parses."""
+    src = repro.stub({"id": 7, "key": "mm.out"}, "AcceleratorError: CUDA error: an "
+                     "illegal memory access\nSearch for `x' in 'docs'\n)")
+    assert len(src.splitlines()) == 1 and src.startswith("# ")
+    compile(src, "stub.py", "exec")
 
 
 def test_may_fail_is_needed_by_every_failure():
