@@ -522,9 +522,9 @@ def run_case(case, adapter, device, notify=None, built=None):
     res["status"] = {(False, False): "ok", (True, False): "cand_error",
                      (False, True): "native_error", (True, True): "both_error"}[
                          (cerr is not None, nerr is not None)]
+    if oerr:  # judged only with status ok; the repro reads it with any status
+        res["oracle_error"] = oerr
     if res["status"] == "ok" and not res["fatal"]:
-        if oerr:
-            res["oracle_error"] = oerr
         t0 = time.perf_counter()
         if huge and not moved:  # the positions the oracle was computed on
             args = sargs

@@ -1,0 +1,28 @@
+# opscreen repro: case 1067, _unique2 served by flag_gems._unique2 (bfloat16, class options), after the calls
+# flag_gems 5.0.2 (source sha256 74831636e8a1cc69), torch 2.11.0+cu130, triton 3.6.0, cuda 13.0, driver 580.159.04, NVIDIA H200, python 3.12.3
+# judged: fail shape_mismatch: out1: shape [6], native [0]
+# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls native PyTorch in the library's place.
+import contextlib, os, torch
+import flag_gems as lib
+D, nan, inf = 'cuda', float('nan'), float('inf')
+t0 = torch.tensor([-1.0, 1.0, -3.0, -3.0, -3.0, -2.0, 2.0, -1.0, -1.0, -1.0, 1.0, -3.0, -1.0, -3.0, 0.0, 0.0, 1.0, 1.0, -2.0, 1.0, 1.0, 1.0, -1.0, -3.0, -1.0, -2.0, 1.0, -2.0, 2.0, 0.0, 2.0, 1.0, -1.0], dtype=torch.float64, device=D).to(torch.bfloat16)
+flat = lambda o: [] if o is None else [o] if isinstance(o, torch.Tensor) else [t for x in o for t in flat(x)] if isinstance(o, (list, tuple)) else [torch.tensor(o)]
+call = lambda: flat(torch.ops.aten._unique2.default(t0, True, False, True))
+native = call()
+oracle = flat(torch.ops.aten._unique2.default(t0.to(torch.float64), True, False, True))  # fp64: the op on float64 copies
+BOUNDS = [None, None, None]  # per output, what the daemon's rule allowed: (abs, ULP) error, a test's level
+with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else lib.use_gems(include=['_unique2']):
+    try:
+        cands = [call() for _ in range(1)]
+    except Exception as e:
+        raise AssertionError(f"it raises where native does not: {e!r}") from e
+def exact(tag, c, n, o, b):  # every value the oracle's (NaN where it has NaN)
+    o = o.to(c.dtype)
+    c, o = (c.double(), o.double()) if c.is_floating_point() else (c, o)
+    bad = (c != o) & ~((c != c) & (o != o))
+    assert not bad.any(), f"{tag}: {int(bad.sum())} of {c.numel()} positions differ from the oracle"
+for k, C in enumerate(cands, 1):
+    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"
+    for i, (c, n, o, check) in enumerate(zip(C, native, oracle, [exact, exact, exact])):
+        assert (c.shape, c.dtype) == (n.shape, n.dtype), f"out{i}: {c.dtype} {list(c.shape)}, native {n.dtype} {list(n.shape)}"
+        check and c.numel() and check(f"call {k} out{i}", c, n, o.to(c.device), BOUNDS and BOUNDS[i])

@@ -1,0 +1,23 @@
+# opscreen repro: case 3716, any.dims served by flag_gems.any_dims (bfloat16, class reduction), after the calls
+# flag_gems 5.0.2 (source sha256 74831636e8a1cc69), torch 2.11.0+cu130, triton 3.6.0, cuda 13.0, driver 580.159.04, NVIDIA H200, python 3.12.3
+# judged: fail raises: ZeroDivisionError: integer division or modulo by zero
+# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls native PyTorch in the library's place.
+import contextlib, os, torch
+import flag_gems as lib
+D, nan, inf = 'cuda', float('nan'), float('inf')
+t0 = torch.tensor([], dtype=torch.float64, device=D).to(torch.bfloat16)
+flat = lambda o: [] if o is None else [o] if isinstance(o, torch.Tensor) else [t for x in o for t in flat(x)] if isinstance(o, (list, tuple)) else [torch.tensor(o)]
+call = lambda: flat(torch.ops.aten.any.dims(t0, keepdim=False))
+native = call()
+oracle = flat(torch.ops.aten.any.dims(t0.to(torch.float64), keepdim=False))  # fp64: the op on float64 copies
+BOUNDS = None
+with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else lib.use_gems(include=['any_dims']):
+    try:
+        cands = [call() for _ in range(1)]
+    except Exception as e:
+        raise AssertionError(f"it raises where native does not: {e!r}") from e
+for k, C in enumerate(cands, 1):
+    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"
+    for i, (c, n, o, check) in enumerate(zip(C, native, oracle, [])):
+        assert (c.shape, c.dtype) == (n.shape, n.dtype), f"out{i}: {c.dtype} {list(c.shape)}, native {n.dtype} {list(n.shape)}"
+        check and c.numel() and check(f"call {k} out{i}", c, n, o.to(c.device), BOUNDS and BOUNDS[i])

@@ -1,0 +1,32 @@
+# opscreen repro: case 25856, relu served by flag_gems.relu (bfloat16, class edge_values), after the calls
+# flag_gems 5.0.2 (source sha256 74831636e8a1cc69), torch 2.11.0+cu130, triton 3.6.0, cuda 13.0, driver 580.159.04, NVIDIA H200, python 3.12.3
+# judged: fail nonfinite_mismatch: out0: 2 positions where NaN/inf differ from the oracle and from native (native: 0), each where an input is NaN/inf
+# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls native PyTorch in the library's place.
+import contextlib, os, torch
+import flag_gems as lib
+D, nan, inf = 'cuda', float('nan'), float('inf')
+t0 = torch.tensor([-1.0, 5.9e-39, 5.9e-39, 0.45, 0.0, 1.76, 0.582, -1.0, 3.39e+38, -1.9, 9e-41, -9e-41, -inf, 3.39e+38, inf, 1.18e-38, 0.727, -3.39e+38, -0.0, nan, 0.688, 0.0, 9e-41, 1.51, 1.0, 3.39e+38, 9e-41, 0.39, nan, -0.0, 0.99, inf, -0.977], dtype=torch.float64, device=D).to(torch.bfloat16)
+flat = lambda o: [] if o is None else [o] if isinstance(o, torch.Tensor) else [t for x in o for t in flat(x)] if isinstance(o, (list, tuple)) else [torch.tensor(o)]
+call = lambda: flat(torch.ops.aten.relu.default(t0))
+native = call()
+oracle = flat(torch.ops.aten.relu.default(t0.to(torch.float64)))  # fp64: the op on float64 copies
+BOUNDS = [(0, 1)]  # per output, what the daemon's rule allowed: (abs, ULP) error, a test's level
+with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else lib.use_gems(include=['relu']):
+    try:
+        cands = [call() for _ in range(1)]
+    except Exception as e:
+        raise AssertionError(f"it raises where native does not: {e!r}") from e
+def close(tag, c, n, o, b):  # NaN/inf where the oracle's (or native's) are; errors within b
+    cls, fi = lambda t: t.isnan() + 2 * t.isposinf() + 3 * t.isneginf(), torch.finfo(c.dtype)
+    r, c, n = o.to(c.dtype).double(), c.double(), n.double()
+    bad = (cls(c) != cls(r)) & ~((c == n) | c.isnan() & n.isnan())
+    assert not bad.any(), f"{tag}: {int(bad.sum())} positions where NaN/inf differ from the oracle and from native"
+    d, m = torch.where(o.isfinite() & c.isfinite(), (c - o).abs(), 0), torch.where(o.isfinite(), o.abs(), 0)
+    ulp = torch.ldexp(torch.full_like(m, fi.eps), torch.frexp(m.clamp(min=2 ** -10 * m.max().item()))[1] - 1)
+    e = (d.max().item(), (d / ulp.clamp(min=fi.smallest_normal * fi.eps)).max().item())
+    assert b is None or e[0] <= b[0] and e[1] <= b[1], f"{tag}: error {e[0]:.6g} ({e[1]:.4g} ULP), the rule allows {b[0]:.6g} ({b[1]:.4g} ULP)"
+for k, C in enumerate(cands, 1):
+    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"
+    for i, (c, n, o, check) in enumerate(zip(C, native, oracle, [close])):
+        assert (c.shape, c.dtype) == (n.shape, n.dtype), f"out{i}: {c.dtype} {list(c.shape)}, native {n.dtype} {list(n.shape)}"
+        check and c.numel() and check(f"call {k} out{i}", c, n, o.to(c.device), BOUNDS and BOUNDS[i])
