@@ -39,6 +39,10 @@ GUARD = inputs.GUARD
 
 _INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 _TAG = "opscreen repro: case "
+# CUDA reports a kernel's fault at the next synchronisation: inside the
+# candidate's try, so that a fault reads "it raises where native does not"
+# (on the H200 a 2^31-element mul faulted at the sampling after it)
+_SYNC = "; torch.cuda.synchronize() if D.startswith('cuda') else None"
 
 
 def _bits(t):
@@ -450,7 +454,7 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
         L.append("BOUNDS = None")
     L += ['with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else '
           f'lib.use_gems(include=[{name!r}]):',
-          "    try:", f"        cands = [call() for _ in range({calls})]",
+          "    try:", f"        cands = [call() for _ in range({calls})]" + _SYNC,
           "    except Exception as e:",
           '        raise AssertionError(f"it raises where native does not: {e!r}") from e']
     if guard is not None:
@@ -552,7 +556,7 @@ def render_huge(case, module, fingerprint, device, op, args):
     L += [_FLAT, f"call = lambda: flat({call}({', '.join(names)}))", "native = call()",
           'with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else '
           f'lib.use_gems(include=[{case.get("name")!r}]):',
-          "    try:", "        cands = [call()]",
+          "    try:", "        cands = [call()]" + _SYNC,
           "    except Exception as e:",
           '        raise AssertionError(f"it raises where native does not: {e!r}") from e',
           f"n = {names[0]}.numel()  # the positions the runner samples",
