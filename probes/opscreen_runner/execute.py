@@ -53,6 +53,44 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
+SPEED_CALLS = 7  # timed calls per side after one untimed warm-up call
+
+
+def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms):
+    """(median ms, calls) of steady-state calls on the case's inputs: one
+    warm-up, then up to SPEED_CALLS timed ones, fewer where per_call_ms
+    says they would not fit in max_ms (None under 3). On a GPU each call is
+    timed by CUDA events around it on the current stream, which includes
+    the host's launch overhead when the GPU waits for it (a slow Python
+    launcher shows); on the CPU by the host clock. Written inputs are fresh
+    copies per call, made outside the timed span."""
+    if per_call_ms is None or max_ms is None:
+        return None, 0
+    n = min(SPEED_CALLS, int(max_ms / max(per_call_ms, 1e-3)) - 1)
+    if n < 3:
+        return None, 0
+    cuda = device == "cuda"
+    out = []
+    for i in range(n + 1):
+        a, k, _ = inputs.fresh(args, kwargs, mutates)
+        _sync(device)
+        if cuda:
+            t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+                enable_timing=True)
+            t0.record()
+            op(*a, **k)
+            t1.record()
+            t1.synchronize()
+            ms = t0.elapsed_time(t1)
+        else:
+            t = time.perf_counter()
+            op(*a, **k)
+            ms = (time.perf_counter() - t) * 1e3
+        if i > 0:
+            out.append(ms)
+    return statistics.median(out), n
+
+
 def _guard_check(op, args, kwargs, mutates, device, first, candidate):
     """The candidate called on guarded copies of its inputs
     (inputs.guarded): the memory next to them holds the dtype's lowest, then
@@ -447,6 +485,18 @@ def run_case(case, adapter, device, notify=None, built=None):
         oracle, oerr, times["oracle_ms"], _ = _call(
             op, inputs.upcast(args), inputs.upcast(kwargs), mutates, device)
 
+    # steady-state speed of native, then (below) of the candidate, on the
+    # same inputs in this process: RESULT's "speed" (lists' faster=)
+    speed = None
+    if nerr is None and not compile_step and not huge and calls > 0:
+        try:
+            nat_ms, n_nat = _speed(op, args, kwargs, mutates, device,
+                                   times["native_ms"], max_ms)
+        except Exception:
+            nat_ms = None
+        if nat_ms is not None:
+            speed = {"native_ms": nat_ms, "calls": n_nat,
+                     "clock": "cuda_events" if device == "cuda" else "host"}
     cand, cerr, c_mut, fatal = None, None, None, False
     again = None  # the last steady call's output: the same inputs, called again
     guard = None  # (poison side, facts, output) from _guard_check
@@ -493,6 +543,17 @@ def run_case(case, adapter, device, notify=None, built=None):
                 times["steady_total_ms"] = (time.perf_counter() - t_st) * 1e3
                 if None not in steady:
                     times["cand_steady_ms"] = statistics.median(steady)
+                if speed is not None and times.get("cand_steady_ms") is not None:
+                    t_sp = time.perf_counter()
+                    try:
+                        c_ms, n_c = _speed(op, args, kwargs, mutates, device,
+                                           times["cand_steady_ms"], max_ms)
+                    except Exception:
+                        c_ms = None  # its calls above decide; no figure here
+                    if c_ms is not None:
+                        speed.update(cand_ms=c_ms, calls=min(speed["calls"], n_c))
+                        res["speed"] = speed
+                    times["speed_ms"] = (time.perf_counter() - t_sp) * 1e3
         finally:
             t_dis = time.perf_counter()
             try:

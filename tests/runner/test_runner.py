@@ -364,3 +364,45 @@ def test_a_failed_disable_in_the_guard_ends_the_runner():
     case = make_case(13, "neg", "neg", [tensor([4, 6], "float32")], dtype="float32")
     res = run_case(case, Adapter(), "cpu")
     assert res["fatal"] and res["cand_error"] == "disable: RuntimeError: cannot deregister", res
+
+
+SLOWLIB = '''"""A library whose neg is right and 3 ms slow per call."""
+import time
+
+import torch
+
+__version__ = "0.0.1"
+
+
+def neg(self):
+    time.sleep(0.003)
+    return self.clone().mul_(-1)
+
+
+_FULL_CONFIG = (("neg", neg),)
+
+'''
+
+
+def test_speed_times_native_and_candidate_on_the_same_inputs(tmp_path):
+    """RESULT's "speed": the median of up to 7 timed steady-state calls of
+    native and of the candidate, each after one untimed warm-up, on the
+    case's inputs in the runner's process; none for a case without steady
+    calls, nor where 3 calls would not fit the case's max_ms."""
+    from runner_harness import library_runner
+    r = library_runner(tmp_path, "opscreen_slowlib", SLOWLIB)
+    neg = make_case(41, "neg", "neg", [tensor([64], "float32")], dtype="float32")
+    try:
+        _, res = r.case(neg)
+        assert "speed" in res, res
+        sp = res["speed"]
+        assert sp["clock"] == "host" and sp["calls"] == 7, sp
+        assert sp["cand_ms"] >= 3 and sp["native_ms"] < 1, sp
+        assert sp["cand_ms"] / sp["native_ms"] > 3, sp
+        _, res = r.case(dict(neg, id=42, steady={"calls": 3, "max_ms": 10}))
+        assert "speed" not in res and "cand_steady_ms" in res["times"], res
+        bare = {k: v for k, v in neg.items() if k != "steady"}
+        _, res = r.case(dict(bare, id=43))
+        assert "speed" not in res, res
+    finally:
+        r.close()
