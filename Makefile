@@ -49,7 +49,7 @@ build/%.o: %.c $(HEADERS)
 
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql db/006_history_index.sql \
-		db/007_carry.sql tools/embed.sh
+		db/007_carry.sql db/008_speed.sql tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh migration_001 db/001_init.sql && \
 	  sh tools/embed.sh migration_002 db/002_shrink.sql && \
@@ -57,7 +57,8 @@ build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql
 	  sh tools/embed.sh migration_004 db/004_shrink_reuse.sql && \
 	  sh tools/embed.sh migration_005 db/005_severity.sql && \
 	  sh tools/embed.sh migration_006 db/006_history_index.sql && \
-	  sh tools/embed.sh migration_007 db/007_carry.sql; } > $@
+	  sh tools/embed.sh migration_007 db/007_carry.sql && \
+	  sh tools/embed.sh migration_008 db/008_speed.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \

@@ -4,6 +4,7 @@
  * (JSON, text, CSV, flag_gems' YAML, the engines' blacklists) with its
  * provenance, and a cache of rendered lists per list generation.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,6 +189,11 @@ list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
 		    "fail, every failure numerics: %s", field_or_none(list,
 		    "policy"), names);
 	}
+	if (json_is_number(json_object_get(list, "faster")))
+		comment_line(buf, len, cap, "faster=%g: only names whose every "
+		    "screened case ran at %g x native's speed or more (steady "
+		    "state, same inputs)", json_number_value(json_object_get(list,
+		    "faster")), json_number_value(json_object_get(list, "faster")));
 	json_array_foreach(json_object_get(list, "runs"), i, r)
 		comment_line(buf, len, cap, "device %lld: run %lld completed %s; "
 		    "library %s %s source %s; torch %s; triton %s; cuda %s; "
@@ -411,7 +417,7 @@ enum MHD_Result
 serve_list(struct MHD_Connection *c, int deny)
 {
 	static const char	*allowed[] = { "format", "dtypes", "gpu", "stale",
-	    "policy", NULL };
+	    "policy", "faster", NULL };
 	struct rollup_query	 q;
 	const char		*fmt, *v, *ct;
 	char			 bad[128], ckey[512], *out = NULL;
@@ -434,7 +440,8 @@ serve_list(struct MHD_Connection *c, int deny)
 		    "format=%s", fmt, fmt);
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
 		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
-		    "'%s' (known: format, dtypes, gpu, stale, policy)", bad);
+		    "'%s' (known: format, dtypes, gpu, stale, policy, faster)",
+		    bad);
 	memset(&q, 0, sizeof(q));
 	q.gpu = -1;
 	if ((v = arg(c, "dtypes")) != NULL) {
@@ -469,8 +476,20 @@ serve_list(struct MHD_Connection *c, int deny)
 	    rollup_policy_parse(v, &q.policy) == -1)
 		return list_refusef(c, 400, fmt, deny, "policy must be strict or "
 		    "tolerant");
-	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s", deny, fmt, q.dtypes,
-	    q.gpu, q.stale_ok, rollup_policy_name(q.policy));
+	if ((v = arg(c, "faster")) != NULL) {
+		char	*end;
+
+		errno = 0;
+		q.faster = strtod(v, &end);
+		if (errno != 0 || end == v || *end != '\0' || !(q.faster > 0) ||
+		    q.faster > 1000)
+			return list_refusef(c, 400, fmt, deny, "faster must be a "
+			    "number above 0 and at most 1000 (the speed relative "
+			    "to native's that every screened case of a name must "
+			    "reach: 1 = never slower)");
+	}
+	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s|%.17g", deny, fmt,
+	    q.dtypes, q.gpu, q.stale_ok, rollup_policy_name(q.policy), q.faster);
 	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
 		return list_refusef(c, 503, fmt, deny, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */

@@ -70,7 +70,7 @@ ctl_usage_text(FILE *fp)
 	    "  --cacert FILE    CA certificate of a TLS proxy in front of"
 	    " opscreend\n"
 	    "  allowlist|denylist [--format F] [--dtypes L] [--gpu N] [--stale-ok]\n"
-	    "      [--policy strict|tolerant]\n"
+	    "      [--policy strict|tolerant] [--faster RATIO]\n"
 	    "      F: json, text, csv, yaml; allowlist also vllm-env, vllm-yaml,"
 	    " sglang-env\n"
 	    "  run [--ops a,b] [--wait]\n"
@@ -272,7 +272,8 @@ ctl_print_message(const char *msg)
 	static const char *const words[][2] = {
 		{ "stale=ok", "--stale-ok" }, { "dtypes=", "--dtypes " },
 		{ "format=", "--format " }, { "policy=", "--policy " },
-		{ "ops=", "--ops " }, { "gpu=", "--gpu " }
+		{ "ops=", "--ops " }, { "gpu=", "--gpu " },
+		{ "faster=", "--faster " }
 	};
 	const char	*p = msg;
 	size_t		 i, n;
@@ -318,8 +319,8 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 	static const char *const formats[] = { "json", "text", "csv", "yaml",
 	    "vllm-env", "vllm-yaml", "sglang-env", NULL };
 	const char	*format = "json", *dtypes = NULL, *policy = NULL;
-	const char	*gpu = NULL;
-	char		 path[1024], gq[32] = "";
+	const char	*gpu = NULL, *faster = NULL;
+	char		 path[1024], gq[64] = "";
 	struct ctl_resp	 r, jr;
 	int		 i, rc, stale_ok = 0, stale;
 
@@ -338,6 +339,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			policy = argv[++i];
 		else if (!strncmp(argv[i], "--policy=", 9))
 			policy = argv[i] + 9;
+		else if (!strcmp(argv[i], "--faster") && i + 1 < argc)
+			faster = argv[++i];
+		else if (!strncmp(argv[i], "--faster=", 9))
+			faster = argv[i] + 9;
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
 			gpu = argv[++i];
 		else if (!strncmp(argv[i], "--gpu=", 6))
@@ -356,6 +361,21 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			return CTL_USAGE;
 		}
 		snprintf(gq, sizeof(gq), "&gpu=%ld", g);
+	}
+	if (faster) {
+		char	*end;
+		double	 f;
+		size_t	 l = strlen(gq);
+
+		errno = 0;
+		f = strtod(faster, &end);
+		if (!*faster || *end || errno || !(f > 0) || f > 1000) {
+			fprintf(stderr, "opscreenctl: --faster takes a speed "
+			    "relative to native's above 0 and at most 1000 (1: "
+			    "never slower)\n");
+			return CTL_USAGE;
+		}
+		snprintf(gq + l, sizeof(gq) - l, "&faster=%.17g", f);
 	}
 	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
 		fprintf(stderr, "opscreenctl: --policy must be strict or "

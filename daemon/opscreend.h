@@ -159,6 +159,8 @@ struct rollup_query {
 	int	 gpu;			/* -1 = every device */
 	int	 stale_ok;
 	enum rollup_policy policy;	/* 0: strict */
+	double	 faster;		/* > 0: faster=RATIO (native/candidate
+					 * at every passing case), 0: off */
 };
 const char *rollup_policy_name(enum rollup_policy);
 int	 rollup_policy_parse(const char *, enum rollup_policy *);

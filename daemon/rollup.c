@@ -207,6 +207,38 @@ withhold(json_t *names, const char *name, const char *key, const char *dtype,
 }
 
 /*
+ * faster=RATIO: a key x dtype the policy allows counts only when its
+ * slowest passing case ran at RATIO times native's speed or more
+ * (verdicts.speed_ratio, columns 15 and 16 of the row); one without a
+ * measured speed withholds its name (fail closed: an unmeasured op is not
+ * known to be fast). The name keeps its slowest ratio ("speed").
+ */
+static void
+speed_check(json_t *n, json_t *names, const char *name, const char *key,
+    const char *dtype, sqlite3_stmt *st, double faster, int device,
+    int64_t run)
+{
+	double		 r = sqlite3_column_double(st, 15), was;
+	int		 cases = sqlite3_column_int(st, 16);
+	char		 why[160];
+	json_t		*sp = json_object_get(n, "speed");
+
+	if (cases <= 0 || sqlite3_column_type(st, 15) == SQLITE_NULL) {
+		withhold(names, name, key, dtype, "no steady-state speed measured "
+		    "(faster= needs one)", device, run);
+		return;
+	}
+	was = json_real_value(sp);
+	if (sp == NULL || r < was)
+		json_object_set_new(n, "speed", json_real(r));
+	if (r < faster) {
+		snprintf(why, sizeof(why), "%.3g x native's speed at its slowest "
+		    "screened case, under faster=%g", r, faster);
+		withhold(names, name, key, dtype, why, device, run);
+	}
+}
+
+/*
  * Adds this device's judgement of every name to `names`: from this device's
  * own verdicts and cases only, so that one device's screen never vouches for
  * another's.  Every dtype of the scope (unscoped: every dtype the run screened
@@ -217,7 +249,7 @@ withhold(json_t *names, const char *name, const char *key, const char *dtype,
  */
 static int
 rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
-    enum rollup_policy policy, json_t *names)
+    enum rollup_policy policy, double faster, json_t *names)
 {
 	sqlite3_stmt	*st;
 	json_t		*n, *k, *keys = json_object(), *dt;
@@ -258,7 +290,8 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	if (sqlite3_prepare_v2(db, "SELECT key, name, dtype, verdict, reason, "
 	    "class, detail, evidence_case, first_call_ms, steady_ms, "
 	    "(SELECT r.shrunk_spec IS NOT NULL FROM results r WHERE r.case_id = "
-	    "v.evidence_case), severity, n_critical, n_loud, n_numerics FROM "
+	    "v.evidence_case), severity, n_critical, n_loud, n_numerics, "
+	    "speed_ratio, speed_cases FROM "
 	    "verdicts v WHERE run_id=? AND device=? ORDER BY key, dtype", -1,
 	    &st, NULL) != SQLITE_OK)
 		goto out;
@@ -299,6 +332,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 				    "verified")) + 1));
 			if (vd != VERDICT_VERIFIED)
 				json_object_set_new(n, "tolerated", json_true());
+			if (!any && faster > 0)
+				speed_check(n, names, (const char *)
+				    sqlite3_column_text(st, 1), key, dtype, st,
+				    faster, device, run);
 			continue;
 		}
 		sev = row_severity(vd, sevw);
@@ -472,6 +509,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	json_t		*allowed = json_array(), *denied = json_array();
 	json_t		*withheld = json_array(), *n, *rd;
 	json_t		*tolerated = json_array(), *by_sev[VERDICT_NSEVERITIES];
+	json_t		*speeds = json_object();
 	size_t		 i, nn = 0, j;
 	const char	**keys = NULL, *name;
 	int		 any_stale = 0, stale, ndev = 0;
@@ -518,7 +556,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		json_object_set_new(rd, "stale", json_boolean(stale));
 		json_array_append_new(runs, rd);
 		if (rollup_device(db, run, device, q->dtypes, q->policy,
-		    names) == -1) {
+		    q->faster, names) == -1) {
 			*status = 500;
 			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
 			goto out;
@@ -599,6 +637,9 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			    "name", keys[j], "reasons", wn));
 		else if (json_integer_value(json_object_get(n, "verified")) > 0) {
 			json_array_append_new(allowed, json_string(keys[j]));
+			if (q->faster > 0 && json_object_get(n, "speed"))
+				json_object_set(speeds, keys[j],
+				    json_object_get(n, "speed"));
 			if (json_is_true(json_object_get(n, "tolerated")))
 				json_array_append_new(tolerated,
 				    json_string(keys[j]));
@@ -616,11 +657,18 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	    "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
 	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
 	json_object_set(*allow, "runs", runs);
+	if (q->faster > 0) {
+		/* each allowed name's slowest case, as native/candidate */
+		json_object_set_new(*allow, "faster", json_real(q->faster));
+		json_object_set(*allow, "speed", speeds);
+	}
 	json_object_set_new(*allow, "verdict_vocabulary", verdict_vocabulary());
 	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
 	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
 	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
 	json_object_set(*deny, "runs", runs);
+	if (q->faster > 0)
+		json_object_set_new(*deny, "faster", json_real(q->faster));
 	json_object_set_new(*deny, "library_hazards", library_hazards(db, runs));
 	json_object_set_new(*deny, "verdict_vocabulary", verdict_vocabulary());
 	json_object_set_new(*deny, "severity_vocabulary", severity_vocabulary());
@@ -628,6 +676,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	for (i = 0; i < VERDICT_NSEVERITIES; i++)
 		json_decref(by_sev[i]);
 	json_decref(tolerated);
+	json_decref(speeds);
 	free(keys);
 	json_decref(names);
 	json_decref(runs);

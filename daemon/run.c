@@ -375,7 +375,10 @@ run_finish(void)
 	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
+	double		 speed_min = -1;	/* the slowest passing case's
+						 * native/candidate ratio */
 	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
+	int		 nspeed = 0;
 	int64_t		 unstored, carried = 0;	/* -1: a case was measured */
 
 	if (store_begin(env->store) == -1)
@@ -442,6 +445,8 @@ run_finish(void)
 					sv.first_call_ms = firsts[nt - 1];
 					sv.steady_ms = steadies[nt / 2];
 				}
+				sv.speed_ratio = nspeed > 0 ? speed_min : -1;
+				sv.speed_cases = nspeed;
 				if (store_verdict_add(env->store, &sv) == -1)
 					goto fail;
 				if (!strcmp(res, "verified"))
@@ -453,6 +458,8 @@ run_finish(void)
 			}
 			verdict_fold_init(&f);
 			nt = 0;
+			nspeed = 0;
+			speed_min = -1;
 			have = 0;
 			carried = 0;
 		}
@@ -476,6 +483,15 @@ run_finish(void)
 		if (severity_parse(row.severity, &v.severity) == -1)
 			v.severity = SEVERITY_NONE;
 		verdict_fold_add(&f, row.case_id, row.cls, &v);
+		/* speed: passing cases with both medians (lists' faster=) */
+		if (v.status == CASE_PASS && row.has_speed &&
+		    row.speed_cand_ms > 0 && row.speed_native_ms >= 0) {
+			double	 r = row.speed_native_ms / row.speed_cand_ms;
+
+			if (nspeed == 0 || r < speed_min)
+				speed_min = r;
+			nspeed++;
+		}
 		if (row.carried_run <= 0)
 			carried = -1;
 		else if (carried >= 0 && row.carried_run > carried)

@@ -23,6 +23,7 @@ extern const char migration_004[];
 extern const char migration_005[];
 extern const char migration_006[];
 extern const char migration_007[];
+extern const char migration_008[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -32,6 +33,7 @@ static const char *migrations[] = {
 	migration_005,
 	migration_006,
 	migration_007,
+	migration_008,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

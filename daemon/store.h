@@ -192,6 +192,8 @@ struct store_fold_row {
 	double		 ladder_budget_ms;	/* < 0: not stored */
 	int64_t		 carried_run;	/* the run that measured a carried
 					 * result, 0: measured in this run */
+	int		 has_speed;	/* RESULT's speed was stored */
+	double		 speed_native_ms, speed_cand_ms;
 };
 /* a key x dtype verdict; a NULL text or a negative time is stored as NULL */
 struct store_verdict {
@@ -206,6 +208,9 @@ struct store_verdict {
 	int		 n_critical, n_loud, n_numerics;	/* failing cases */
 	int64_t		 carried_from;	/* every case carried from that run
 					 * (the newest of them), 0: measured */
+	double		 speed_ratio;	/* min native/candidate over passing
+					 * cases; < 0: none */
+	int		 speed_cases;
 };
 int64_t	 store_run_unstored(struct store *, int64_t run);
 struct store_cursor *store_fold_cursor(struct store *, int64_t run);

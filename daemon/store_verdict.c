@@ -41,7 +41,9 @@ store_fold_cursor(struct store *s, int64_t run)
 	    "r.native_inaccurate, r.cand_first_ms, r.cand_steady_ms, "
 	    "json_extract(c.spec, '$.ladder.value'), "
 	    "json_extract(c.spec, '$.ladder.budget_ms'), r.severity, (SELECT "
-	    "o.run_id FROM cases o WHERE o.id = r.carried_from) FROM cases c "
+	    "o.run_id FROM cases o WHERE o.id = r.carried_from), "
+	    "json_extract(r.figures, '$.speed.native_ms'), "
+	    "json_extract(r.figures, '$.speed.cand_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
 	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
@@ -81,6 +83,10 @@ store_fold_next(struct store_cursor *c, struct store_fold_row *r)
 	    sqlite3_column_double(st, 14);
 	r->severity = (const char *)sqlite3_column_text(st, 15);
 	r->carried_run = sqlite3_column_int64(st, 16);
+	r->has_speed = sqlite3_column_type(st, 17) != SQLITE_NULL &&
+	    sqlite3_column_type(st, 18) != SQLITE_NULL;
+	r->speed_native_ms = sqlite3_column_double(st, 17);
+	r->speed_cand_ms = sqlite3_column_double(st, 18);
 	return 1;
 }
 
@@ -93,8 +99,8 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	if ((st = store_stmt(s, "INSERT INTO verdicts (run_id, device, key, "
 	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
 	    "passed, first_call_ms, steady_ms, severity, n_critical, n_loud, "
-	    "n_numerics, carried_from) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-	    "?,?,?)")) == NULL)
+	    "n_numerics, carried_from, speed_ratio, speed_cases) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, v->run);
 	sqlite3_bind_int(st, 2, v->device);
@@ -122,6 +128,9 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	sqlite3_bind_int(st, 18, v->n_numerics);
 	if (v->carried_from > 0)
 		sqlite3_bind_int64(st, 19, v->carried_from);
+	if (v->speed_ratio >= 0)
+		sqlite3_bind_double(st, 20, v->speed_ratio);
+	sqlite3_bind_int(st, 21, v->speed_cases);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_reset(st);
 	return rc;
