@@ -320,7 +320,8 @@ body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\":
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
 # "run:PHASE" (start, wait, finish), "pack:all" (the folders of $OUT into
-# xz chunks, to come back from the device), "upgrade:PHASE" (a daemon on PHASE's
+# xz chunks, to come back from the device), "pack:slim" (the databases
+# slimmed to their newest run, then all of $OUT in one archive), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
 # "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE", "severity:PHASE"
@@ -385,10 +386,28 @@ for act in $ACTIONS; do
 		PYTHONPATH=$(site_of "$ph") python3 bench/failclosed_checks.py scopes "$PORT" "$OUT/scopes-$ph" 2>&1 |
 		    grep -v Warning | tee "$OUT/scopes-$ph/checks.txt";;
 	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
-		# (a call brings back at most 8 files of 16 MiB)
+		# (a call brings back at most 8 files of 16 MiB, 64 MiB in all);
+		# pack:slim first replaces each folder's database by its newest
+		# run slimmed (tools/slim_db.py, figures cut to times rounded to
+		# 0.1 ms) and then packs everything into one archive: a whole-table
+		# database with repros is hundreds of MB (571 MB for three runs
+		# on 2026-12-03), and one call could not bring back the packed
+		# folders of three phases
+	        if [ "$ph" = slim ]; then
+	            for db in "$OUT"/*/opscreen.db; do
+	                [ -f "$db" ] || continue
+	                r=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM runs").fetchone()[0] or 1)' "$db")
+	                python3 tools/slim_db.py "$db" "$db.slim" --keep-run "$r" > /dev/null &&
+	                python3 bench/slim_times.py "$db.slim" &&
+	                xz -T0 -9 -c "$db.slim" > "${db%.db}-slim.db.xz" && rm -f "$db" "$db.slim"
+	            done
+	            (cd "$OUT" && tar cf - $(ls) | xz -T0 -6 | split -b 15M -d - all.tar.xz. &&
+	                find . -mindepth 1 -maxdepth 1 ! -name 'all.tar.xz.*' -exec rm -rf {} + ; ls -l)
+	        else
 	        (cd "$OUT" && for d in */; do d=${d%/}
 	            tar cf - "$d" | xz -T0 -6 | split -b 15M -d - "$d.tar.xz."
-	            rm -rf "$d"; done; ls -l);;
+	            rm -rf "$d"; done; ls -l)
+	        fi;;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
 	        wait_run "$ph" || { echo "still running: $ph"; break; }
 	        finish "$ph";;
