@@ -27,11 +27,12 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c dae
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
-HEADERS = daemon/opscreend.h daemon/http.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h \
+HEADERS = daemon/opscreend.h daemon/http.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h daemon/consensus.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
 UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
-	build/check_store build/check_regress build/check_generic build/check_policy
+	build/check_store build/check_regress build/check_generic build/check_policy \
+	build/check_consensus
 
 # kernels/: the host build of the oracles (and the CUDA build where nvcc is)
 .DEFAULT_GOAL := all
@@ -100,6 +101,9 @@ build/sweepdump: tools/sweepdump.c $(GENERIC_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson 2>/dev/null)
 
 build/check_policy: tests/unit/check_policy.c build/daemon/policy.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/check_consensus: tests/unit/check_consensus.c build/daemon/consensus.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
