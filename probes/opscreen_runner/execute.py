@@ -53,20 +53,26 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
-SPEED_CALLS = 7  # timed calls per side after one untimed warm-up call
+SPEED_CALLS = 5  # timed calls per side after one untimed warm-up call
+# what one side's speed calls may take: the warm whole-table screen of
+# 2026-12-03 on the H200 had a median call of 0.4 ms; timing every case
+# within the case's max_ms (500 ms) would have added about 570 runner-s to
+# its 2,601 (an estimate from its per-case times), within 100 ms about 270
+SPEED_BUDGET_MS = 100.0
 
 
 def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms):
     """(median ms, calls) of steady-state calls on the case's inputs: one
     warm-up, then up to SPEED_CALLS timed ones, fewer where per_call_ms
-    says they would not fit in max_ms (None under 3). On a GPU each call is
+    says they would not fit in max_ms or SPEED_BUDGET_MS (None under 3).
+    On a GPU each call is
     timed by CUDA events around it on the current stream, which includes
     the host's launch overhead when the GPU waits for it (a slow Python
     launcher shows); on the CPU by the host clock. Written inputs are fresh
     copies per call, made outside the timed span."""
     if per_call_ms is None or max_ms is None:
         return None, 0
-    n = min(SPEED_CALLS, int(max_ms / max(per_call_ms, 1e-3)) - 1)
+    n = min(SPEED_CALLS, int(min(max_ms, SPEED_BUDGET_MS) / max(per_call_ms, 1e-3)) - 1)
     if n < 3:
         return None, 0
     cuda = device == "cuda"
