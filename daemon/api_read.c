@@ -11,6 +11,8 @@
 
 #include "http.h"
 
+static void	 run_compile_bound(sqlite3 *, int64_t, json_t *);
+
 /* ---- runs, ops -------------------------------------------------------------- */
 
 static json_t *
@@ -157,6 +159,7 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 		    "n"))));
 		json_decref(n);
 	}
+	run_compile_bound(db, id, run);
 	if ((p = sched_progress()) != NULL &&
 	    json_integer_value(json_object_get(p, "run")) == id)
 		json_object_set(run, "progress", p);
@@ -167,6 +170,54 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 		    json_integer_value(json_object_get(run, "done")) /
 		    json_integer_value(json_object_get(run, "total"))));
 	return send_json(c, 200, run);
+}
+
+/*
+ * A cold screen is bound by its compiles: the Triton compile() wall its
+ * first calls spent (RESULT first_call_cost.jit_ms, the runs' own
+ * measurements, carried ones not counted) over the CPUs the daemon had
+ * when the run completed (its run_complete event) is the time no schedule
+ * of the same work can beat. Beside the run wall: "compile".
+ */
+static void
+run_compile_bound(sqlite3 *db, int64_t id, json_t *run)
+{
+	sqlite3_stmt	*st;
+	double		 compile_s, wall;
+	int		 firsts, cores;
+	json_t		*o, *f, *s;
+
+	if (sqlite3_prepare_v2(db, "SELECT sum(json_extract(r.figures, "
+	    "'$.first_call_cost.jit_ms')) / 1000.0, count(json_extract("
+	    "r.figures, '$.first_call_cost.jit_ms')), (SELECT json_extract("
+	    "e.json, '$.cores') FROM events e WHERE e.run_id = ?1 AND e.kind = "
+	    "'run_complete' ORDER BY e.id DESC LIMIT 1) FROM cases c JOIN "
+	    "results r ON r.case_id = c.id WHERE c.run_id = ?1 AND "
+	    "r.carried_from IS NULL", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		compile_s = sqlite3_column_double(st, 0);
+		firsts = sqlite3_column_int(st, 1);
+		cores = sqlite3_column_type(st, 2) == SQLITE_NULL ? cpu_count() :
+		    sqlite3_column_int(st, 2);
+		if (cores < 1)
+			cores = 1;
+		o = json_pack("{sf si si sf}", "compile_s", compile_s,
+		    "first_calls", firsts, "cores", cores, "bound_s",
+		    compile_s / cores);
+		f = json_object_get(run, "finished");
+		s = json_object_get(run, "started");
+		if (json_is_number(f) && json_is_number(s) && compile_s > 0) {
+			wall = json_number_value(f) - json_number_value(s);
+			json_object_set_new(o, "wall_s", json_real(wall));
+			json_object_set_new(o, "of_bound", json_real(wall /
+			    (compile_s / cores)));
+		}
+		json_object_set_new(run, "compile", o);
+	}
+	sqlite3_finalize(st);
 }
 
 static int64_t

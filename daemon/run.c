@@ -524,12 +524,12 @@ run_finish(void)
 		goto fail;
 	{
 		/* key_budget: what a later run of the library replays */
-		json_t	*ev = json_pack("{si si si sI sf sf sf sf}", "verified",
+		json_t	*ev = json_pack("{si si si sI sf sf sf sf si}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
 		    (json_int_t)sched.cur.done, "store_s", sched.cur.store_s, "wall_s",
 		    sched.cur.started > 0 ? now_wall() - sched.cur.started : 0.0,
 		    "key_budget", env->conf.key_budget, "first_call_budget",
-		    env->conf.first_call_budget);
+		    env->conf.first_call_budget, "cores", cpu_count());
 
 		erc = run_add_event(sched.cur.run_id, "run_complete", ev);
 		json_decref(ev);

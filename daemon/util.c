@@ -1,12 +1,28 @@
 /*
- * util.c: the clocks, a run's rate and time left, and the generation counter of what the lists are
+ * util.c: the clocks, the CPUs this process may run on, a run's rate and time left, and the generation counter of what the lists are
  * made of: the scheduler bumps it when a run ends or a fingerprint moves,
  * and the API's list cache keeps an answer only for the generation it was
  * made in.
  */
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
+
+/* The CPUs this process (and the runners it starts) may run on: its
+ * affinity mask (taskset, a cgroup's cpuset), else the online count. */
+int
+cpu_count(void)
+{
+	cpu_set_t	 set;
+	long		 n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
 
 static unsigned long	 lists_gen;
 

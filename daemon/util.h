@@ -8,6 +8,7 @@
 /* util.c */
 double		 now_mono(void);
 double		 now_wall(void);
+int		 cpu_count(void);		/* this process's CPUs */
 unsigned long	 lists_generation(void);	/* any thread */
 void		 lists_changed(void);	/* a run ended or a fingerprint moved */
 int		 progress_eta(long long done, long long total, long long done0,

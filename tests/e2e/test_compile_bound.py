@@ -1,0 +1,50 @@
+"""A cold screen's bound beside its run wall: GET /runs/{id} "compile", the
+Triton compile() wall of the run's own first calls (RESULT
+first_call_cost.jit_ms; carried results not counted) over the CPUs the
+daemon had (its run_complete event's "cores").
+
+The demo library has no Triton, so its results carry no first_call_cost:
+the test writes some into a screened store between two daemon lifetimes."""
+import json
+import os
+import sqlite3
+
+from e2e_harness import Daemon, full_screen
+
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape",
+         "runner__carry": "no"}
+
+
+def test_the_compile_bound_is_beside_the_run_wall(tmp_path):
+    d, run = full_screen(tmp_path / "d", SCOPE)
+    try:
+        st, before = d.get_json(f"/runs/{run}")
+        assert st == 200 and "compile" not in before, before
+    finally:
+        d.stop()
+    db = sqlite3.connect(d.db)
+    (ev,) = [json.loads(j) for (j,) in db.execute(
+        "SELECT json FROM events WHERE run_id = ? AND kind = 'run_complete'", (run,))]
+    cores = ev["cores"]
+    assert cores == len(os.sched_getaffinity(0)), ev
+    ids = [i for (i,) in db.execute(
+        "SELECT c.id FROM cases c JOIN results r ON r.case_id = c.id WHERE "
+        "c.run_id = ? AND r.figures IS NOT NULL ORDER BY c.id LIMIT 21", (run,))]
+    db.executemany("UPDATE results SET figures = json_set(figures, "
+                   "'$.first_call_cost', json('{\"jit_ms\": 1500}')) WHERE case_id = ?",
+                   [(i,) for i in ids])
+    # a carried result's compile was another run's
+    db.execute("UPDATE results SET carried_from = ? WHERE case_id = ?", (ids[0], ids[-1]))
+    db.commit()
+    db.close()
+    d = Daemon(tmp_path / "d", **SCOPE).start()
+    try:
+        st, out = d.get_json(f"/runs/{run}")
+        assert st == 200, out
+        c = out["compile"]
+        assert c["first_calls"] == 20 and abs(c["compile_s"] - 30.0) < 1e-9, c
+        assert c["cores"] == cores and abs(c["bound_s"] - 30.0 / cores) < 1e-9, c
+        wall = out["finished"] - out["started"]
+        assert abs(c["wall_s"] - wall) < 1e-6 and abs(c["of_bound"] - wall / c["bound_s"]) < 1e-6
+    finally:
+        d.stop()
