@@ -177,7 +177,9 @@ serve_runs(struct MHD_Connection *c, const char *rest)
  * first calls spent (RESULT first_call_cost.jit_ms, the runs' own
  * measurements, carried ones not counted) over the CPUs the daemon had
  * when the run completed (its run_complete event) is the time no schedule
- * of the same work can beat. Beside the run wall: "compile".
+ * of the same work can beat. Beside the run wall: "compile", for a
+ * complete run only (the dashboard polls the running run every few
+ * seconds, and this reads every result's figures).
  */
 static void
 run_compile_bound(sqlite3 *db, int64_t id, json_t *run)
@@ -187,6 +189,9 @@ run_compile_bound(sqlite3 *db, int64_t id, json_t *run)
 	int		 firsts, cores;
 	json_t		*o, *f, *s;
 
+	if (!json_is_string(json_object_get(run, "state")) ||
+	    strcmp(json_string_value(json_object_get(run, "state")), "complete"))
+		return;
 	if (sqlite3_prepare_v2(db, "SELECT sum(json_extract(r.figures, "
 	    "'$.first_call_cost.jit_ms')) / 1000.0, count(json_extract("
 	    "r.figures, '$.first_call_cost.jit_ms')), (SELECT json_extract("
