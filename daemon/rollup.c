@@ -209,21 +209,20 @@ withhold(json_t *names, const char *name, const char *key, const char *dtype,
 /*
  * faster=RATIO: a key x dtype the policy allows counts only when its
  * slowest passing case ran at RATIO times native's speed or more
- * (verdicts.speed_ratio, columns 15 and 16 of the row); one without a
- * measured speed withholds its name (fail closed: an unmeasured op is not
- * known to be fast). The name keeps its slowest ratio ("speed").
+ * (verdicts.speed_ratio `r` over `cases` cases, 0: none measured); one
+ * without a measured speed withholds its name (fail closed: an unmeasured
+ * op is not known to be fast). The name keeps its slowest ratio ("speed").
  */
 static void
 speed_check(json_t *n, json_t *names, const char *name, const char *key,
-    const char *dtype, sqlite3_stmt *st, double faster, int device,
+    const char *dtype, double r, int cases, double faster, int device,
     int64_t run)
 {
-	double		 r = sqlite3_column_double(st, 15), was;
-	int		 cases = sqlite3_column_int(st, 16);
+	double		 was;
 	char		 why[160];
 	json_t		*sp = json_object_get(n, "speed");
 
-	if (cases <= 0 || sqlite3_column_type(st, 15) == SQLITE_NULL) {
+	if (cases <= 0) {
 		withhold(names, name, key, dtype, "no steady-state speed measured "
 		    "(faster= needs one)", device, run);
 		return;
@@ -334,8 +333,11 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 				json_object_set_new(n, "tolerated", json_true());
 			if (!any && faster > 0)
 				speed_check(n, names, (const char *)
-				    sqlite3_column_text(st, 1), key, dtype, st,
-				    faster, device, run);
+				    sqlite3_column_text(st, 1), key, dtype,
+				    sqlite3_column_double(st, 15),
+				    sqlite3_column_type(st, 15) == SQLITE_NULL ?
+				    0 : sqlite3_column_int(st, 16), faster,
+				    device, run);
 			continue;
 		}
 		sev = row_severity(vd, sevw);
