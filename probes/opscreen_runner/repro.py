@@ -30,7 +30,7 @@ import platform
 
 import torch
 
-from . import figures, inputs
+from . import figures, inputs, kernels
 
 INLINE = 64  # elements of all inputs written as literals; more: base64
 PRE_CALL_BYTES = 64 << 10
@@ -500,8 +500,6 @@ _HUGE_GEN = {
     "index": "torch.randint({lo}, {hi}, {shape}, generator=g, device=D).to({dt})",
     "bool": "torch.randint(0, 2, {shape}, generator=g, device=D).to({dt})",
 }
-_HUGE_RANGE = {"uniform": (-1.0, 1.0), "positive": (0.5, 2.0), "int": (-100, 100),
-               "index": (0, 1)}
 
 
 def _huge_arg(a, i, built):
@@ -510,10 +508,12 @@ def _huge_arg(a, i, built):
     if not (isinstance(a, dict) and a.get("t") == "tensor"):
         return None, _scalar(built, False)
     dom = a.get("domain", "normal")
-    dom = {"edge": "normal"}.get(dom, dom)
+    if dom == "edge":  # as kernels/' generator reads it, without the edge values
+        dom = "normal" if getattr(torch, a.get("dtype", "float32")).is_floating_point \
+            else "int"
     if dom not in _HUGE_GEN:
         raise ValueError(f"domain {dom!r} has no torch generator")
-    lo, hi = _HUGE_RANGE.get(dom, (0, 0))
+    lo, hi = kernels._BOUNDS.get(dom, (0, 0))  # the generator's default ranges
     lo = a["low"] if a.get("low") is not None else lo
     hi = a["high"] if a.get("high") is not None else hi
     shape = list(a.get("shape", []))
