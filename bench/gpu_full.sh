@@ -388,8 +388,9 @@ for act in $ACTIONS; do
 	pack)	# pack:all, last: each folder of $OUT into xz chunks of 15 MiB
 		# (a call brings back at most 8 files of 16 MiB, 64 MiB in all);
 		# pack:slim first replaces each folder's database by its newest
-		# run slimmed (tools/slim_db.py, figures cut to times rounded to
-		# 0.1 ms) and then packs everything into one archive: a whole-table
+		# run slimmed (tools/slim_db.py --compact: figures cut to times and
+		# first-call costs rounded to 0.1 ms) and then packs everything
+		# into one archive: a whole-table
 		# database with repros is hundreds of MB (571 MB for three runs
 		# on 2026-12-03), and one call could not bring back the packed
 		# folders of three phases
@@ -397,8 +398,7 @@ for act in $ACTIONS; do
 	            for db in "$OUT"/*/opscreen.db; do
 	                [ -f "$db" ] || continue
 	                r=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM runs").fetchone()[0] or 1)' "$db")
-	                python3 tools/slim_db.py "$db" "$db.slim" --keep-run "$r" > /dev/null &&
-	                python3 bench/slim_times.py "$db.slim" &&
+	                python3 tools/slim_db.py "$db" "$db.slim" --keep-run "$r" --compact > /dev/null &&
 	                xz -T0 -9 -c "$db.slim" > "${db%.db}-slim.db.xz" && rm -f "$db" "$db.slim"
 	            done
 	            (cd "$OUT" && tar cf - $(ls) | xz -T0 -6 | split -b 15M -d - all.tar.xz. &&

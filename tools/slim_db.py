@@ -11,8 +11,12 @@ results, verdicts and events go with it; a kept verdict's evidence case in
 a dropped run stays as a dangling id), then vacuums. report_full.py,
 key_costs.py, screen_timeline.py, screen_replay.py, release_diff.py and
 first_call_costs.py print
-the same from DST as from SRC for the runs it keeps. Compress DST with
-`xz -9` before committing (tracked files stay under 4 MiB).
+the same from DST as from SRC for the runs it keeps. --compact keeps of
+the figures only `times` and the numbers of `first_call_cost` (what the
+run tables, the compile bound and first_call_costs.py's totals read),
+rounded to 0.1 ms: a whole-table screen with every class then fits.
+Compress DST with `xz -9` before committing (tracked files stay under
+4 MiB).
 """
 import argparse
 import json
@@ -25,6 +29,7 @@ def main():
     ap.add_argument("src")
     ap.add_argument("dst")
     ap.add_argument("--keep-run", type=int)
+    ap.add_argument("--compact", action="store_true")
     a = ap.parse_args()
     if os.path.exists(a.dst):
         os.unlink(a.dst)
@@ -43,7 +48,8 @@ def main():
             dst.execute(f"DELETE FROM {t} WHERE run_id != ?", k)
         dst.execute("DELETE FROM events WHERE run_id IS NOT NULL AND run_id != ?", k)
         dst.execute("DELETE FROM runs WHERE id != ?", k)
-    keep = ("times", "oracle_check", "runner", "first_call_cost")
+    keep = ("times", "first_call_cost") if a.compact else \
+        ("times", "oracle_check", "runner", "first_call_cost")
     rows = dst.execute("SELECT case_id, figures FROM results WHERE figures IS NOT "
                        "NULL").fetchall()
     for cid, fig in rows:
@@ -52,8 +58,13 @@ def main():
         except ValueError:
             continue
         if isinstance(f, dict):
+            f = {x: f[x] for x in keep if x in f}
+            if a.compact:
+                f = {x: {k: round(v, 1) if isinstance(v, float) else v
+                         for k, v in f[x].items() if not isinstance(v, (list, dict))}
+                     for x in f if isinstance(f[x], dict)}
             dst.execute("UPDATE results SET figures = ? WHERE case_id = ?",
-                        (json.dumps({x: f[x] for x in keep if x in f}), cid))
+                        (json.dumps(f, separators=(",", ":") if a.compact else None), cid))
     dst.execute("UPDATE results SET repro = NULL, stderr_tail = NULL")
     dst.commit()
     dst.execute("VACUUM")
