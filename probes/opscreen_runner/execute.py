@@ -65,11 +65,10 @@ def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms):
     """(median ms, calls) of steady-state calls on the case's inputs: one
     warm-up, then up to SPEED_CALLS timed ones, fewer where per_call_ms
     says they would not fit in max_ms or SPEED_BUDGET_MS (None under 3).
-    On a GPU each call is
-    timed by CUDA events around it on the current stream, which includes
-    the host's launch overhead when the GPU waits for it (a slow Python
-    launcher shows); on the CPU by the host clock. Written inputs are fresh
-    copies per call, made outside the timed span."""
+    On a GPU each call is timed by CUDA events around it on the current
+    stream, which includes the host's launch overhead when the GPU waits
+    for it (a slow Python launcher shows); on the CPU by the host clock.
+    Written inputs are fresh copies per call, made outside the timed span."""
     if per_call_ms is None or max_ms is None:
         return None, 0
     n = min(SPEED_CALLS, int(min(max_ms, SPEED_BUDGET_MS) / max(per_call_ms, 1e-3)) - 1)
