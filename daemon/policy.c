@@ -228,3 +228,19 @@ policy_carry(const struct carry_facts *f, struct carry_key *k, size_t n)
 	free(order);
 	return carried;
 }
+
+/*
+ * Each runner gets its share of the daemon's CPUs for torch's CPU work
+ * (input generation, the random class's tests, a CPU device's ops), never
+ * less than one thread.  Unbounded, every runner's pool has a thread per
+ * core: on the H200 (2026-12-03 warm screen, 20 runners on 16 cores) a
+ * 131,072-sample KS test, tens of milliseconds alone, took 6 to 7 s while
+ * the other runners compiled.
+ */
+int
+policy_runner_threads(int cores, int runners)
+{
+	if (cores < 1 || runners < 1)
+		return 1;
+	return cores / runners > 1 ? cores / runners : 1;
+}

@@ -146,4 +146,10 @@ struct carry_facts {
 };
 size_t	 policy_carry(const struct carry_facts *, struct carry_key *, size_t);
 
+/*
+ * A runner's CPU threads (OMP_NUM_THREADS: torch's intra-op pool): the
+ * daemon's CPUs shared out over its runners, at least one each
+ */
+int	 policy_runner_threads(int cores, int runners);
+
 #endif

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "opscreend.h"
+#include "policy.h"
+#include "util.h"
 
 extern char **environ;
 
@@ -106,7 +108,7 @@ supervise_spawn(struct runner *w)
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
 	char				*envp[ENV_MAX], **e, dev[16], nice[16], rep[32];
-	char				 me[16];
+	char				 me[16], threads[16];
 	char				*pp = NULL;
 	char				*argv[4];
 	const char			*oldpp;
@@ -152,6 +154,12 @@ supervise_spawn(struct runner *w)
 	snprintf(me, sizeof(me), "%d", (int)getpid());
 	if (env_push(envp, &n, "OPSCREEN_AUTOTUNE_REP", rep) == -1 ||
 	    env_push(envp, &n, "OPSCREEN_DAEMON_PID", me) == -1)
+		goto fail;
+	/* the daemon's own environment may set it; else the runners' share */
+	snprintf(threads, sizeof(threads), "%d",
+	    policy_runner_threads(cpu_count(), sched_nworkers()));
+	if (getenv("OMP_NUM_THREADS") == NULL &&
+	    env_push(envp, &n, "OMP_NUM_THREADS", threads) == -1)
 		goto fail;
 
 	posix_spawn_file_actions_init(&fa);

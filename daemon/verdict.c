@@ -488,12 +488,31 @@ verdict_case_budget(const json_t *case_spec)
 	return VERDICT_COMPILE_BUDGET_MS;
 }
 
-/* Adds the steady-call gate (VERDICT_STEADY_*) to a case spec being sent. */
+/* Whether a case of class cls times its speed (VERDICT_SPEED_CALLS). */
+int
+verdict_speed_class(const char *cls)
+{
+	static const char *const timed[] = { "same_shape", "reduction",
+	    "contract", "accumulation" };
+	size_t	i;
+
+	for (i = 0; cls != NULL && i < sizeof(timed) / sizeof(timed[0]); i++)
+		if (strcmp(cls, timed[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Adds the steady-call gate (VERDICT_STEADY_*) and the speed calls
+ * (VERDICT_SPEED_CALLS, by the case's class) to a case spec being sent.
+ */
 void
 verdict_case_steady(json_t *case_spec)
 {
-	json_object_set_new(case_spec, "steady", json_pack("{si sf}", "calls",
-	    VERDICT_STEADY_CALLS, "max_ms", VERDICT_STEADY_MAX_MS));
+	json_object_set_new(case_spec, "steady", json_pack("{si sf si}", "calls",
+	    VERDICT_STEADY_CALLS, "max_ms", VERDICT_STEADY_MAX_MS, "speed",
+	    verdict_speed_class(json_string_value(json_object_get(case_spec,
+	    "class"))) ? VERDICT_SPEED_CALLS : 0));
 }
 
 /* A correct compile-class case is still a hazard when its first call ran long. */

@@ -65,6 +65,19 @@ enum verdict {
 #define VERDICT_STEADY_MAX_MS	500.0
 
 /*
+ * The steady-state speed of native and the candidate (lists' faster=),
+ * timed after the steady calls, sent in "steady" as "speed": the timed
+ * calls per side (after one untimed), VERDICT_SPEED_CALLS in the classes
+ * that call the op as an engine does (VERDICT_SPEED_CLASSES: same_shape,
+ * reduction, contract, accumulation), 0 in the classes that hunt defects
+ * with odd layouts, values, sizes or options, whose speed says nothing of
+ * an engine's.  On the H200 (warm screen of 2026-12-03) timing every case
+ * would have cost about 270 of the screen's 2,601 runner-s.
+ */
+#define VERDICT_SPEED_CALLS	5
+int		 verdict_speed_class(const char *cls);
+
+/*
  * How wrong a failing case is (docs/design.md, "Severity"), in rank order:
  * critical (silently wrong: a wrong shape, dtype or alias, exact outputs
  * that differ, a float error past VERDICT_CRITICAL_RATIO times the rule's

@@ -53,17 +53,17 @@ def _call(op, args, kwargs, mutates, device, seed=None):
         return None, _describe(e), None, None
 
 
-SPEED_CALLS = 5  # timed calls per side after one untimed warm-up call
-# what one side's speed calls may take: the warm whole-table screen of
+# what one side's speed calls may take (their number comes with the case:
+# "steady"'s "speed", daemon/verdict.h VERDICT_SPEED_CALLS): the warm whole-table screen of
 # 2026-12-03 on the H200 had a median call of 0.4 ms; timing every case
 # within the case's max_ms (500 ms) would have added about 570 runner-s to
 # its 2,601 (an estimate from its per-case times), within 100 ms about 270
 SPEED_BUDGET_MS = 100.0
 
 
-def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms):
+def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms, calls):
     """(median ms, calls) of steady-state calls on the case's inputs: one
-    warm-up, then up to SPEED_CALLS timed ones, fewer where per_call_ms
+    warm-up, then up to `calls` timed ones, fewer where per_call_ms
     says they would not fit in max_ms or SPEED_BUDGET_MS (None under 3).
     On a GPU each call is timed by CUDA events around it on the current
     stream, which includes the host's launch overhead when the GPU waits
@@ -71,7 +71,7 @@ def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms):
     Written inputs are fresh copies per call, made outside the timed span."""
     if per_call_ms is None or max_ms is None:
         return None, 0
-    n = min(SPEED_CALLS, int(min(max_ms, SPEED_BUDGET_MS) / max(per_call_ms, 1e-3)) - 1)
+    n = min(calls, int(min(max_ms, SPEED_BUDGET_MS) / max(per_call_ms, 1e-3)) - 1)
     if n < 3:
         return None, 0
     cuda = device == "cuda"
@@ -172,21 +172,27 @@ def _aliases(out, mutated):
             and out.data_ptr() == mutated.data_ptr())
 
 
+def _count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
 def steady_gate(case):
-    """(calls, max_ms) of the case's "steady" field, the daemon's steady-call
-    gate (daemon/verdict.h, VERDICT_STEADY_*): how many calls follow the
-    first, and the time at which a first call and the next one, both that
-    slow, end them. A case without it gets no steady calls."""
+    """(calls, max_ms, speed) of the case's "steady" field, the daemon's
+    steady-call gate (daemon/verdict.h, VERDICT_STEADY_* and
+    VERDICT_SPEED_CALLS): how many calls follow the first, the time at which
+    a first call and the next one, both that slow, end them, and how many
+    timed calls per side measure the speed (absent: none). A case without
+    it gets no steady calls."""
     st = case.get("steady")
     if st is None:
-        return 0, None
-    if not isinstance(st, dict) or not isinstance(st.get("calls"), int) or \
-            isinstance(st.get("calls"), bool) or st["calls"] < 0 or \
+        return 0, None, 0
+    if not isinstance(st, dict) or not _count(st.get("calls")) or \
             not isinstance(st.get("max_ms"), (int, float)) or \
-            isinstance(st.get("max_ms"), bool):
+            isinstance(st.get("max_ms"), bool) or \
+            not _count(st.get("speed", 0)):
         raise HarnessError("case field 'steady' must be {\"calls\": int >= 0, "
-                           "\"max_ms\": number}")
-    return st["calls"], float(st["max_ms"])
+                           "\"max_ms\": number, \"speed\": int >= 0}")
+    return st["calls"], float(st["max_ms"]), st.get("speed", 0)
 
 
 def _check(case, adapter):
@@ -468,7 +474,7 @@ def run_case(case, adapter, device, notify=None, built=None):
     stat = case.get("compare") == "stat"
     seed = int(case.get("seed", 0)) if stat else None
     compile_step = case.get("class") == "compile"
-    calls, max_ms = steady_gate(case)
+    calls, max_ms, speed_calls = steady_gate(case)
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
@@ -493,10 +499,11 @@ def run_case(case, adapter, device, notify=None, built=None):
     # steady-state speed of native, then (below) of the candidate, on the
     # same inputs in this process: RESULT's "speed" (lists' faster=)
     speed = None
-    if nerr is None and not compile_step and not huge and calls > 0:
+    if nerr is None and not compile_step and not huge and calls > 0 and \
+            speed_calls > 0:
         try:
             nat_ms, n_nat = _speed(op, args, kwargs, mutates, device,
-                                   times["native_ms"], max_ms)
+                                   times["native_ms"], max_ms, speed_calls)
         except Exception:
             nat_ms = None
         if nat_ms is not None:
@@ -552,7 +559,8 @@ def run_case(case, adapter, device, notify=None, built=None):
                     t_sp = time.perf_counter()
                     try:
                         c_ms, n_c = _speed(op, args, kwargs, mutates, device,
-                                           times["cand_steady_ms"], max_ms)
+                                           times["cand_steady_ms"], max_ms,
+                                           speed_calls)
                     except Exception:
                         c_ms = None  # its calls above decide; no figure here
                     if c_ms is not None:

@@ -7,6 +7,10 @@ the daemon fails the case when the candidate's is below its level
 (VERDICT_STAT_ALPHA in daemon/verdict.h, 1e-4) and native's is not
 (docs/protocol.md).
 
+The tests run on the samples' device, in float64: on the host, a runner's
+torch threads compete with every other runner's compiles (a 131,072-sample
+KS test took 6-7 s in the H200 warm screen of 2026-12-03).
+
 False-alarm rate: a correct library fails a case with probability alpha per
 case (tests inside one case are combined with a Bonferroni correction). Seeds
 are fixed, so a case's outcome is reproducible; over a screen of R random
@@ -53,7 +57,8 @@ def _halfwidth(x, dtype):
 
 
 def _ks(x, cdf, dtype):
-    """KS statistic of samples x (float64, CPU) against cdf, rounding-aware."""
+    """KS statistic of samples x (float64, on their device) against cdf,
+    rounding-aware."""
     x = x[torch.isfinite(x)]
     n = x.numel()
     if n == 0:
@@ -62,7 +67,7 @@ def _ks(x, cdf, dtype):
     h = _halfwidth(x, dtype)
     hi = cdf(x + h)
     lo = cdf(x - h)
-    i = torch.arange(1, n + 1, dtype=F64)
+    i = torch.arange(1, n + 1, dtype=F64, device=x.device)
     d = max((i / n - hi).max().item(), (lo - (i - 1) / n).max().item(), 0.0)
     return d, _ks_pvalue(d, n)
 
@@ -94,14 +99,14 @@ def _chi2(observed, expected):
     df = obs.numel() - 1
     if df < 1:
         return 0.0, 1.0
-    x2 = (((obs - exp) ** 2) / exp).sum()
+    x2 = (((obs - exp) ** 2) / exp).sum().cpu()
     p = torch.special.gammaincc(torch.tensor(df / 2.0, dtype=F64), x2 / 2).item()
     return x2.item(), p
 
 
 def _samples(out):
     t = out[0] if isinstance(out, (tuple, list)) else out
-    return t, t.detach().to("cpu").to(F64).reshape(-1)
+    return t, t.detach().to(F64).reshape(-1)
 
 
 def _arg(op, args, kwargs, name, default=None):
@@ -109,9 +114,9 @@ def _arg(op, args, kwargs, name, default=None):
     return default if v is None else v
 
 
-def _cpu64(t):
-    return t.detach().to("cpu").to(F64).reshape(-1) if isinstance(t, torch.Tensor) \
-        else torch.tensor([float(t)], dtype=F64)
+def _f64(t, device):
+    return t.detach().to(device, F64).reshape(-1) if isinstance(t, torch.Tensor) \
+        else torch.tensor([float(t)], dtype=F64, device=device)
 
 
 def _continuous(op, key, args, kwargs, x, dtype, shape):
@@ -131,8 +136,8 @@ def _continuous(op, key, args, kwargs, x, dtype, shape):
             v = _arg(op, args, kwargs, name, default)
             if base != "normal":
                 v = float(v)
-            v = v.detach().to("cpu", F64) if isinstance(v, torch.Tensor) else \
-                torch.tensor(float(v), dtype=F64)
+            v = v.detach().to(x.device, F64) if isinstance(v, torch.Tensor) \
+                else torch.tensor(float(v), dtype=F64, device=x.device)
             try:  # mean and std broadcast against each other (normal.Tensor_Tensor)
                 return torch.broadcast_to(v, shape).reshape(-1)
             except RuntimeError:
@@ -155,7 +160,7 @@ def _ks_std(z, h):
         return 1.0, 0.0
     z, order = torch.sort(z)
     h = h[order]
-    i = torch.arange(1, n + 1, dtype=F64)
+    i = torch.arange(1, n + 1, dtype=F64, device=z.device)
     d = max((i / n - _norm_cdf(z + h)).max().item(),
             (_norm_cdf(z - h) - (i - 1) / n).max().item(), 0.0)
     return d, _ks_pvalue(d, n)
@@ -172,10 +177,11 @@ def _bernoulli(op, args, kwargs, x):
 
 def _dropout(op, args, kwargs, out):
     """native_dropout: kept fraction ~ 1-p, kept values scaled by 1/(1-p)."""
-    inp = _cpu64(args[0])
+    dev = out[0].device
+    inp = _f64(args[0], dev)
     p = float(_arg(op, args, kwargs, "p", 0.5))
     train = _arg(op, args, kwargs, "train", True)
-    y, mask = _cpu64(out[0]), out[1].detach().to("cpu").reshape(-1)
+    y, mask = _f64(out[0], dev), out[1].detach().reshape(-1)
     if train is False or p == 0:
         ok = torch.equal(y, inp)
         return "dropout identity", 0.0, 1.0 if ok else 0.0
@@ -194,10 +200,10 @@ def _dropout(op, args, kwargs, out):
 
 
 def _multinomial(op, args, kwargs, out):
-    probs = args[0].detach().to("cpu").to(F64)
+    probs = args[0].detach().to(out.device, F64)
     probs = probs.reshape(-1, probs.shape[-1])
     probs = probs / probs.sum(-1, keepdim=True)
-    idx = out.detach().to("cpu").to(torch.int64).reshape(probs.shape[0], -1)
+    idx = out.detach().to(torch.int64).reshape(probs.shape[0], -1)
     k = probs.shape[-1]
     if bool(((idx < 0) | (idx >= k)).any()):
         return "multinomial range", 1.0, 0.0
@@ -209,19 +215,20 @@ def _multinomial(op, args, kwargs, out):
             return "multinomial drew a zero-probability category", 1.0, 0.0
         idx = idx[:, :1]  # the first draw of each row follows probs
     expected = (probs * idx.shape[-1]).sum(0)
-    observed = torch.zeros(k, dtype=F64).index_add_(
-        0, idx.reshape(-1), torch.ones(idx.numel(), dtype=F64))
+    observed = torch.zeros(k, dtype=F64, device=idx.device).index_add_(
+        0, idx.reshape(-1), torch.ones(idx.numel(), dtype=F64, device=idx.device))
     x2, p = _chi2(observed, expected)
     return "chi2 multinomial", x2, p
 
 
 def _randperm(x):
     n = x.numel()
-    if not torch.equal(torch.sort(x.to(torch.int64)).values, torch.arange(n)):
+    ar = torch.arange(n, device=x.device)
+    if not torch.equal(torch.sort(x.to(torch.int64)).values, ar):
         return "randperm is a permutation", 1.0, 0.0
     if n < 3:
         return "randperm", 0.0, 1.0
-    fixed = int((x.to(torch.int64) == torch.arange(n)).sum().item())
+    fixed = int((x.to(torch.int64) == ar).sum().item())
     # P(Poisson(1) >= fixed)
     p_fixed = 1.0 - sum(math.exp(-1) / math.factorial(j) for j in range(fixed)) \
         if fixed < 60 else 0.0

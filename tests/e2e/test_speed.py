@@ -109,3 +109,46 @@ def test_opscreenctl_faster(screened):
         r = subprocess.run([ctl, "-H", hp, "allowlist", "--faster", bad],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode not in (0, 1) and "--faster" in r.stderr, (bad, r.stderr)
+
+
+def test_speed_is_timed_in_the_engine_classes_only(screened):
+    """The daemon sends speed calls (steady.speed) with same_shape,
+    reduction, contract and accumulation cases only: a broadcast or views
+    case of the same key gets none, so a list's ratio comes from the op
+    called as an engine calls it."""
+    d = screened
+    st, out = d.post_run({"ops": ["neg", "add.Tensor", "mul_.Tensor"], "dtypes": ["float32"],
+                          "classes": ["same_shape", "broadcast", "views"]})
+    assert st == 202, out
+    run = d.wait_run(out["run"], timeout=300)
+    assert run["state"] == "complete", run
+    db = sqlite3.connect(d.db)
+    try:
+        got = {}
+        for cls, timed, n in db.execute(
+                "SELECT c.class, json_extract(r.figures, '$.speed') IS NOT NULL, "
+                "count(*) FROM cases c JOIN results r ON r.case_id = c.id WHERE "
+                "c.run_id = ? AND r.status = 'pass' GROUP BY 1, 2", (out["run"],)):
+            got[(cls, timed)] = n
+    finally:
+        db.close()
+    assert got.get(("same_shape", 1)), got
+    assert got.get(("broadcast", 0)) and got.get(("views", 0)), got
+    assert not got.get(("broadcast", 1)) and not got.get(("views", 1)), got
+
+
+def test_runners_share_the_cpus_for_torch_threads(screened):
+    """Each runner's environment gives torch's CPU pool (OMP_NUM_THREADS)
+    the daemon's CPUs over its runners, at least 1: unbounded, every one of
+    them had a thread per core."""
+    import os
+    from e2e_harness import children
+    kids = children(screened.proc.pid, b"opscreen_runner")
+    assert kids, "no runner"
+    nrun = len(kids)
+    want = os.environ.get("OMP_NUM_THREADS") or \
+        max(1, len(os.sched_getaffinity(screened.proc.pid)) // nrun)
+    for p in kids:
+        with open(f"/proc/{p}/environ", "rb") as f:
+            env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        assert env.get(b"OMP_NUM_THREADS") == str(want).encode(), (p, env.get(b"OMP_NUM_THREADS"))

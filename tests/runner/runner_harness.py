@@ -105,11 +105,14 @@ def tensor(shape, dtype="bfloat16", domain="normal", **kw):
 
 
 def daemon_steady():
-    """The steady-call gate the daemon sends with every case ("steady"),
-    read from its one definition (daemon/verdict.h, VERDICT_STEADY_*)."""
+    """The steady-call gate the daemon sends with a same_shape case
+    ("steady"), read from its one definition (daemon/verdict.h,
+    VERDICT_STEADY_* and VERDICT_SPEED_CALLS)."""
     with open(os.path.join(ROOT, "daemon", "verdict.h")) as f:
-        defs = dict(re.findall(r"^#define\s+VERDICT_STEADY_(\w+)\s+(\S+)", f.read(), re.M))
-    return {"calls": int(defs["CALLS"]), "max_ms": float(defs["MAX_MS"])}
+        defs = dict(re.findall(r"^#define\s+VERDICT_(STEADY_\w+|SPEED_CALLS)\s+(\S+)",
+                               f.read(), re.M))
+    return {"calls": int(defs["STEADY_CALLS"]), "max_ms": float(defs["STEADY_MAX_MS"]),
+            "speed": int(defs["SPEED_CALLS"])}
 
 
 STEADY = daemon_steady()

@@ -387,8 +387,9 @@ _FULL_CONFIG = (("neg", neg),)
 def test_speed_times_native_and_candidate_on_the_same_inputs(tmp_path):
     """RESULT's "speed": the median of up to 5 timed steady-state calls of
     native and of the candidate, each after one untimed warm-up, on the
-    case's inputs in the runner's process; none for a case without steady
-    calls, nor where 3 calls would not fit the case's max_ms."""
+    case's inputs in the runner's process, as many as the gate's "speed"
+    says; none where it says 0 or nothing, for a case without steady calls,
+    nor where 3 calls would not fit the case's max_ms."""
     from runner_harness import library_runner
     r = library_runner(tmp_path, "opscreen_slowlib", SLOWLIB)
     neg = make_case(41, "neg", "neg", [tensor([64], "float32")], dtype="float32")
@@ -399,8 +400,15 @@ def test_speed_times_native_and_candidate_on_the_same_inputs(tmp_path):
         assert sp["clock"] == "host" and sp["calls"] == 5, sp
         assert sp["cand_ms"] >= 3 and sp["native_ms"] < 1, sp
         assert sp["cand_ms"] / sp["native_ms"] > 3, sp
-        _, res = r.case(dict(neg, id=42, steady={"calls": 3, "max_ms": 10}))
+        _, res = r.case(dict(neg, id=42, steady=dict(neg["steady"], max_ms=10)))
         assert "speed" not in res and "cand_steady_ms" in res["times"], res
+        _, res = r.case(dict(neg, id=44, steady=dict(neg["steady"], speed=3)))
+        assert res["speed"]["calls"] == 3, res
+        for gate in ({"calls": 3, "max_ms": 500.0}, dict(neg["steady"], speed=0)):
+            _, res = r.case(dict(neg, id=45, steady=gate))
+            assert "speed" not in res and "cand_steady_ms" in res["times"], res
+        _, res = r.case(dict(neg, id=46, steady=dict(neg["steady"], speed=-1)))
+        assert res["status"] == "harness_error" and "speed" in res["harness_error"], res
         bare = {k: v for k, v in neg.items() if k != "steady"}
         _, res = r.case(dict(bare, id=43))
         assert "speed" not in res, res

@@ -329,6 +329,18 @@ START_TEST(first_call_hold_off)
 }
 END_TEST
 
+/* a runner's share of the CPUs, never under one thread */
+START_TEST(runner_threads_share_the_cores)
+{
+	ck_assert_int_eq(policy_runner_threads(16, 20), 1);
+	ck_assert_int_eq(policy_runner_threads(16, 4), 4);
+	ck_assert_int_eq(policy_runner_threads(128, 40), 3);
+	ck_assert_int_eq(policy_runner_threads(2, 4), 1);
+	ck_assert_int_eq(policy_runner_threads(0, 4), 1);
+	ck_assert_int_eq(policy_runner_threads(16, 0), 1);
+}
+END_TEST
+
 START_TEST(replay_skips_from_any_run)
 {
 	struct replay_decision	 d = policy_replay(REPLAY_SKIPS, 0);
@@ -546,6 +558,7 @@ main(void)
 	tcase_add_test(c, first_call_budget_spares_ladders_bootstrap_and_huge);
 	tcase_add_test(c, first_call_hold_past_the_hold_only);
 	tcase_add_test(c, first_call_hold_off);
+	tcase_add_test(c, runner_threads_share_the_cores);
 	tcase_add_test(c, first_call_over_remeasures_once_per_key_and_dtype);
 	tcase_add_test(c, first_call_over_without_a_slot_drops);
 	tcase_add_test(c, first_call_over_twice_cuts_and_charges);

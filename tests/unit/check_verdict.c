@@ -1076,7 +1076,9 @@ START_TEST(steady_gate_in_the_spec)
 	verdict_case_steady(sp);
 	st = json_object_get(sp, "steady");
 	ck_assert(json_is_object(st));
-	ck_assert_int_eq(json_object_size(st), 2);
+	ck_assert_int_eq(json_object_size(st), 3);
+	/* no class: no speed calls */
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "speed")), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(st, "calls")),
 	    VERDICT_STEADY_CALLS);
 	ck_assert(json_real_value(json_object_get(st, "max_ms")) ==
@@ -1087,6 +1089,35 @@ START_TEST(steady_gate_in_the_spec)
 	ck_assert_int_eq(VERDICT_STEADY_CALLS, 3);
 	ck_assert(VERDICT_STEADY_MAX_MS == 500.0);
 	json_decref(sp);
+}
+END_TEST
+
+/* speed is timed in the classes that call the op as an engine does */
+START_TEST(speed_calls_by_class)
+{
+	static const char *const timed[] = { "same_shape", "reduction",
+	    "contract", "accumulation" };
+	static const char *const not_timed[] = { "broadcast", "scalar",
+	    "noncontig", "dtype_exotic", "edge_values", "compile", "bootstrap",
+	    "random", "views", "empty", "options", "nonsense" };
+	json_t	*sp;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++) {
+		sp = json_pack("{s:s}", "class", timed[i]);
+		verdict_case_steady(sp);
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_object_get(sp, "steady"), "speed")), VERDICT_SPEED_CALLS);
+		json_decref(sp);
+	}
+	for (i = 0; i < sizeof(not_timed) / sizeof(not_timed[0]); i++) {
+		sp = json_pack("{s:s}", "class", not_timed[i]);
+		verdict_case_steady(sp);
+		ck_assert_msg(json_integer_value(json_object_get(json_object_get(
+		    sp, "steady"), "speed")) == 0, "%s", not_timed[i]);
+		json_decref(sp);
+	}
+	ck_assert_int_eq(VERDICT_SPEED_CALLS, 5);
 }
 END_TEST
 
@@ -1523,6 +1554,7 @@ verdict_suite(void)
 	tcase_add_test(tc, out_of_memory);
 	tcase_add_test(tc, skipped_by_the_runner);
 	tcase_add_test(tc, steady_gate_in_the_spec);
+	tcase_add_test(tc, speed_calls_by_class);
 	tcase_add_test(tc, repeat_call);
 	tcase_add_test(tc, guard_call);
 	tcase_add_test(tc, views_outside);
