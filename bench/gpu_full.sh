@@ -46,7 +46,8 @@
 # FAIL_FAST (runner.fail_fast, yes; FAIL_FAST_<phase>), FIRST_CALL_HOLD
 # (runner.first_call_hold, 1 as the daemon; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
 # (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
-# REPRO_TIMEOUT (seconds per repro in checks, 300),
+# REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
+# ..." in that phase's daemon's environment, e.g. ENV_tune=OMP_NUM_THREADS=16),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
 # phase's daemon listens on a port of its own, so two screens can run at once),
 # CPUS_<phase> (taskset's CPU list for the phase's daemon and its runners, e.g.
@@ -95,7 +96,9 @@ OPS42='["_softmax","abs","add.Tensor","addmm","amax","bincount","bitwise_and.Sca
 # configs in the cold whole-table screen of 2026-12-01 at 2c2664f, without
 # an autotune cap (3,224 of its 5,194 runner-s; data at commit 02ae157):
 # the A/B of runner.autotune_rep (phases tune and tuneb).
-TUNE16='["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'
+# AB_OPS (a JSON list of keys) replaces them in phases tune and tuneb: an
+# A/B of a knob on other keys
+TUNE16=${AB_OPS:-'["var_mean.correction","addmv.out","var.dim","mv","addmv","vstack","var.correction","kron","bmm","triu","triu_","native_layer_norm_backward","bmm.out","conv1d","any.dim","all.dim"]'}
 
 # The twelve probe classes before views, empty and options (2026-12-02):
 # phases coldold and warmold screen the whole table with only these, the
@@ -171,6 +174,7 @@ CONF
 	rm -f "$W/pid"
 	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
 	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
+	    env $(eval "echo \${ENV_$name:-}") \
 	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
 	# per-CPU counters every 10 s while the daemon lives (bench/cpu_busy.py):

@@ -14,8 +14,9 @@
 
 /*
  * runner.first_call_hold: whether a first call of key (and dtype; NULL: any)
- * on device has been running on a screening runner for more than the hold,
- * under runner.first_call_budget. Its key and dtype then starts no other
+ * on device has been running on a screening runner for more than the hold
+ * (a re-measure under runner.first_call_budget aside: its siblings wait
+ * for it anyway). Its key and dtype then starts no other
  * case until it ends, unless a runner would sit idle: in the 42-op
  * screen of 2026-12-01 (commit 3b3b587), ten mm float32 first calls started while the
  * first was already compiling, all were stopped with it at the budget, and
@@ -27,7 +28,6 @@ int
 fc_slow(int device, const char *key, const char *dtype)
 {
 	struct first_call_hold_facts	 f = {
-		.budget = env->conf.first_call_budget,
 		.hold = env->conf.first_call_hold, .now = now_mono() };
 	double				 started[MAX_WORKERS];
 	int				 i;
@@ -35,7 +35,7 @@ fc_slow(int device, const char *key, const char *dtype)
 	for (i = 0; i < sched.nworkers; i++) {
 		const struct worker	*o = &sched.workers[i];
 
-		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb == 1 &&
+		if (o->state == W_BUSY && o->case_id != 0 && o->case_fcb != 2 &&
 		    o->case_in_first && o->shrink_try == NULL &&
 		    !o->case_compile && o->device == device &&
 		    !strcmp(o->case_key, key) &&

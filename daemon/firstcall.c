@@ -189,12 +189,16 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 			w->deadline = w->case_t0 + compile_deadline();
 		return;
 	}
-	if (w->state != W_BUSY || w->case_fcb == 0 || w->shrink_try != NULL ||
+	if (w->state != W_BUSY || w->shrink_try != NULL ||
 	    json_integer_value(json_object_get(msg, "id")) != w->case_id)
 		return;
+	/* without the budget the first call's span only feeds the hold */
 	w->case_in_first = starts;
-	if (starts) {
+	if (starts)
 		w->case_first_t0 = now;
+	if (w->case_fcb == 0)
+		return;
+	if (starts) {
 		if (now + env->conf.first_call_budget < w->deadline)
 			w->deadline = now + env->conf.first_call_budget;
 	} else

@@ -130,7 +130,7 @@ policy_first_call_hold(const struct first_call_hold_facts *f)
 {
 	size_t	 i;
 
-	if (f->budget <= 0 || f->hold <= 0)
+	if (f->hold <= 0)
 		return FIRST_CALL_GO;
 	for (i = 0; i < f->nstarted; i++)
 		if (f->now - f->started[i] > f->hold)

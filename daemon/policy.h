@@ -91,11 +91,10 @@ struct fc_over_decision policy_first_call_over(const struct fc_over_facts *);
 
 /* runner.first_call_hold: a slow first call holds its key (and dtype) */
 struct first_call_hold_facts {
-	double		 budget;	/* runner.first_call_budget */
 	double		 hold;		/* runner.first_call_hold, <= 0: none */
 	const double	*started;	/* when each first call of the key (and
-					 * dtype) in flight under the budget on
-					 * a screening runner started */
+					 * dtype) in flight on a screening
+					 * runner started (re-measures aside) */
 	size_t		 nstarted;
 	double		 now;		/* monotonic seconds */
 };

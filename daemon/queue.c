@@ -152,8 +152,14 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	    !strcmp(json_string_value(json_object_get(spec, "class")),
 	    "compile");
 	fcb = compile || w->shrink_try != NULL ? 0 : fc_mode(w, id, spec);
-	/* a ladder step is stopped once its first call is over the budget */
-	if (fcb > 0 || compile)
+	/*
+	 * a ladder step is stopped once its first call is over the budget; a
+	 * first call under runner.first_call_budget is stopped at the budget;
+	 * a first call of any case may hold its key and dtype
+	 * (runner.first_call_hold)
+	 */
+	if (fcb > 0 || compile || (env->conf.first_call_hold > 0 &&
+	    w->shrink_try == NULL))
 		json_object_set_new(spec, "first_call_notify", json_true());
 	if (fcb == 2)
 		json_object_set_new(spec, "cold", json_true());

@@ -598,8 +598,8 @@ def _held_starts(sub, after, hold):
 
 def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
     """runner.first_call_hold: while a first call of a key and dtype has run
-    for more than the hold (under first_call_budget), its key and dtype
-    starts no other case as long as other keys have cases to start. The demo
+    for more than the hold, with or without a first_call_budget, its key and
+    dtype starts no other case as long as other keys have cases to start. The demo
     sub's first call on each new shape takes 4 s, within the 8 s budget
     (under the CPU's 10 s case deadline); a sub case that starts within
     0.5 s of another's end started when that one's first call was over;
@@ -610,12 +610,13 @@ def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
     env = {"OPSCREEN_DEMOLIB_SLOW_FIRST": "sub:4:always",
            "OPSCREEN_DEMOLIB_DELAY": "abs:0.3,neg:0.3,relu:0.3,sin:0.3,cos:0.3"}
     conf = dict(runner__workers_per_device=4, runner__compile_workers=0,
-                runner__shrink_max=0, runner__first_call_budget=8)
+                runner__shrink_max=0)
     scope = {"ops": ops, "dtypes": ["float32"], "classes": ["same_shape"]}
     found = {}
-    for hold in (1, 0):
+    for hold, budget in ((1, 8), (0, 8), (1, 0)):
         d, run, rid = _screened(make_daemon, scope, env=env,
-                                runner__first_call_hold=hold, **conf)
+                                runner__first_call_hold=hold,
+                                runner__first_call_budget=budget, **conf)
         assert run["done"] == run["total"], run
         spans = _spans(d, rid)
         sub = spans.pop("sub.Tensor")
@@ -623,14 +624,14 @@ def test_a_slow_first_call_holds_its_key_and_dtype(make_daemon):
         assert len(sub) >= 4 and others, (sub, others)
         # while other keys had cases to start
         last_other = max(x[0] for x in others)
-        found[hold] = [(b, a) for b, a in _held_starts(sub, 0, 1)
-                       if b[0] < last_other]
+        found[hold, budget] = [(b, a) for b, a in _held_starts(sub, 0, 1)
+                               if b[0] < last_other]
         db = sqlite3.connect(d.db)
         verdicts = dict(db.execute("SELECT key, verdict FROM verdicts WHERE "
                                    "run_id=?", (rid,)))
         assert set(verdicts.values()) == {"verified"}, verdicts
-    assert found[1] == [], found[1]
-    assert found[0], "without the hold sub's cases should overlap"
+    assert found[1, 8] == [] and found[1, 0] == [], found
+    assert found[0, 8], "without the hold sub's cases should overlap"
 
 
 def test_the_hold_never_leaves_a_runner_idle(make_daemon):

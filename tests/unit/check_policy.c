@@ -297,9 +297,9 @@ START_TEST(first_call_over_other_modes_are_the_budget)
 END_TEST
 
 static enum first_call_hold_decision
-hold(double budget, double h, const double *started, size_t n, double now)
+hold(double h, const double *started, size_t n, double now)
 {
-	struct first_call_hold_facts	 f = { budget, h, started, n, now };
+	struct first_call_hold_facts	 f = { h, started, n, now };
 
 	return policy_first_call_hold(&f);
 }
@@ -308,24 +308,24 @@ START_TEST(first_call_hold_past_the_hold_only)
 {
 	double	 started[] = { 100, 130 };
 
-	ck_assert_int_eq(hold(60, 10, started, 0, 1000), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(60, 10, started, 1, 105), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(60, 10, started, 1, 110), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(60, 10, started, 1, 110.5), FIRST_CALL_HOLD);
+	ck_assert_int_eq(hold(10, started, 0, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(10, started, 1, 105), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(10, started, 1, 110), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(10, started, 1, 110.5), FIRST_CALL_HOLD);
 	/* any one of them past the hold holds the key */
-	ck_assert_int_eq(hold(60, 10, started + 1, 1, 135), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(60, 10, started, 2, 135), FIRST_CALL_HOLD);
+	ck_assert_int_eq(hold(10, started + 1, 1, 135), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(10, started, 2, 135), FIRST_CALL_HOLD);
 }
 END_TEST
 
-/* the hold works under the budget only */
+/* the hold is off at 0 and below (it needs no first-call budget) */
 START_TEST(first_call_hold_off)
 {
 	double	 started[] = { 0 };
 
-	ck_assert_int_eq(hold(0, 10, started, 1, 1000), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(60, 0, started, 1, 1000), FIRST_CALL_GO);
-	ck_assert_int_eq(hold(-1, -1, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(10, started, 1, 1000), FIRST_CALL_HOLD);
+	ck_assert_int_eq(hold(0, started, 1, 1000), FIRST_CALL_GO);
+	ck_assert_int_eq(hold(-1, started, 1, 1000), FIRST_CALL_GO);
 }
 END_TEST
 
