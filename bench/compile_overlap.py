@@ -13,7 +13,11 @@ that one's start it began (under 1 s, 1 to 10 s, 10 s or more: what holds
 of 1 and 10 s would have caught) and by probe class.  Such a case compiled
 side by side with a sibling: where both need the same kernels (a layout
 or option they share), one of the two compiles was spent twice.  The
-counts are an upper bound on that waste.  Standard library only.
+counts are an upper bound on that waste.  Where the results keep
+first_call_cost.jit_slow (each real compile's kernel hash; slim_db.py
+--compact keeps it), it also counts the kernels compiled more than once in
+the run and the runner-s of the repeats: the waste itself.  Standard
+library only.
 """
 import argparse
 import collections
@@ -53,7 +57,13 @@ def spans(db, run):
                                       "enable_ms")) / 1e3
         end = start + (t.get("cand_first_ms") or 0.0) / 1e3
         by[(key, dtype)].append((start, end, jit, cls))
+        for h, ms in (f.get("first_call_cost") or {}).get("jit_slow") or []:
+            if h != "?":
+                SLOW[h].append(ms)
     return by
+
+
+SLOW = collections.defaultdict(list)   # kernel hash -> each compile's ms
 
 
 def main():
@@ -94,6 +104,11 @@ def main():
     print("\n| class | runner-s |\n|---|---|")
     for c, v in cls_ms.most_common():
         print(f"| {c} | {v / 1e3:,.1f} |")
+    if SLOW:
+        again = [ms[1:] for ms in SLOW.values() if len(ms) > 1]
+        print(f"\nkernels compiled (100 ms or more): {len(SLOW)}; compiled more than "
+              f"once: {len(again)}, {sum(len(x) for x in again)} repeats, "
+              f"{sum(sum(x) for x in again) / 1e3:,.1f} runner-s")
 
 
 if __name__ == "__main__":

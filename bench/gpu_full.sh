@@ -44,7 +44,7 @@
 # FIRST_CALL_BUDGET (runner.first_call_budget, 0 = off as the daemon's default),
 # CUDA_SYNC (runner.cuda_sync, auto; CUDA_SYNC_<phase> for one phase),
 # FAIL_FAST (runner.fail_fast, yes; FAIL_FAST_<phase>), FIRST_CALL_HOLD
-# (runner.first_call_hold, 1 as the daemon; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
+# (runner.first_call_hold, 10 as the daemon; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
 # (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
 # REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
 # ..." in that phase's daemon's environment, e.g. ENV_tune=OMP_NUM_THREADS=16),
@@ -165,7 +165,7 @@ key_budget = $(eval "echo \${KEY_BUDGET_$name:-\${KEY_BUDGET:-300}}")
 first_call_budget = ${FIRST_CALL_BUDGET:-0}
 cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
-first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-1}}")
+first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
 autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
 carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
 fingerprint_period = 0

@@ -72,7 +72,7 @@ config_defaults(struct config *c)
 	c->shrink_budget = 30;
 	c->key_budget = 300;
 	c->first_call_budget = 0;
-	c->first_call_hold = 1;
+	c->first_call_hold = 10;
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
 	c->carry = 1;

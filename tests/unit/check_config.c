@@ -56,7 +56,7 @@ START_TEST(defaults)
 	ck_assert_int_eq(c.cache_autotuning, 1);
 	ck_assert(c.shrink_budget > 0);
 	ck_assert(c.first_call_budget == 0);
-	ck_assert(c.first_call_hold == 1);
+	ck_assert(c.first_call_hold == 10);
 	ck_assert_int_eq(c.fail_fast, 1);
 	ck_assert(c.autotune_rep == 5);
 	ck_assert_str_eq(c.cuda_sync, "auto");
