@@ -27,6 +27,12 @@
 # coldb  as cold, on a cache and port of its own: runs beside cold on the
 #        other GPU of a two-GPU host (an A/B of one knob on the whole table,
 #        e.g. AUTOTUNE_REP_cold=0 AUTOTUNE_REP_coldb=5)
+# anchor, anchorw  cold and warm as issue 19's anchor screened them: the
+#        daemon, runner and kernels of e690b81 (the screens of 2026-12-01:
+#        432.6 s cold, 168.1 s warm) from .carry/anchor/ (opscreend,
+#        probes/, build/libopscreen_kernels*.so; built from a worktree of
+#        that commit), its config keys only; beside cold and warm in one
+#        session, the new classes' cost on one machine
 # coldold, warmold  as cold and warm with only the twelve classes before
 #        views, empty and options (CLASSES12; a restricted run: no lists)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
@@ -127,6 +133,10 @@ start() {
 	if [ "$name" = nightly ] && [ -f /tmp/opscreen-warm/opscreen.db ]; then
 		cp /tmp/opscreen-warm/opscreen.db* "$W/"
 	fi
+	# anchorw the same on anchor's database and cache
+	if [ "$name" = anchorw ] && [ -f /tmp/opscreen-anchor/opscreen.db ]; then
+		cp /tmp/opscreen-anchor/opscreen.db* "$W/"
+	fi
 	# warmold the same on coldold's database and cache
 	if [ "$name" = warmold ] && [ -f /tmp/opscreen-coldold/opscreen.db ]; then
 		cp /tmp/opscreen-coldold/opscreen.db* "$W/"
@@ -143,6 +153,14 @@ start() {
 	head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$W/token"
 	chmod 600 "$W/token"	# opscreend refuses a token others may read
 	st=yes; [ -n "$4" ] && st=no
+	# the anchor's build: its own daemon, runner and kernels, and no
+	# config key it did not know (runner.carry)
+	BIN=./.carry/opscreend; RP=$ROOT/probes; KL=$ROOT/build/libopscreen_kernels.so
+	CARRYLINE="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")"
+	case $name in anchor*)
+		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
+		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; CARRYLINE="";;
+	esac
 	cat > "$W/opscreen.conf" <<CONF
 [daemon]
 listen = 127.0.0.1
@@ -152,7 +170,7 @@ token_file = $W/token
 screen_on_start = $st
 [runner]
 python = python3
-runner_path = $ROOT/probes
+runner_path = $RP
 library = flag_gems
 devices = $(dev_of "$name")
 case_deadline = ${CASE_DEADLINE:-300}
@@ -167,15 +185,15 @@ cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
 first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
 autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
-carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
+$CARRYLINE
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"
 	rm -f "$W/pid"
 	PYTHONPATH=$2 TRITON_CACHE_DIR=$3 FLAGGEMS_CACHE_DIR=$3-flaggems \
-	    OPSCREEN_KERNELS=$ROOT/build/libopscreen_kernels.so \
+	    OPSCREEN_KERNELS=$KL \
 	    env $(eval "echo \${ENV_$name:-}") \
-	    setsid $(pin_of "$name") ./.carry/opscreend -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
+	    setsid $(pin_of "$name") $BIN -c "$W/opscreen.conf" > "$W/opscreend.log" 2>&1 < /dev/null &
 	echo $! > "$W/pid"
 	# per-CPU counters every 10 s while the daemon lives (bench/cpu_busy.py):
 	# is the screen CPU-bound on its cores? and each runner's (the daemon's
@@ -314,11 +332,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in anchor*) echo 8481;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
