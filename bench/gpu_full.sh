@@ -341,6 +341,8 @@ body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\":
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),
+# "again:PHASE" (the phase's daemon again on its database and cache, waited
+# for and left running: its warm screen),
 # "run:PHASE" (start, wait, finish), "pack:all" (the folders of $OUT into
 # xz chunks, to come back from the device), "pack:slim" (the databases
 # slimmed to their newest run, then all of $OUT in one archive), "upgrade:PHASE" (a daemon on PHASE's
@@ -430,6 +432,10 @@ for act in $ACTIONS; do
 	            tar cf - "$d" | xz -T0 -6 | split -b 15M -d - "$d.tar.xz."
 	            rm -rf "$d"; done; ls -l)
 	        fi;;
+	again)  # again:PHASE: the phase's daemon once more on its database
+	        # and cache (its second screen: warm), waited for, left running
+	        start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")" keep || break
+	        wait_run "$ph" || { echo "still running: $ph"; break; };;
 	run)    start "$ph" "$(site_of "$ph")" "$(cache_of "$ph")" "$(body_of "$ph")"
 	        wait_run "$ph" || { echo "still running: $ph"; break; }
 	        finish "$ph";;
