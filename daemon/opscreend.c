@@ -279,22 +279,26 @@ reload_check(void)
 /*
  * STATUS= for `systemctl status`: the run in progress with its rate (cases
  * per second since the run started) and the time it has left at that rate,
- * every few seconds, and the run's end once.
+ * every few seconds, and at once when a run starts or ends (a run shorter
+ * than the few seconds still shows).
  */
 static void
 notify_status(void)
 {
 	static double	 next;
+	static unsigned	 seen;
 	static char	 last[256];
 	json_t		*p;
 	const char	*state;
 	char		 msg[256];
 	double		 t = now_mono(), rate, eta;
 	json_int_t	 done, total, run;
+	unsigned	 turns = sched_progress_turns();
 
-	if (t < next)
+	if (t < next && turns == seen)
 		return;
 	next = t + 5;
+	seen = turns;
 	if ((p = sched_progress()) == NULL)
 		return;
 	state = json_string_value(json_object_get(p, "state"));

@@ -111,6 +111,7 @@ int	 sched_queue_run(json_t *request, int64_t *run_id, char *err, size_t errlen)
 int	 sched_cancel_run(int64_t run_id, char *err, size_t errlen);
 void	 sched_requests(void);			/* main loop: the API's writes */
 json_t	*sched_progress(void);			/* live progress of the current run */
+unsigned sched_progress_turns(void);		/* its run or state changed */
 json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
 int	 sched_fingerprint_fresh(void);		/* 0: not re-checked in time */

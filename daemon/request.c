@@ -330,6 +330,18 @@ sched_cancel_run(int64_t id, char *err, size_t errlen)
 	return rc;
 }
 
+/* How many times the current progress changed its run or its state. */
+unsigned
+sched_progress_turns(void)
+{
+	unsigned	n;
+
+	pthread_mutex_lock(&sched.mtx);
+	n = sched.progress_turns;
+	pthread_mutex_unlock(&sched.mtx);
+	return n;
+}
+
 /*
  * The current run's progress; while it runs, with its rate (cases per
  * second of this process's work) and the seconds left at that rate.

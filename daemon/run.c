@@ -34,6 +34,10 @@ progress_update(const char *state)
 	if (sched.cur.resumed)
 		json_object_set_new(p, "resumed", json_true());
 	pthread_mutex_lock(&sched.mtx);
+	if (sched.progress == NULL || json_integer_value(json_object_get(
+	    sched.progress, "run")) != sched.cur.run_id || strcmp(state,
+	    json_string_value(json_object_get(sched.progress, "state")) ?: ""))
+		sched.progress_turns++;
 	json_decref(sched.progress);
 	sched.progress = p;
 	pthread_mutex_unlock(&sched.mtx);

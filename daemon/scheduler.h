@@ -99,6 +99,7 @@ struct sched {
 	json_t		*confirm;		/* "id" -> re-measure [dev, key, dtype] */
 	int64_t		 cancel_req;
 	json_t		*progress;		/* snapshot for /runs */
+	unsigned	 progress_turns;	/* changes of its run or state */
 	int64_t		 restarts_total[NSLOTS];	/* runner respawns */
 	json_t		*prev_fp[NSLOTS];	/* the fingerprint before a change */
 	double		 fp_confirmed[NSLOTS];	/* when a runner last reported it */
