@@ -3,6 +3,7 @@
  * Per-device series carry gpu="N" and UUID="GPU-..." spelled the way
  * dcgm-exporter spells them, so the two join on a dashboard without relabelling.
  */
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,7 @@ metrics_render(sqlite3 *db, size_t *len)
 	json_t		*fps, *d;
 	int64_t		 restarts[MAX_DEVICES + 1];
 	sqlite3_stmt	*st;
+	struct rusage	 ru;
 	size_t		 i;
 	char		 lab[320];
 
@@ -363,6 +365,19 @@ metrics_render(sqlite3 *db, size_t *len)
 			    sqlite3_column_double(st, 1));
 		}
 		sqlite3_finalize(st);
+	}
+
+	/*
+	 * The daemon's own CPU (all its threads, not the runners'): what the
+	 * scheduler, the store and the API cost beside a screen's compiles
+	 */
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		metrics_head(&m, "process_cpu_seconds_total", "counter",
+		    "User and system CPU time of opscreend itself, all threads, "
+		    "in seconds (its runners not counted).");
+		metrics_add(&m, "process_cpu_seconds_total %.3f\n",
+		    ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	}
 
 	memset(restarts, 0, sizeof(restarts));

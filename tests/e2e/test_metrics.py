@@ -64,6 +64,9 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     assert types["opscreen_regressions_total"] == "counter"
     assert value(s, "opscreen_regressions_total") == 0
     assert not any(n == "opscreen_names" for n, _ in s)
+    assert types["process_cpu_seconds_total"] == "counter"
+    cpu0 = value(s, "process_cpu_seconds_total")
+    assert cpu0 > 0
 
     st, out = daemon.post_run({})
     assert st == 202
@@ -101,6 +104,8 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     # the demo library's rsqrt aborts its runner: each crash is a respawn
     assert value(s, "opscreen_worker_restarts_total", **cpu) >= statuses.get("crash", 0) >= 1
     assert value(s, "opscreen_runs", state="complete") == 1
+    # the daemon's own CPU moved with the screen it scheduled and stored
+    assert value(s, "process_cpu_seconds_total") > cpu0
     # a restricted run is no full screen: neither figure moves
     st, out2 = daemon.post_run({"ops": ["abs"]})
     assert st == 202
