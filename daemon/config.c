@@ -75,6 +75,7 @@ config_defaults(struct config *c)
 	c->first_call_hold = 10;
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
+	c->key_affinity = 0;
 	c->carry = 1;
 	c->refresh_days = 7;
 	c->runner_nice = 10;
@@ -266,6 +267,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be yes or no" : NULL;
 	if (IS("runner.fail_fast"))
 		return parse_bool(v, &c->fail_fast) ? "must be yes or no" : NULL;
+	if (IS("runner.key_affinity"))
+		return parse_bool(v, &c->key_affinity) ? "must be yes or no" :
+		    NULL;
 	if (IS("runner.carry"))
 		return parse_bool(v, &c->carry) ? "must be yes or no" : NULL;
 	if (IS("runner.refresh_days"))

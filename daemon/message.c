@@ -30,6 +30,9 @@ on_hello(struct worker *w, json_t *msg)
 
 	json_decref(w->fingerprint);
 	json_decref(w->entries);
+	/* a new process: none of the ops' kernels are in it (key_affinity) */
+	json_decref(w->owned);
+	w->owned = NULL;
 	w->fingerprint = json_is_object(fp) ? json_incref(fp) : json_object();
 	w->entries = json_is_array(ents) ? json_incref(ents) : json_array();
 	json_decref(w->import);

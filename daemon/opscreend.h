@@ -53,6 +53,7 @@ struct config {
 	double	 first_call_hold;	/* a slower one holds its siblings */
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
+	int	 key_affinity;		/* a key's cases prefer one runner */
 	int	 carry;			/* unchanged keys keep their results */
 	int	 refresh_days;		/* every key measured afresh within */
 	int	 runner_nice;		/* niceness of runners, 0..19 */

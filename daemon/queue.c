@@ -173,6 +173,16 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	w->state = W_BUSY;
 	w->case_id = id;
 	w->case_compile = compile;
+	if (env->conf.key_affinity && !w->compile && json_is_string(
+	    json_object_get(spec, "key"))) {
+		char	op[128];
+
+		key_op(json_string_value(json_object_get(spec, "key")), op,
+		    sizeof(op));
+		if (w->owned == NULL)
+			w->owned = json_object();
+		json_object_set_new(w->owned, op, json_true());
+	}
 	w->case_fcb = fcb;
 	w->case_in_first = 0;
 	snprintf(w->case_key, sizeof(w->case_key), "%s", json_string_value(
@@ -207,52 +217,107 @@ stored_dtype(int64_t id, char *buf, size_t len)
 }
 
 /*
- * The position in q of the first case, from its head, that need not wait,
- * moved to the head; 0 when every queued case waits.  A case waits while
- * its key waits for its cases in flight (key_budget_wait) or while a case
- * of its key and dtype waits to be measured again (fc_pending); it is
- * passed over while a first call of its key and dtype runs past the hold
- * (fc_slow), but taken when nothing else is ready.  memo[k]: 0 not known
- * yet, 1 the key waits, 2 it goes, 3 some dtype of it waits or is held
- * (valid for one dispatch pass).
+ * runner.key_affinity: the op a key belongs to, into buf: the key up to its
+ * first '.', without a trailing '_' (add.Tensor, add_.Tensor and add.out
+ * are add's; they share its kernels).
  */
-int
-queue_ready(struct devq *q, unsigned char *memo)
+void
+key_op(const char *key, char *buf, size_t len)
+{
+	size_t	n = strcspn(key, ".");
+
+	if (n > 0 && key[n - 1] == '_')
+		n--;
+	snprintf(buf, len, "%.*s", (int)n, key);
+}
+
+/* Whether the runner whose ops are `owned` has run key k's op. */
+static int
+key_owned(const json_t *owned, int k)
+{
+	const char	*key = json_string_value(json_array_get(sched.cur.keys, k));
+	char		 op[128];
+
+	if (key == NULL)
+		return 0;
+	key_op(key, op, sizeof(op));
+	return json_object_get(owned, op) != NULL;
+}
+
+/* How far past the first ready case a runner looks for one of its keys. */
+#define AFFINITY_WINDOW	512
+
+/*
+ * Whether the case at q's position j waits (1), is held (2: taken only
+ * when nothing else is ready) or goes (0).  A case waits while its key
+ * waits for its cases in flight (key_budget_wait) or while a case of its
+ * key and dtype waits to be measured again (fc_pending); it is held while
+ * a first call of its key and dtype runs past the hold (fc_slow).
+ * memo[k]: 0 not known yet, 1 the key waits, 2 it goes, 3 some dtype of
+ * it waits or is held (valid for one dispatch pass).
+ */
+static int
+case_waits(const struct devq *q, size_t j, unsigned char *memo)
 {
 	const char	*key;
 	char		 dtype[32];
-	size_t		 j, held = q->len;
-	int		 k, kheld = -1;
+	int		 k;
+
+	if ((k = q->kix[j]) < 0 || memo == NULL)
+		return 0;
+	if (fc_confirm(q->ids[j]))
+		return 0;		/* a re-measure never waits */
+	key = json_string_value(json_array_get(sched.cur.keys, k));
+	if (memo[k] == 0)
+		memo[k] = key_budget_wait(q->device, key) ? 1 :
+		    fc_pending(q->device, key, NULL) ||
+		    fc_slow(q->device, key, NULL) ? 3 : 2;
+	if (memo[k] == 2)
+		return 0;
+	/* a dtype of the key waits for its re-measure, not the others */
+	if (memo[k] == 3 && stored_dtype(q->ids[j], dtype, sizeof(dtype)) == 0 &&
+	    !fc_pending(q->device, key, dtype))
+		return fc_slow(q->device, key, dtype) ? 2 : 0;
+	return 1;
+}
+
+/*
+ * The position in q of the first case, from its head, that need not wait,
+ * moved to the head; 0 when every queued case waits.  A held case is
+ * taken when nothing else is ready.  With `owned` (runner.key_affinity:
+ * the ops the runner's process has run, whose kernels it holds compiled,
+ * loaded and tuned) a ready case of one of them within AFFINITY_WINDOW
+ * past the first ready case is taken before it.
+ */
+int
+queue_ready(struct devq *q, unsigned char *memo, const json_t *owned)
+{
+	size_t		 j, held = q->len, end;
+	int		 k, w;
 
 	for (j = q->head; j < q->len; j++) {
-		if ((k = q->kix[j]) < 0 || memo == NULL)
+		if ((w = case_waits(q, j, memo)) == 0)
 			break;
-		if (fc_confirm(q->ids[j]))
-			break;		/* a re-measure never waits */
-		key = json_string_value(json_array_get(sched.cur.keys, k));
-		if (memo[k] == 0)
-			memo[k] = key_budget_wait(q->device, key) ? 1 :
-			    fc_pending(q->device, key, NULL) ||
-			    fc_slow(q->device, key, NULL) ? 3 : 2;
-		if (memo[k] == 2)
-			break;
-		/* a dtype of the key waits for its re-measure, not the others */
-		if (memo[k] == 3 && stored_dtype(q->ids[j], dtype,
-		    sizeof(dtype)) == 0 && !fc_pending(q->device, key, dtype)) {
-			if (!fc_slow(q->device, key, dtype))
-				break;
-			if (held == q->len) {
-				held = j;
-				kheld = k;
-			}
-		}
+		if (w == 2 && held == q->len)
+			held = j;
 	}
-	if (j == q->len && held != q->len) {
+	if (j == q->len && held != q->len)
 		j = held;	/* held, but better than an idle runner */
-		k = kheld;
-	}
 	if (j == q->len)
 		return 0;
+	if (json_object_size(owned) > 0 && j != held && (k = q->kix[j]) >= 0 &&
+	    !key_owned(owned, k)) {
+		size_t	 i;
+
+		end = q->len - j > AFFINITY_WINDOW ? j + AFFINITY_WINDOW : q->len;
+		for (i = j + 1; i < end; i++)
+			if (q->kix[i] >= 0 && key_owned(owned, q->kix[i]) &&
+			    case_waits(q, i, memo) == 0) {
+				j = i;
+				break;
+			}
+	}
+	k = q->kix[j];
 	if (j != q->head) {	/* keep the order of the cases passed over */
 		int64_t	 id = q->ids[j];
 

@@ -362,7 +362,7 @@ sched_poll(void)
 		if (w->compile && q->head >= q->len)
 			q = &sched.cur.q[s];
 		while (sched.cur.q[s].expanded && q->head < q->len &&
-		    queue_ready(q, memo)) {
+		    queue_ready(q, memo, w->owned)) {
 			int64_t	 id = q->ids[q->head++];
 
 			if (case_dispatch(w, id) == 0)

@@ -51,6 +51,8 @@ struct worker {
 	double		 shrink_t0;		/* when the shrink started */
 	double		 shrink_cand_ms;	/* its variants' candidate first calls */
 	int		 fp_stale;		/* library changed: restart when idle */
+	json_t		*owned;			/* runner.key_affinity: the ops its
+						 * process ran (reset at hello) */
 };
 
 struct devq {
@@ -169,7 +171,8 @@ int	 queue_interleave(int slot);
 int	 compile_deadline(void);
 int	 case_send(struct worker *w, int64_t id, json_t *spec);
 int	 case_dispatch(struct worker *w, int64_t id);
-int	 queue_ready(struct devq *q, unsigned char *memo);
+int	 queue_ready(struct devq *q, unsigned char *memo, const json_t *owned);
+void	 key_op(const char *key, char *buf, size_t len);
 int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
 

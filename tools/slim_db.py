@@ -15,7 +15,7 @@ the same from DST as from SRC for the runs it keeps. --compact keeps of
 the figures only `times` and the numbers of `first_call_cost` (what the
 run tables, the compile bound and first_call_costs.py's totals read),
 rounded to 0.1 ms, `speed` (native's and the candidate's medians, to 4
-significant digits), and its `jit_slow` (the hash of each real compile:
+significant digits), `pid` (the runner process), and its `jit_slow` (the hash of each real compile:
 bench/compile_overlap.py counts kernels compiled more than once): a
 whole-table screen with every class then fits.
 Compress DST with `xz -9` before committing (tracked files stay under
@@ -51,8 +51,8 @@ def main():
             dst.execute(f"DELETE FROM {t} WHERE run_id != ?", k)
         dst.execute("DELETE FROM events WHERE run_id IS NOT NULL AND run_id != ?", k)
         dst.execute("DELETE FROM runs WHERE id != ?", k)
-    keep = ("times", "first_call_cost", "speed") if a.compact else \
-        ("times", "oracle_check", "runner", "first_call_cost", "speed")
+    keep = ("times", "first_call_cost", "speed", "pid") if a.compact else \
+        ("times", "oracle_check", "runner", "first_call_cost", "speed", "pid")
     rows = dst.execute("SELECT case_id, figures FROM results WHERE figures IS NOT "
                        "NULL").fetchall()
     for cid, fig in rows:
@@ -67,7 +67,7 @@ def main():
                          if isinstance(v, float) else v
                          for k, v in f[x].items() if not isinstance(v, (list, dict))
                          or k == "jit_slow"}
-                     for x in f if isinstance(f[x], dict)}
+                     if isinstance(f[x], dict) else f[x] for x in f}
             dst.execute("UPDATE results SET figures = ? WHERE case_id = ?",
                         (json.dumps(f, separators=(",", ":") if a.compact else None), cid))
     dst.execute("UPDATE results SET repro = NULL, stderr_tail = NULL")

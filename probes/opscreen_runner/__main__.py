@@ -107,7 +107,9 @@ def _case(fd, adapter, device, case):
         state["ms"] += (time.perf_counter() - t0) * 1e3
     if isinstance(res.get("times"), dict):
         res["times"]["render_ms"] = state["ms"]
-    res.update(type="result", id=cid)
+    # which process ran it: a key's kernels are compiled, loaded and tuned
+    # per process (runner.key_affinity)
+    res.update(type="result", id=cid, pid=os.getpid())
     proto.send(fd, res)
     return not res.get("fatal")
 

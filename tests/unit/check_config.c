@@ -58,6 +58,7 @@ START_TEST(defaults)
 	ck_assert(c.first_call_budget == 0);
 	ck_assert(c.first_call_hold == 10);
 	ck_assert_int_eq(c.fail_fast, 1);
+	ck_assert_int_eq(c.key_affinity, 0);
 	ck_assert(c.autotune_rep == 5);
 	ck_assert_str_eq(c.cuda_sync, "auto");
 	ck_assert(c.critical_ratio == 16);
@@ -102,8 +103,9 @@ START_TEST(good_file)
 	    "workers_per_device = 3\ncache_autotuning = no\n"
 	    "shrink_budget = 2.5\ncompile_workers = 8\n"
 	    "first_call_budget = 0.5\ncuda_sync = blocking\n"
-	    "fail_fast = no\nfirst_call_hold = 2.5\nautotune_rep = 5\n", &c, errs,
-	    sizeof(errs)), 0);
+	    "fail_fast = no\nfirst_call_hold = 2.5\nautotune_rep = 5\n"
+	    "key_affinity = yes\n", &c, errs, sizeof(errs)), 0);
+	ck_assert_int_eq(c.key_affinity, 1);
 	ck_assert_str_eq(c.cuda_sync, "blocking");
 	ck_assert_int_eq(c.fail_fast, 0);
 	ck_assert(c.first_call_hold == 2.5);
@@ -130,9 +132,10 @@ START_TEST(every_error_with_its_line)
 	    "devices = gpu0\nlibrary = a;b\nnope = 1\n[api]\nthreads = 999\n"
 	    "[runner]\ncache_autotuning = maybe\nshrink_budget = -1\n"
 	    "first_call_budget = soon\ncuda_sync = sleepy\n"
-	    "fail_fast = sometimes\nfirst_call_hold = -3\nautotune_rep = 1e9\n",
-	    &c, errs, sizeof(errs)), -1);
-	ck_assert_int_eq(c.nerrors, 13);
+	    "fail_fast = sometimes\nfirst_call_hold = -3\nautotune_rep = 1e9\n"
+	    "key_affinity = often\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 14);
+	ck_assert_ptr_nonnull(strstr(errs, ":18: [runner] key_affinity"));
 	ck_assert_ptr_nonnull(strstr(errs, ":17: [runner] autotune_rep"));
 	ck_assert_ptr_nonnull(strstr(errs, ":15: [runner] fail_fast"));
 	ck_assert_ptr_nonnull(strstr(errs, ":16: [runner] first_call_hold"));

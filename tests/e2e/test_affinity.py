@@ -1,0 +1,57 @@
+"""runner.key_affinity: the cases of one op's keys prefer one screening
+runner (a hash of the op's name over the device's screening runners), so
+that the op's kernels stay compiled, loaded and tuned in one process; a
+runner with none of its ops' cases ready takes any other, so no runner
+waits and the verdicts are the same.
+
+Against the real daemon and runner on the demo library: the runner reports
+its pid with every RESULT; with affinity, most of an op's cases ran in one
+process, without it (the default), the round-robin queue spreads them."""
+import collections
+import json
+import sqlite3
+
+OPS = ["abs", "abs.out", "neg", "neg.out", "sin", "cos", "exp", "relu",
+       "add.Tensor", "mul.Tensor", "mul_.Tensor", "sub.Tensor", "sigmoid",
+       "maximum", "minimum"]
+SCOPE = {"ops": OPS, "dtypes": ["float32"],
+         "classes": ["same_shape", "broadcast", "scalar", "noncontig"]}
+
+
+def _screen(make_daemon, affinity):
+    d = make_daemon(runner__workers_per_device=4, runner__compile_workers=0,
+                    runner__shrink_max=0,
+                    runner__key_affinity="yes" if affinity else "no").start()
+    d.wait_fingerprint()
+    st, out = d.post_run(SCOPE)
+    assert st == 202, out
+    run = d.wait_run(out["run"], timeout=300)
+    assert run["state"] == "complete" and run["done"] == run["total"], run
+    db = sqlite3.connect(d.db)
+    try:
+        rows = db.execute("SELECT c.key, r.figures FROM results r JOIN cases c "
+                          "ON c.id = r.case_id WHERE c.run_id = ? AND "
+                          "r.figures IS NOT NULL", (out["run"],)).fetchall()
+        verdicts = dict(((k, dt), v) for k, dt, v in db.execute(
+            "SELECT key, dtype, verdict FROM verdicts WHERE run_id = ?",
+            (out["run"],)))
+    finally:
+        db.close()
+    by_op = collections.defaultdict(collections.Counter)
+    for key, fig in rows:
+        pid = json.loads(fig).get("pid")
+        assert isinstance(pid, int), fig[:200]
+        by_op[key.split(".")[0].rstrip("_")][pid] += 1
+    n = sum(sum(c.values()) for c in by_op.values())
+    at_home = sum(max(c.values()) for c in by_op.values())
+    return at_home / n, verdicts, len({p for c in by_op.values() for p in c})
+
+
+def test_an_ops_cases_stay_in_one_runner(make_daemon):
+    share_on, verdicts_on, pids_on = _screen(make_daemon, True)
+    share_off, verdicts_off, _ = _screen(make_daemon, False)
+    # every runner still worked (none waited for its own ops' cases)
+    assert pids_on >= 4, pids_on
+    assert share_on >= 0.8, share_on
+    assert share_off < share_on - 0.2, (share_off, share_on)
+    assert verdicts_on == verdicts_off
