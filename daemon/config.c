@@ -76,6 +76,7 @@ config_defaults(struct config *c)
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
 	c->key_affinity = 0;
+	c->speed = VERDICT_SPEED_ALL;
 	c->carry = 1;
 	c->refresh_days = 7;
 	c->runner_nice = 10;
@@ -267,6 +268,17 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be yes or no" : NULL;
 	if (IS("runner.fail_fast"))
 		return parse_bool(v, &c->fail_fast) ? "must be yes or no" : NULL;
+	if (IS("runner.speed")) {
+		if (!strcmp(v, "all"))
+			c->speed = VERDICT_SPEED_ALL;
+		else if (!strcmp(v, "engine"))
+			c->speed = VERDICT_SPEED_ENGINE;
+		else if (!strcmp(v, "off"))
+			c->speed = VERDICT_SPEED_OFF;
+		else
+			return "must be all, engine or off";
+		return NULL;
+	}
 	if (IS("runner.key_affinity"))
 		return parse_bool(v, &c->key_affinity) ? "must be yes or no" :
 		    NULL;

@@ -54,6 +54,7 @@ struct config {
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
 	int	 key_affinity;		/* a key's cases prefer one runner */
+	int	 speed;			/* enum verdict_speed: which cases time */
 	int	 carry;			/* unchanged keys keep their results */
 	int	 refresh_days;		/* every key measured afresh within */
 	int	 runner_nice;		/* niceness of runners, 0..19 */

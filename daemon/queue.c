@@ -163,7 +163,7 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 		json_object_set_new(spec, "first_call_notify", json_true());
 	if (fcb == 2)
 		json_object_set_new(spec, "cold", json_true());
-	verdict_case_steady(spec);
+	verdict_case_steady(spec, env->conf.speed);
 	json_object_set_new(spec, "id", json_integer(id));
 	msg = json_pack("{ss sO}", "type", "case", "case", spec);
 	rc = supervise_send(w->proc, msg);

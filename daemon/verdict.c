@@ -504,15 +504,19 @@ verdict_speed_class(const char *cls)
 
 /*
  * Adds the steady-call gate (VERDICT_STEADY_*) and the speed calls
- * (VERDICT_SPEED_CALLS, by the case's class) to a case spec being sent.
+ * (VERDICT_SPEED_CALLS, by runner.speed and the case's class) to a case
+ * spec being sent.
  */
 void
-verdict_case_steady(json_t *case_spec)
+verdict_case_steady(json_t *case_spec, enum verdict_speed mode)
 {
+	int	timed = mode == VERDICT_SPEED_ALL || (mode ==
+		    VERDICT_SPEED_ENGINE && verdict_speed_class(
+		    json_string_value(json_object_get(case_spec, "class"))));
+
 	json_object_set_new(case_spec, "steady", json_pack("{si sf si}", "calls",
 	    VERDICT_STEADY_CALLS, "max_ms", VERDICT_STEADY_MAX_MS, "speed",
-	    verdict_speed_class(json_string_value(json_object_get(case_spec,
-	    "class"))) ? VERDICT_SPEED_CALLS : 0));
+	    timed ? VERDICT_SPEED_CALLS : 0));
 }
 
 /* A correct compile-class case is still a hazard when its first call ran long. */

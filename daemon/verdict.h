@@ -67,14 +67,15 @@ enum verdict {
 /*
  * The steady-state speed of native and the candidate (lists' faster=),
  * timed after the steady calls, sent in "steady" as "speed": the timed
- * calls per side (after one untimed), VERDICT_SPEED_CALLS in the classes
- * that call the op as an engine does (VERDICT_SPEED_CLASSES: same_shape,
- * reduction, contract, accumulation), 0 in the classes that hunt defects
- * with odd layouts, values, sizes or options, whose speed says nothing of
- * an engine's.  On the H200 (warm screen of 2026-12-03) timing every case
- * would have cost about 270 of the screen's 2,601 runner-s.
+ * calls per side (after one untimed), VERDICT_SPEED_CALLS or 0, by
+ * runner.speed: every case (all, the default), the cases of the classes
+ * that call the op as an engine does (engine: same_shape, reduction,
+ * contract, accumulation; verdict_speed_class), or none (off).  On the
+ * H200 (a warm screen of 60 keys, 2026-12-03) the engine classes' timings
+ * cost 2.6% of the runner time.
  */
 #define VERDICT_SPEED_CALLS	5
+enum verdict_speed { VERDICT_SPEED_ALL, VERDICT_SPEED_ENGINE, VERDICT_SPEED_OFF };
 int		 verdict_speed_class(const char *cls);
 
 /*
@@ -162,7 +163,7 @@ void		 verdict_fold_init(struct verdict_fold *);
 void		 verdict_fold_add(struct verdict_fold *, long long,
 		    const char *, const struct case_verdict *);
 double		 verdict_case_budget(const json_t *);
-void		 verdict_case_steady(json_t *);
+void		 verdict_case_steady(json_t *, enum verdict_speed);
 void		 verdict_fold_ladder(struct verdict_fold *, long long, double,
 		    double, double);
 int		 verdict_ladder_hazard(const double *, const double *, int,

@@ -111,30 +111,47 @@ def test_opscreenctl_faster(screened):
         assert r.returncode not in (0, 1) and "--faster" in r.stderr, (bad, r.stderr)
 
 
-def test_speed_is_timed_in_the_engine_classes_only(screened):
-    """The daemon sends speed calls (steady.speed) with same_shape,
-    reduction, contract and accumulation cases only: a broadcast or views
-    case of the same key gets none, so a list's ratio comes from the op
-    called as an engine calls it."""
-    d = screened
-    st, out = d.post_run({"ops": ["neg", "add.Tensor", "mul_.Tensor"], "dtypes": ["float32"],
+def _timed_by_class(d):
+    """{(class, timed): passing cases} of a restricted run on d."""
+    st, out = d.post_run({"ops": ["neg", "add.Tensor", "mul_.Tensor"],
+                          "dtypes": ["float32"],
                           "classes": ["same_shape", "broadcast", "views"]})
     assert st == 202, out
     run = d.wait_run(out["run"], timeout=300)
     assert run["state"] == "complete", run
     db = sqlite3.connect(d.db)
     try:
-        got = {}
-        for cls, timed, n in db.execute(
-                "SELECT c.class, json_extract(r.figures, '$.speed') IS NOT NULL, "
-                "count(*) FROM cases c JOIN results r ON r.case_id = c.id WHERE "
-                "c.run_id = ? AND r.status = 'pass' GROUP BY 1, 2", (out["run"],)):
-            got[(cls, timed)] = n
+        return {(cls, timed): n for cls, timed, n in db.execute(
+            "SELECT c.class, json_extract(r.figures, '$.speed') IS NOT NULL, "
+            "count(*) FROM cases c JOIN results r ON r.case_id = c.id WHERE "
+            "c.run_id = ? AND r.status = 'pass' GROUP BY 1, 2", (out["run"],))}
     finally:
         db.close()
+
+
+def test_speed_is_timed_in_every_case_or_as_configured(screened, make_daemon):
+    """runner.speed: every passing case carries its speed by default (all);
+    `engine` times only same_shape, reduction, contract and accumulation
+    cases (a broadcast or views case of the same key gets no speed calls);
+    `off` times none, and a faster= list then withholds every name."""
+    got = _timed_by_class(screened)
+    assert got.get(("same_shape", 1)) and got.get(("broadcast", 1)) and \
+        got.get(("views", 1)), got
+    d = make_daemon(runner__speed="engine", **SCOPE).start()
+    d.wait_fingerprint()
+    got = _timed_by_class(d)
     assert got.get(("same_shape", 1)), got
     assert got.get(("broadcast", 0)) and got.get(("views", 0)), got
     assert not got.get(("broadcast", 1)) and not got.get(("views", 1)), got
+    off = make_daemon(runner__speed="off", **SCOPE).start()
+    off.wait_fingerprint()
+    st, out = off.post_run({})
+    assert st == 202, out
+    assert off.wait_run(out["run"], timeout=300)["state"] == "complete"
+    got = _timed_by_class(off)
+    assert not any(timed for _, timed in got), got
+    st, fast = off.get_json("/allowlist?faster=0.01")
+    assert st == 200 and fast["names"] == [], fast
 
 
 def test_runners_share_the_cpus_for_torch_threads(screened):

@@ -1073,11 +1073,11 @@ START_TEST(steady_gate_in_the_spec)
 	    "steady", "calls", 1, "max_ms", 1.0);
 	json_t	*st;
 
-	verdict_case_steady(sp);
+	verdict_case_steady(sp, VERDICT_SPEED_ENGINE);
 	st = json_object_get(sp, "steady");
 	ck_assert(json_is_object(st));
 	ck_assert_int_eq(json_object_size(st), 3);
-	/* no class: no speed calls */
+	/* no class: no speed calls in the engine classes' mode */
 	ck_assert_int_eq(json_integer_value(json_object_get(st, "speed")), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(st, "calls")),
 	    VERDICT_STEADY_CALLS);
@@ -1092,7 +1092,10 @@ START_TEST(steady_gate_in_the_spec)
 }
 END_TEST
 
-/* speed is timed in the classes that call the op as an engine does */
+/*
+ * runner.speed: every case (all), the classes that call the op as an
+ * engine does (engine), or none (off)
+ */
 START_TEST(speed_calls_by_class)
 {
 	static const char *const timed[] = { "same_shape", "reduction",
@@ -1105,16 +1108,26 @@ START_TEST(speed_calls_by_class)
 
 	for (i = 0; i < sizeof(timed) / sizeof(timed[0]); i++) {
 		sp = json_pack("{s:s}", "class", timed[i]);
-		verdict_case_steady(sp);
+		verdict_case_steady(sp, VERDICT_SPEED_ENGINE);
 		ck_assert_int_eq(json_integer_value(json_object_get(
 		    json_object_get(sp, "steady"), "speed")), VERDICT_SPEED_CALLS);
+		verdict_case_steady(sp, VERDICT_SPEED_ALL);
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_object_get(sp, "steady"), "speed")), VERDICT_SPEED_CALLS);
+		verdict_case_steady(sp, VERDICT_SPEED_OFF);
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_object_get(sp, "steady"), "speed")), 0);
 		json_decref(sp);
 	}
 	for (i = 0; i < sizeof(not_timed) / sizeof(not_timed[0]); i++) {
 		sp = json_pack("{s:s}", "class", not_timed[i]);
-		verdict_case_steady(sp);
+		verdict_case_steady(sp, VERDICT_SPEED_ENGINE);
 		ck_assert_msg(json_integer_value(json_object_get(json_object_get(
 		    sp, "steady"), "speed")) == 0, "%s", not_timed[i]);
+		verdict_case_steady(sp, VERDICT_SPEED_ALL);
+		ck_assert_msg(json_integer_value(json_object_get(json_object_get(
+		    sp, "steady"), "speed")) == VERDICT_SPEED_CALLS, "%s",
+		    not_timed[i]);
 		json_decref(sp);
 	}
 	ck_assert_int_eq(VERDICT_SPEED_CALLS, 5);
