@@ -53,6 +53,8 @@
 # (runner.first_call_hold, 10 as the daemon; FIRST_CALL_HOLD_<phase>), AUTOTUNE_REP
 # (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
 # KEY_AFFINITY (runner.key_affinity, no as the daemon; KEY_AFFINITY_<phase>),
+# SPEED (runner.speed, all as the daemon; SPEED_<phase>; the anchor's build
+# times no speed at all),
 # REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
 # ..." in that phase's daemon's environment, e.g. ENV_tune=OMP_NUM_THREADS=16),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
@@ -158,7 +160,8 @@ start() {
 	# config key it did not know (runner.carry)
 	BIN=./.carry/opscreend; RP=$ROOT/probes; KL=$ROOT/build/libopscreen_kernels.so
 	CARRYLINE="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
-key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")"
+key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")
+speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")"
 	case $name in anchor*)
 		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
 		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; CARRYLINE="";;
