@@ -157,14 +157,14 @@ start() {
 	chmod 600 "$W/token"	# opscreend refuses a token others may read
 	st=yes; [ -n "$4" ] && st=no
 	# the anchor's build: its own daemon, runner and kernels, and no
-	# config key it did not know (runner.carry)
+	# config key it did not know (NEWKEYS: runner.carry, key_affinity, speed)
 	BIN=./.carry/opscreend; RP=$ROOT/probes; KL=$ROOT/build/libopscreen_kernels.so
-	CARRYLINE="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
+	NEWKEYS="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
 key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")
 speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")"
 	case $name in anchor*)
 		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
-		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; CARRYLINE="";;
+		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; NEWKEYS="";;
 	esac
 	cat > "$W/opscreen.conf" <<CONF
 [daemon]
@@ -190,7 +190,7 @@ cuda_sync = $(eval "echo \${CUDA_SYNC_$name:-\${CUDA_SYNC:-auto}}")
 fail_fast = $(eval "echo \${FAIL_FAST_$name:-\${FAIL_FAST:-yes}}")
 first_call_hold = $(eval "echo \${FIRST_CALL_HOLD_$name:-\${FIRST_CALL_HOLD:-10}}")
 autotune_rep = $(eval "echo \${AUTOTUNE_REP_$name:-\${AUTOTUNE_REP:-5}}")
-$CARRYLINE
+$NEWKEYS
 fingerprint_period = 0
 CONF
 	date +%s > "$W/t_start"

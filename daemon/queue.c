@@ -141,6 +141,21 @@ compile_deadline(void)
 	return 2 * env->conf.compile_budget;
 }
 
+/*
+ * runner.key_affinity: the op a key belongs to, into buf: the key up to its
+ * first '.', without a trailing '_' (add.Tensor, add_.Tensor and add.out
+ * are add's; they share its kernels).
+ */
+static void
+key_op(const char *key, char *buf, size_t len)
+{
+	size_t	n = strcspn(key, ".");
+
+	if (n > 0 && key[n - 1] == '_')
+		n--;
+	snprintf(buf, len, "%.*s", (int)n, key);
+}
+
 /* Sends spec (borrowed; gets "id") to w as case id and arms the deadline. */
 int
 case_send(struct worker *w, int64_t id, json_t *spec)
@@ -214,21 +229,6 @@ static int
 stored_dtype(int64_t id, char *buf, size_t len)
 {
 	return store_case_dtype(env->store, id, buf, len);
-}
-
-/*
- * runner.key_affinity: the op a key belongs to, into buf: the key up to its
- * first '.', without a trailing '_' (add.Tensor, add_.Tensor and add.out
- * are add's; they share its kernels).
- */
-void
-key_op(const char *key, char *buf, size_t len)
-{
-	size_t	n = strcspn(key, ".");
-
-	if (n > 0 && key[n - 1] == '_')
-		n--;
-	snprintf(buf, len, "%.*s", (int)n, key);
 }
 
 /* Whether the runner whose ops are `owned` has run key k's op. */

@@ -172,7 +172,6 @@ int	 compile_deadline(void);
 int	 case_send(struct worker *w, int64_t id, json_t *spec);
 int	 case_dispatch(struct worker *w, int64_t id);
 int	 queue_ready(struct devq *q, unsigned char *memo, const json_t *owned);
-void	 key_op(const char *key, char *buf, size_t len);
 int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
 
