@@ -56,9 +56,9 @@ def _call(op, args, kwargs, mutates, device, seed=None):
 # what one side's speed calls may take (their number comes with the case:
 # "steady"'s "speed", daemon/verdict.h VERDICT_SPEED_CALLS): the warm
 # whole-table screen of 2026-12-03 on the H200 had a median call of 0.4 ms;
-# timing every case
-# within the case's max_ms (500 ms) would have added about 570 runner-s to
-# its 2,601 (an estimate from its per-case times), within 100 ms about 270
+# timing every case within the case's max_ms (500 ms) would have added about
+# 570 runner-s to its 2,601 (an estimate from its per-case times), within
+# 100 ms about 270
 SPEED_BUDGET_MS = 100.0
 
 
