@@ -23,7 +23,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c dae
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c daemon/repro.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
-	probes/table.c probes/shrink.c probes/views.c probes/empty.c probes/options.c \
+	probes/table.c probes/shrink.c probes/views.c probes/modes.c probes/empty.c probes/options.c \
 	daemon/regress.c daemon/metrics.c daemon/web.c
 GEN_SRCS = build/gen_migrations.c build/gen_web.c
 DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
@@ -50,7 +50,7 @@ build/%.o: %.c $(HEADERS)
 
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql db/006_history_index.sql \
-		db/007_carry.sql db/008_speed.sql tools/embed.sh
+		db/007_carry.sql db/008_speed.sql db/009_modes.sql tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh migration_001 db/001_init.sql && \
 	  sh tools/embed.sh migration_002 db/002_shrink.sql && \
@@ -59,7 +59,8 @@ build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql
 	  sh tools/embed.sh migration_005 db/005_severity.sql && \
 	  sh tools/embed.sh migration_006 db/006_history_index.sql && \
 	  sh tools/embed.sh migration_007 db/007_carry.sql && \
-	  sh tools/embed.sh migration_008 db/008_speed.sql; } > $@
+	  sh tools/embed.sh migration_008 db/008_speed.sql && \
+	  sh tools/embed.sh migration_009 db/009_modes.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \
@@ -86,7 +87,7 @@ GENERIC_OBJS = build/probes/probe.o build/probes/probe_class.o build/probes/dtyp
 	build/probes/seed.o build/probes/case.o build/probes/shape.o \
 	build/probes/catalog.o build/probes/sweep.o \
 	build/probes/generic.o build/probes/schema.o build/probes/table.o \
-	build/probes/views.o build/probes/empty.o build/probes/options.o
+	build/probes/views.o build/probes/modes.o build/probes/empty.o build/probes/options.o
 
 build/check_verdict: tests/unit/check_verdict.c build/daemon/verdict.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

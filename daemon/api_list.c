@@ -417,7 +417,7 @@ enum MHD_Result
 serve_list(struct MHD_Connection *c, int deny)
 {
 	static const char	*allowed[] = { "format", "dtypes", "gpu", "stale",
-	    "policy", "faster", NULL };
+	    "policy", "faster", "mode", NULL };
 	struct rollup_query	 q;
 	const char		*fmt, *v, *ct;
 	char			 bad[128], ckey[512], *out = NULL;
@@ -440,8 +440,8 @@ serve_list(struct MHD_Connection *c, int deny)
 		    "format=%s", fmt, fmt);
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
 		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
-		    "'%s' (known: format, dtypes, gpu, stale, policy, faster)",
-		    bad);
+		    "'%s' (known: format, dtypes, gpu, stale, policy, faster, "
+		    "mode)", bad);
 	memset(&q, 0, sizeof(q));
 	q.gpu = -1;
 	if ((v = arg(c, "dtypes")) != NULL) {
@@ -488,8 +488,12 @@ serve_list(struct MHD_Connection *c, int deny)
 			    "to native's that every screened case of a name must "
 			    "reach: 1 = never slower)");
 	}
-	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s|%.17g", deny, fmt,
-	    q.dtypes, q.gpu, q.stale_ok, rollup_policy_name(q.policy), q.faster);
+	if ((v = arg(c, "mode")) != NULL && rollup_mode_parse(v, &q.mode) == -1)
+		return list_refusef(c, 400, fmt, deny, "mode must be eager, "
+		    "compile or cudagraph");
+	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s|%.17g|%s", deny, fmt,
+	    q.dtypes, q.gpu, q.stale_ok, rollup_policy_name(q.policy), q.faster,
+	    rollup_mode_name(q.mode));
 	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
 		return list_refusef(c, 503, fmt, deny, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */

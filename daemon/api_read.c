@@ -316,7 +316,9 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	    OPS_SINCE_OF " FROM (SELECT v.device, v.key, v.dtype, v.verdict, "
 	    "v.reason, v.class, v.detail, v.evidence_case, v.cases, v.passed, "
 	    "v.first_call_ms, v.steady_ms, v.severity, v.n_critical, v.n_loud, "
-	    "v.n_numerics, v.carried_from, " OPS_SINCE " FROM verdicts v WHERE "
+	    "v.n_numerics, v.carried_from, v.compile_verdict, v.compile_reason, "
+	    "v.compile_case, v.cudagraph_verdict, v.cudagraph_reason, "
+	    "v.cudagraph_case, " OPS_SINCE " FROM verdicts v WHERE "
 	    "v.run_id=? AND v.name=?) q ORDER BY q.key, q.dtype, q.device", run,
 	    name, 10000));
 	json_object_set_new(o, "cases", query_rows(db, "SELECT c.id, c.device, "

@@ -62,6 +62,7 @@ config_defaults(struct config *c)
 	    "/dev/nvidiactl:/dev/nvidia0:/proc/driver/nvidia");
 	c->case_deadline = 300;
 	c->cpu_case_deadline = 10;
+	c->mode_deadline = 300;
 	c->hello_deadline = 300;
 	c->fingerprint_period = 600;
 	c->workers_per_device = 1;
@@ -77,6 +78,7 @@ config_defaults(struct config *c)
 	c->fail_fast = 1;
 	c->key_affinity = 0;
 	c->speed = VERDICT_SPEED_ALL;
+	snprintf(c->modes, sizeof(c->modes), "eager");
 	c->carry = 1;
 	c->refresh_days = 7;
 	c->runner_nice = 10;
@@ -220,6 +222,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.case_deadline"))
 		return parse_int(v, 1, 86400, &c->case_deadline) ?
 		    "must be seconds, 1..86400" : NULL;
+	if (IS("runner.mode_deadline"))
+		return parse_int(v, 1, 86400, &c->mode_deadline) ?
+		    "must be an integer 1..86400" : NULL;
 	if (IS("runner.cpu_case_deadline"))
 		return parse_int(v, 1, 86400, &c->cpu_case_deadline) ?
 		    "must be seconds, 1..86400" : NULL;
@@ -277,6 +282,20 @@ config_apply(struct config *c, const char *section, const char *key,
 			c->speed = VERDICT_SPEED_OFF;
 		else
 			return "must be all, engine or off";
+		return NULL;
+	}
+	if (IS("runner.modes")) {
+		char	 buf[sizeof(c->modes)], *p, *tok, *save = NULL;
+
+		if (strlen(v) >= sizeof(buf))
+			return "too long";
+		snprintf(buf, sizeof(buf), "%s", v);
+		for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+			if (strcmp(tok, "eager") && strcmp(tok, "compile") &&
+			    strcmp(tok, "cudagraph"))
+				return "must list eager, compile and cudagraph "
+				    "(comma-separated)";
+		snprintf(c->modes, sizeof(c->modes), "%s", v);
 		return NULL;
 	}
 	if (IS("runner.key_affinity"))

@@ -70,7 +70,8 @@ ctl_usage_text(FILE *fp)
 	    "  --cacert FILE    CA certificate of a TLS proxy in front of"
 	    " opscreend\n"
 	    "  allowlist|denylist [--format F] [--dtypes L] [--gpu N] [--stale-ok]\n"
-	    "      [--policy strict|tolerant] [--faster RATIO]\n"
+	    "      [--policy strict|tolerant] [--faster RATIO]"
+	    " [--mode eager|compile|cudagraph]\n"
 	    "      F: json, text, csv, yaml; allowlist also vllm-env, vllm-yaml,"
 	    " sglang-env\n"
 	    "  run [--ops a,b] [--wait]\n"
@@ -273,7 +274,7 @@ ctl_print_message(const char *msg)
 		{ "stale=ok", "--stale-ok" }, { "dtypes=", "--dtypes " },
 		{ "format=", "--format " }, { "policy=", "--policy " },
 		{ "ops=", "--ops " }, { "gpu=", "--gpu " },
-		{ "faster=", "--faster " }
+		{ "faster=", "--faster " }, { "mode=", "--mode " }
 	};
 	const char	*p = msg;
 	size_t		 i, n;
@@ -319,8 +320,8 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 	static const char *const formats[] = { "json", "text", "csv", "yaml",
 	    "vllm-env", "vllm-yaml", "sglang-env", NULL };
 	const char	*format = "json", *dtypes = NULL, *policy = NULL;
-	const char	*gpu = NULL, *faster = NULL;
-	char		 path[1024], gq[64] = "";
+	const char	*gpu = NULL, *faster = NULL, *mode = NULL;
+	char		 path[1024], gq[96] = "";
 	struct ctl_resp	 r, jr;
 	int		 i, rc, stale_ok = 0, stale;
 
@@ -343,6 +344,10 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			faster = argv[++i];
 		else if (!strncmp(argv[i], "--faster=", 9))
 			faster = argv[i] + 9;
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
+			mode = argv[++i];
+		else if (!strncmp(argv[i], "--mode=", 7))
+			mode = argv[i] + 7;
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
 			gpu = argv[++i];
 		else if (!strncmp(argv[i], "--gpu=", 6))
@@ -376,6 +381,17 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			return CTL_USAGE;
 		}
 		snprintf(gq + l, sizeof(gq) - l, "&faster=%.17g", f);
+	}
+	if (mode) {
+		size_t	 l = strlen(gq);
+
+		if (strcmp(mode, "eager") && strcmp(mode, "compile") &&
+		    strcmp(mode, "cudagraph")) {
+			fprintf(stderr, "opscreenctl: --mode must be eager, "
+			    "compile or cudagraph\n");
+			return CTL_USAGE;
+		}
+		snprintf(gq + l, sizeof(gq) - l, "&mode=%s", mode);
 	}
 	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
 		fprintf(stderr, "opscreenctl: --policy must be strict or "

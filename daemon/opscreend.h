@@ -40,6 +40,7 @@ struct config {
 	char	 gpu_host_paths[1024];	/* any of them: a host with NVIDIA GPUs */
 	int	 case_deadline;		/* seconds */
 	int	 cpu_case_deadline;	/* seconds, on the CPU (no JIT) */
+	int	 mode_deadline;		/* seconds, a trace or graph case */
 	int	 hello_deadline;	/* seconds for a runner to start */
 	int	 fingerprint_period;	/* seconds between library re-checks */
 	int	 workers_per_device;
@@ -69,6 +70,7 @@ struct config {
 	double	 critical_ratio;	/* [verdict]: float error over the
 					 * bound past which it is critical */
 	char	 default_classes[256];
+	char	 modes[64];		/* runner.modes: eager[,compile][,cudagraph] */
 	char	 default_dtypes[256];
 	int	 nerrors;
 };
@@ -147,7 +149,6 @@ char	*metrics_render(sqlite3 *, size_t *len);	/* caller frees */
 /* verdict.c: see verdict.h */
 
 /* rollup.c */
-#define ROLLUP_MODE	"eager"		/* what the probes run: no compile mode */
 /*
  * Which failures deny a name: strict, every one (the default); tolerant,
  * all but a key x dtype whose failing cases are all numerics (verdict.h).
@@ -157,6 +158,12 @@ enum rollup_policy {
 	ROLLUP_TOLERANT
 };
 #define ROLLUP_NPOLICIES	2
+/*
+ * The deployment mode a list is for: eager calls, torch.compile (the trace
+ * class) or CUDA graphs (the graph class); a name is allowed in a mode only
+ * where it is verified eagerly and in the mode.
+ */
+enum rollup_mode { ROLLUP_EAGER, ROLLUP_COMPILE, ROLLUP_CUDAGRAPH };
 struct rollup_query {
 	char	 dtypes[256];		/* comma list, empty = what each key had */
 	int	 gpu;			/* -1 = every device */
@@ -164,7 +171,10 @@ struct rollup_query {
 	enum rollup_policy policy;	/* 0: strict */
 	double	 faster;		/* > 0: faster=RATIO (native/candidate
 					 * at every passing case), 0: off */
+	enum rollup_mode mode;		/* 0: eager */
 };
+const char *rollup_mode_name(enum rollup_mode);
+int	 rollup_mode_parse(const char *, enum rollup_mode *);
 const char *rollup_policy_name(enum rollup_policy);
 int	 rollup_policy_parse(const char *, enum rollup_policy *);
 int	 rollup_tolerated(enum rollup_policy, const char *verdict,

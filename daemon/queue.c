@@ -156,6 +156,16 @@ key_op(const char *key, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, key);
 }
 
+/* The case is of a deployment mode's class (trace, graph). */
+static int
+mode_class(const json_t *spec)
+{
+	const char	*cls = json_string_value(json_object_get(spec, "class"));
+
+	return cls != NULL && (strcmp(cls, "trace") == 0 ||
+	    strcmp(cls, "graph") == 0);
+}
+
 /* Sends spec (borrowed; gets "id") to w as case id and arms the deadline. */
 int
 case_send(struct worker *w, int64_t id, json_t *spec)
@@ -208,6 +218,14 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	w->deadline = now_mono() + (compile ? compile_deadline() :
 	    w->device < 0 ? env->conf.cpu_case_deadline :
 	    env->conf.case_deadline);
+	/*
+	 * A deployment mode's case compiles (torch.compile, or the warm-up of
+	 * a CUDA graph's capture): the first Inductor compile of a fresh
+	 * runner took 20-40 s on a 2-core CPU (2026-12-03), past the CPU's
+	 * case deadline.  It has runner.mode_deadline.
+	 */
+	if ((w->case_mode = mode_class(spec)) != 0)
+		w->deadline = now_mono() + env->conf.mode_deadline;
 	return 0;
 }
 

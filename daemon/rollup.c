@@ -237,6 +237,94 @@ speed_check(json_t *n, json_t *names, const char *name, const char *key,
 	}
 }
 
+static const char *const rollup_mode_names[] = { "eager", "compile",
+    "cudagraph" };
+/* the class whose cases a mode's verdict folds (probes/modes.c) */
+static const char *const rollup_mode_classes[] = { "", "trace", "graph" };
+
+const char *
+rollup_mode_name(enum rollup_mode m)
+{
+	return (unsigned)m < 3 ? rollup_mode_names[m] : "eager";
+}
+
+int
+rollup_mode_parse(const char *w, enum rollup_mode *m)
+{
+	int	 i;
+
+	for (i = 0; i < 3; i++)
+		if (w != NULL && strcmp(w, rollup_mode_names[i]) == 0) {
+			*m = (enum rollup_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * mode=compile|cudagraph: a key x dtype allowed eagerly counts only when
+ * its verdict in the mode (the five columns from `col`: verdict, reason,
+ * detail, severity, case) is verified (tolerant: or broken by numerics
+ * only). Not screened in the mode, or inconclusive there: the name is
+ * withheld (fail closed); broken or a hazard there: denied, with the mode's
+ * evidence.
+ */
+static void
+mode_check(sqlite3_stmt *st, int col, enum rollup_mode mode,
+    enum rollup_policy policy, json_t *n, json_t *names, const char *name,
+    const char *key, const char *dtype, int device, int64_t run)
+{
+	const char	*mv = (const char *)sqlite3_column_text(st, col);
+	const char	*sevw = (const char *)sqlite3_column_text(st, col + 3);
+	enum verdict	 vd;
+	enum severity	 sev;
+	char		 why[512];
+	json_t		*ev;
+
+	(void)n;
+	if (mv == NULL) {
+		snprintf(why, sizeof(why), "not screened in mode %s (runner.modes, "
+		    "or no case of it applies)", rollup_mode_name(mode));
+		withhold(names, name, key, dtype, why, device, run);
+		return;
+	}
+	if (verdict_parse(mv, &vd) == -1)
+		vd = VERDICT_BROKEN;
+	if (vd == VERDICT_VERIFIED)
+		return;
+	if (vd == VERDICT_BROKEN && policy == ROLLUP_TOLERANT && sevw != NULL &&
+	    strcmp(sevw, "numerics") == 0) {
+		json_object_set_new(n, "tolerated", json_true());
+		return;
+	}
+	if (vd == VERDICT_INCONCLUSIVE || vd == VERDICT_WITHHELD) {
+		snprintf(why, sizeof(why), "inconclusive in mode %s: %s",
+		    rollup_mode_name(mode), (const char *)sqlite3_column_text(st,
+		    col + 1));
+		withhold(names, name, key, dtype, why, device, run);
+		return;
+	}
+	sev = vd == VERDICT_HAZARD ? SEVERITY_NONE : sevw == NULL ||
+	    severity_parse(sevw, &sev) == -1 || sev == SEVERITY_NONE ?
+	    SEVERITY_CRITICAL : sev;
+	ev = json_pack("{ss ss si ss ss ss ss ss si si si sb sI}", "key", key,
+	    "dtype", dtype, "device", device, "verdict", mv, "reason",
+	    (const char *)sqlite3_column_text(st, col + 1), "class",
+	    rollup_mode_classes[mode], "detail", (const char *)
+	    sqlite3_column_text(st, col + 2), "mode", rollup_mode_name(mode),
+	    "n_critical", sev == SEVERITY_CRITICAL, "n_loud",
+	    sev == SEVERITY_LOUD, "n_numerics", sev == SEVERITY_NUMERICS,
+	    "shrunk", 0, "run", (json_int_t)run);
+	if (ev == NULL)
+		return;
+	if (sqlite3_column_type(st, col + 4) != SQLITE_NULL)
+		json_object_set_new(ev, "case", json_integer(
+		    sqlite3_column_int64(st, col + 4)));
+	json_object_set_new(ev, "severity", sev == SEVERITY_NONE ? json_null() :
+	    json_string(severity_name(sev)));
+	json_array_append_new(json_object_get(name_get(names, name), "deny"), ev);
+}
+
 /*
  * Adds this device's judgement of every name to `names`: from this device's
  * own verdicts and cases only, so that one device's screen never vouches for
@@ -248,7 +336,8 @@ speed_check(json_t *n, json_t *names, const char *name, const char *key,
  */
 static int
 rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
-    enum rollup_policy policy, double faster, json_t *names)
+    enum rollup_policy policy, double faster, enum rollup_mode mode,
+    json_t *names)
 {
 	sqlite3_stmt	*st;
 	json_t		*n, *k, *keys = json_object(), *dt;
@@ -290,7 +379,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	    "class, detail, evidence_case, first_call_ms, steady_ms, "
 	    "(SELECT r.shrunk_spec IS NOT NULL FROM results r WHERE r.case_id = "
 	    "v.evidence_case), severity, n_critical, n_loud, n_numerics, "
-	    "speed_ratio, speed_cases FROM "
+	    "speed_ratio, speed_cases, compile_verdict, compile_reason, "
+	    "compile_detail, compile_severity, compile_case, cudagraph_verdict, "
+	    "cudagraph_reason, cudagraph_detail, cudagraph_severity, "
+	    "cudagraph_case FROM "
 	    "verdicts v WHERE run_id=? AND device=? ORDER BY key, dtype", -1,
 	    &st, NULL) != SQLITE_OK)
 		goto out;
@@ -338,6 +430,10 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 				    sqlite3_column_type(st, 15) == SQLITE_NULL ?
 				    0 : sqlite3_column_int(st, 16), faster,
 				    device, run);
+			if (!any && mode != ROLLUP_EAGER)
+				mode_check(st, 17 + 5 * (mode - 1), mode, policy,
+				    n, names, (const char *)sqlite3_column_text(
+				    st, 1), key, dtype, device, run);
 			continue;
 		}
 		sev = row_severity(vd, sevw);
@@ -558,7 +654,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		json_object_set_new(rd, "stale", json_boolean(stale));
 		json_array_append_new(runs, rd);
 		if (rollup_device(db, run, device, q->dtypes, q->policy,
-		    q->faster, names) == -1) {
+		    q->faster, q->mode, names) == -1) {
 			*status = 500;
 			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
 			goto out;
@@ -657,7 +753,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	*allow = json_pack("{sO sO sO sb ss ss ss}", "names", allowed,
 	    "withheld", withheld, "tolerated", tolerated, "stale", any_stale,
 	    "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
-	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
+	    rollup_policy_name(q->policy), "mode", rollup_mode_name(q->mode));
 	json_object_set(*allow, "runs", runs);
 	if (q->faster > 0) {
 		/* each allowed name's slowest case, as native/candidate */
@@ -667,7 +763,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	json_object_set_new(*allow, "verdict_vocabulary", verdict_vocabulary());
 	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
 	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
-	    rollup_policy_name(q->policy), "mode", ROLLUP_MODE);
+	    rollup_policy_name(q->policy), "mode", rollup_mode_name(q->mode));
 	json_object_set(*deny, "runs", runs);
 	if (q->faster > 0)
 		json_object_set_new(*deny, "faster", json_real(q->faster));

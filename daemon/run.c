@@ -112,6 +112,23 @@ conf_classes(void)
 	return m;
 }
 
+/*
+ * The classes of runner.modes' deployment modes beyond eager: compile is
+ * the trace class, cudagraph the graph class (probes/modes.c). They run
+ * when runner.classes is empty (every class) or names them.
+ */
+static unsigned
+conf_modes(void)
+{
+	unsigned	 m = 0;
+
+	if (strstr(env->conf.modes, "compile") != NULL)
+		m |= PROBE_TRACE;
+	if (strstr(env->conf.modes, "cudagraph") != NULL)
+		m |= PROBE_GRAPH;
+	return m;
+}
+
 static json_t *
 conf_dtypes(void)
 {
@@ -159,7 +176,7 @@ run_load(int64_t id, const char *request, int full)
 	if (sched.cur.classes == 0)
 		sched.cur.classes = conf_classes();
 	if (sched.cur.classes == 0)
-		sched.cur.classes = PROBE_ALL;
+		sched.cur.classes = PROBE_EAGER | conf_modes();
 	if ((v = json_object_get(req, "dtypes")) && json_array_size(v))
 		sched.cur.dtypes = json_incref(v);
 	else
@@ -362,6 +379,40 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* 0 trace (compile), 1 graph (cudagraph), -1 an eager class */
+static int
+mode_of_class(const char *cls)
+{
+	if (cls != NULL && strcmp(cls, "trace") == 0)
+		return STORE_MODE_COMPILE;
+	if (cls != NULL && strcmp(cls, "graph") == 0)
+		return STORE_MODE_CUDAGRAPH;
+	return -1;
+}
+
+/*
+ * A key x dtype's verdict in one mode from its fold: none (NULL) when no
+ * case of the mode was screened or none applied (native cannot run in the
+ * mode either); else as an eager verdict is folded.
+ */
+static void
+mode_verdict(struct verdict_fold *fm, struct store_mode_verdict *mv,
+    char *reason, size_t len)
+{
+	memset(mv, 0, sizeof(*mv));
+	if (fm->n == 0)
+		return;
+	verdict_fold_finish(fm, 0);
+	if ((mv->verdict = verdict_fold_result(fm, reason, len)) == NULL)
+		return;
+	mv->reason = reason;
+	if (strcmp(mv->verdict, "verified") != 0) {
+		mv->detail = fm->worst_detail;
+		mv->severity = severity_name(fm->worst_severity);
+		mv->evidence_case = fm->worst_case;
+	}
+}
+
 /*
  * Folds the run's case results into verdicts and marks it complete.  -1 the
  * store refused (the run stays running; tried again after pw's back-off);
@@ -373,9 +424,11 @@ run_finish(void)
 	struct store_cursor	*sel = NULL;
 	struct store_fold_row	 row;
 	struct store_verdict	 sv;
-	struct verdict_fold f;
+	struct verdict_fold f, fm[2];	/* eager; compile, cudagraph */
 	struct case_verdict v;
 	char		 gkey[512] = "", key[512], reason[256];
+	char		 mreason[2][256];
+	int		 mi;
 	char		 g_dev_key[256] = "", g_name[256] = "", g_dtype[32] = "";
 	int		 g_dev = 0, rc, nverified = 0, nbroken = 0, ninc = 0;
 	double		 firsts[4096], steadies[4096];
@@ -404,6 +457,8 @@ run_finish(void)
 	if ((sel = store_fold_cursor(env->store, sched.cur.run_id)) == NULL)
 		goto fail;
 	verdict_fold_init(&f);
+	verdict_fold_init(&fm[0]);
+	verdict_fold_init(&fm[1]);
 	for (;;) {
 		if ((rc = store_fold_next(sel, &row)) == 1)
 			snprintf(key, sizeof(key), "%d|%s|%s", row.device,
@@ -451,6 +506,9 @@ run_finish(void)
 				}
 				sv.speed_ratio = nspeed > 0 ? speed_min : -1;
 				sv.speed_cases = nspeed;
+				for (mi = 0; mi < 2; mi++)
+					mode_verdict(&fm[mi], &sv.mode[mi],
+					    mreason[mi], sizeof(mreason[mi]));
 				if (store_verdict_add(env->store, &sv) == -1)
 					goto fail;
 				if (!strcmp(res, "verified"))
@@ -461,6 +519,8 @@ run_finish(void)
 					nbroken++;
 			}
 			verdict_fold_init(&f);
+			verdict_fold_init(&fm[0]);
+			verdict_fold_init(&fm[1]);
 			nt = 0;
 			nspeed = 0;
 			speed_min = -1;
@@ -486,6 +546,15 @@ run_finish(void)
 		/* none or unknown: verdict_severity reads a failure as critical */
 		if (severity_parse(row.severity, &v.severity) == -1)
 			v.severity = SEVERITY_NONE;
+		if (row.carried_run <= 0)
+			carried = -1;
+		else if (carried >= 0 && row.carried_run > carried)
+			carried = row.carried_run;
+		/* a deployment mode's case folds into that mode's verdict */
+		if ((mi = mode_of_class(row.cls)) >= 0) {
+			verdict_fold_add(&fm[mi], row.case_id, row.cls, &v);
+			continue;
+		}
 		verdict_fold_add(&f, row.case_id, row.cls, &v);
 		/* speed: passing cases with both medians (lists' faster=) */
 		if (v.status == CASE_PASS && row.has_speed &&
@@ -496,10 +565,6 @@ run_finish(void)
 				speed_min = r;
 			nspeed++;
 		}
-		if (row.carried_run <= 0)
-			carried = -1;
-		else if (carried >= 0 && row.carried_run > carried)
-			carried = row.carried_run;
 		/* ladder steps that ran (pass or over budget) feed the fit */
 		if (row.has_ladder && row.has_first &&
 		    (v.status == CASE_PASS || v.status == CASE_HAZARD))

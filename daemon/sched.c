@@ -85,11 +85,16 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 		case_skip_siblings(w->case_id, w->device, status == CASE_HAZARD);
 }
 
+/*
+ * A case that hung or crashed: recorded, and its key and dtype's other
+ * cases skipped, except after a deployment mode's case (a compile or a
+ * capture that hangs says nothing about the eager calls).
+ */
 static void
 case_abort(struct worker *w, enum case_status status, const char *reason,
     const char *what)
 {
-	case_end(w, status, reason, what, 1);
+	case_end(w, status, reason, what, !w->case_mode);
 }
 
 void
@@ -185,12 +190,14 @@ sched_on_deadline(struct worker *w)
 		worker_respawn(w);
 	} else if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
-		    "deadline; runner process group killed", w->device < 0 ?
+		    "deadline; runner process group killed", w->case_mode ?
+		    env->conf.mode_deadline : w->device < 0 ?
 		    env->conf.cpu_case_deadline : env->conf.case_deadline);
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		worker_respawn(w);
 		/* its siblings on other runners would each wait out a deadline */
-		abandon_siblings(w, hung, "skipped", "hung");
+		if (!w->case_mode)
+			abandon_siblings(w, hung, "skipped", "hung");
 	} else if (w->state == W_STARTING) {
 		snprintf(w->hello_error, sizeof(w->hello_error), "runner did not "
 		    "start within %d s", env->conf.hello_deadline);

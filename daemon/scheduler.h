@@ -35,6 +35,7 @@ struct worker {
 	double		 fp_asked;		/* fingerprint request in flight since */
 	int		 compile;		/* takes compile-class cases only */
 	int		 case_compile;		/* the case in flight is a ladder step */
+	int		 case_mode;		/* ... a trace or graph case */
 	int		 case_fcb;		/* first-call budget: 1 on, 2 re-measure */
 	int		 case_in_first;		/* inside that first call */
 	double		 case_first_t0;		/* when it started (monotonic) */

@@ -24,6 +24,7 @@ extern const char migration_005[];
 extern const char migration_006[];
 extern const char migration_007[];
 extern const char migration_008[];
+extern const char migration_009[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -34,6 +35,7 @@ static const char *migrations[] = {
 	migration_006,
 	migration_007,
 	migration_008,
+	migration_009,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

@@ -211,7 +211,18 @@ struct store_verdict {
 	double		 speed_ratio;	/* min native/candidate over passing
 					 * cases; < 0: none */
 	int		 speed_cases;
+	/*
+	 * The deployment modes' verdicts (STORE_MODE_COMPILE: the trace
+	 * class, STORE_MODE_CUDAGRAPH: graph): verdict NULL when the run
+	 * screened no case of the mode (or none applied); db/009.
+	 */
+	struct store_mode_verdict {
+		const char	*verdict, *reason, *detail, *severity;
+		int64_t		 evidence_case;	/* 0: none */
+	} mode[2];
 };
+#define STORE_MODE_COMPILE	0
+#define STORE_MODE_CUDAGRAPH	1
 int64_t	 store_run_unstored(struct store *, int64_t run);
 struct store_cursor *store_fold_cursor(struct store *, int64_t run);
 int	 store_fold_next(struct store_cursor *, struct store_fold_row *);

@@ -46,7 +46,8 @@ store_fold_cursor(struct store *s, int64_t run)
 	    "json_extract(r.figures, '$.speed.cand_ms') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
-	    "'skip_replay', 'first_call_budget')) ORDER BY c.device, "
+	    "'skip_replay', 'first_call_budget', 'needs_device')) ORDER BY "
+	    "c.device, "
 	    "c.key, c.dtype, c.id")) == NULL)
 		return NULL;
 	sqlite3_bind_int64(store_cursor_stmt(c), 1, run);
@@ -94,13 +95,17 @@ int
 store_verdict_add(struct store *s, const struct store_verdict *v)
 {
 	sqlite3_stmt	*st;
-	int		 rc;
+	int		 rc, m;
 
 	if ((st = store_stmt(s, "INSERT INTO verdicts (run_id, device, key, "
 	    "name, dtype, verdict, reason, class, detail, evidence_case, cases, "
 	    "passed, first_call_ms, steady_ms, severity, n_critical, n_loud, "
-	    "n_numerics, carried_from, speed_ratio, speed_cases) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+	    "n_numerics, carried_from, speed_ratio, speed_cases, "
+	    "compile_verdict, compile_reason, compile_detail, compile_severity, "
+	    "compile_case, cudagraph_verdict, cudagraph_reason, "
+	    "cudagraph_detail, cudagraph_severity, cudagraph_case) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) ==
+	    NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, v->run);
 	sqlite3_bind_int(st, 2, v->device);
@@ -131,6 +136,22 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	if (v->speed_ratio >= 0)
 		sqlite3_bind_double(st, 20, v->speed_ratio);
 	sqlite3_bind_int(st, 21, v->speed_cases);
+	for (m = 0; m < 2; m++) {
+		const struct store_mode_verdict	*mv = &v->mode[m];
+
+		if (mv->verdict == NULL)
+			continue;	/* NULLs: not screened in the mode */
+		sqlite3_bind_text(st, 22 + 5 * m, mv->verdict, -1,
+		    SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 23 + 5 * m, mv->reason ? mv->reason : "",
+		    -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 24 + 5 * m, mv->detail ? mv->detail : "",
+		    -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 25 + 5 * m, mv->severity ? mv->severity :
+		    "", -1, SQLITE_TRANSIENT);
+		if (mv->evidence_case > 0)
+			sqlite3_bind_int64(st, 26 + 5 * m, mv->evidence_case);
+	}
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_reset(st);
 	return rc;

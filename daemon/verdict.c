@@ -46,6 +46,8 @@ reason_severity(const char *reason)
 	return SEVERITY_CRITICAL;
 }
 
+static void	verdict_trace(const json_t *, struct case_verdict *);
+
 static void
 verdict_set(struct case_verdict *v, enum case_status st, const char *reason,
     double score, const char *fmt, ...)
@@ -836,10 +838,15 @@ verdict_case(const json_t *case_spec, const json_t *result,
 		/*
 		 * Not run: a 2^31-element case the device could not hold when
 		 * it came (the runner's memory gate, "needs X GiB, Y GiB
-		 * free").  Nothing was measured: inconclusive, never broken.
+		 * free"), or a case the device cannot run at all (skip_kind
+		 * "device": a CUDA graph on the CPU).  Nothing was measured:
+		 * inconclusive, never broken.
 		 */
 		msg = json_string_value(json_object_get(result, "skip_reason"));
-		verdict_set(v, CASE_SKIPPED, "insufficient_memory", 0, "%s",
+		verdict_set(v, CASE_SKIPPED, json_is_string(json_object_get(
+		    result, "skip_kind")) && strcmp(json_string_value(
+		    json_object_get(result, "skip_kind")), "device") == 0 ?
+		    "needs_device" : "insufficient_memory", 0, "%s",
 		    msg ? msg : "the runner did not run it");
 		return 0;
 	}
@@ -909,7 +916,44 @@ verdict_case(const json_t *case_spec, const json_t *result,
 		verdict_views(json_object_get(result, "outside_view_changed"), v);
 	if (v->status == CASE_PASS)
 		verdict_compile(case_spec, result, v);
+	if (v->status == CASE_PASS &&
+	    json_is_object(json_object_get(result, "trace")))
+		verdict_trace(json_object_get(result, "trace"), v);
 	return 0;
+}
+
+/*
+ * A trace case's dynamic=True compile over two shapes of one rank
+ * (RESULT "trace", docs/protocol.md): more compiles than
+ * VERDICT_TRACE_COMPILES and than native's over the same shapes is a
+ * recompile hazard (an engine that compiles dynamically recompiles per
+ * shape); a dynamic compile that raises where native's does not is a raise
+ * (loud). What native also does is not the library's.
+ */
+static void
+verdict_trace(const json_t *tr, struct case_verdict *v)
+{
+	const json_t	*dc = json_object_get(tr, "dynamic_compiles");
+	const json_t	*nc = json_object_get(tr, "native_dynamic_compiles");
+	json_int_t	 n, allowed = VERDICT_TRACE_COMPILES;
+
+	if (json_is_string(dc)) {
+		if (json_is_string(nc))
+			return;
+		verdict_set(v, CASE_FAIL, "raises", VERDICT_SCORE_SHAPE,
+		    "torch.compile(dynamic=True): %s", json_string_value(dc));
+		return;
+	}
+	if (!json_is_integer(dc))
+		return;
+	n = json_integer_value(dc);
+	if (json_is_integer(nc) && json_integer_value(nc) > allowed)
+		allowed = json_integer_value(nc);
+	if (n > allowed)
+		verdict_set(v, CASE_HAZARD, "recompiles", 0, "torch.compile("
+		    "dynamic=True) compiled %lld times over two shapes of one "
+		    "rank (allowed: %lld, native's or %d)", (long long)n,
+		    (long long)allowed, VERDICT_TRACE_COMPILES);
 }
 
 /*

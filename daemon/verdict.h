@@ -75,6 +75,14 @@ enum verdict {
  * cost 2.6% of the runner time.
  */
 #define VERDICT_SPEED_CALLS	5
+
+/*
+ * A trace case's documented compile count: one dynamic=True compile of
+ * the op serves two shapes of the same rank whose sizes are all 2 or more
+ * (sizes 0 and 1 are specialised by torch.compile, so the probes avoid
+ * them); more, beyond native's own count, is a recompile hazard.
+ */
+#define VERDICT_TRACE_COMPILES	1
 enum verdict_speed { VERDICT_SPEED_ALL, VERDICT_SPEED_ENGINE, VERDICT_SPEED_OFF };
 int		 verdict_speed_class(const char *cls);
 

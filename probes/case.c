@@ -315,3 +315,39 @@ case_huge(json_t *c)
 	r |= json_object_set_new(c, "oracle", json_string("native"));
 	return r ? -1 : 0;
 }
+
+/*
+ * For the classes derived from a key's other cases (views.c, modes.c): calls
+ * fn(src, i, dtype, arg, out) once per dtype of the cases in src, i the
+ * index of that dtype's first case.  Returns the sum of what fn returned,
+ * -1 as soon as one returns -1 (out may hold some of its cases).
+ */
+int
+case_each_dtype(const json_t *src, int (*fn)(const json_t *, size_t,
+    const char *, void *, json_t *), void *arg, json_t *out)
+{
+	const json_t	*c;
+	const char	*dt, *seen;
+	size_t		 i, j;
+	int		 n = 0, m;
+
+	if (!json_is_array(src) || !json_is_array(out))
+		return -1;
+	json_array_foreach(src, i, c) {
+		if ((dt = json_string_value(json_object_get(c, "dtype"))) ==
+		    NULL)
+			continue;
+		for (j = 0; j < i; j++) {
+			seen = json_string_value(json_object_get(
+			    json_array_get(src, j), "dtype"));
+			if (seen != NULL && strcmp(seen, dt) == 0)
+				break;
+		}
+		if (j < i)
+			continue;	/* the dtype's cases are made */
+		if ((m = fn(src, i, dt, arg, out)) == -1)
+			return -1;
+		n += m;
+	}
+	return n;
+}

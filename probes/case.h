@@ -49,6 +49,8 @@ int	 case_domain(json_t *, const char *, const struct domain *, int, int);
 #define CASE_HUGE_GEN_MIN	((json_int_t)1 << 24)
 const char *case_huge_dtype(unsigned);
 int	 case_huge(json_t *);
+int	 case_each_dtype(const json_t *, int (*)(const json_t *, size_t,
+	    const char *, void *, json_t *), void *, json_t *);
 
 /* shape.c: the shape table, by generator and class */
 extern const struct shape	shape_cat_same[];

@@ -57,6 +57,18 @@ static const struct catalog_entry catalog_table[] = {
 	  D3(SMALLINT, SMALLINT, SMALLINT), "exact", 0 },
 	{ "exp", "exp(Tensor self) -> Tensor",
 	  FAM_UNARY, DT_FLOATS, D3(UNIFORM, NORMAL, NORMAL), "float", 0 },
+	/*
+	 * The library's own entry points (fused::NAME: the runner calls the
+	 * library's function NAME, and the reference of the same schema,
+	 * probes/opscreen_runner/references.py, as native and as the fp64
+	 * oracle).
+	 */
+	{ "fused::fused_add_rms_norm", "fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
+	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", 0 },
+	{ "fused::gelu_and_mul", "gelu_and_mul(Tensor x, Tensor y, str approximate='none') -> Tensor",
+	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_GELU },
+	{ "fused::silu_and_mul", "silu_and_mul(Tensor A, Tensor B) -> Tensor",
+	  FAM_BINARY, DT_FLOATS, DN, "float", 0 },
 	{ "gather", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
 	  FAM_GATHER, DT_FLOATS | DT_INTS, DN, "exact", 0 },
 	{ "ge.Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor",

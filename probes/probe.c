@@ -2,7 +2,8 @@
  * Which generator builds a key's cases: the hand-written catalog (catalog.c,
  * sweep.c) for the keys it knows, the schema-driven generator (generic.c)
  * for the others and for the classes a catalog family does not sweep; the
- * views class from the cases of the others (views.c).
+ * views class (views.c) and the modes' classes (modes.c) from the cases of
+ * the others.
  */
 #include <string.h>
 
@@ -74,14 +75,33 @@ probe_expand(const char *key, const char *schema, unsigned classes,
 	if (!json_is_array(out))
 		return -1;
 	before = json_array_size(out);
-	if ((n = probe_expand_direct(key, schema, classes & ~PROBE_VIEWS,
-	    dtypes, out)) < 0 || !(classes & PROBE_VIEWS))
+	if ((n = probe_expand_direct(key, schema, classes & ~(PROBE_VIEWS |
+	    PROBE_MODES), dtypes, out)) < 0 || !(classes & (PROBE_VIEWS |
+	    PROBE_MODES)))
 		return n;
 	if ((src = json_array()) == NULL)
 		goto err;
-	v = probe_expand_direct(key, schema, PROBE_VIEWS_SOURCES, dtypes, src);
-	if (v >= 0)
-		v = views_derive(src, out);
+	/* views from their own sources, the modes from theirs (contract too) */
+	if ((v = probe_expand_direct(key, schema, PROBE_VIEWS_SOURCES |
+	    PROBE_CONTRACT, dtypes, src)) >= 0)
+		v = 0;
+	if (v >= 0 && (classes & PROBE_VIEWS)) {
+		json_t		*vsrc = json_array();
+		const json_t	*c;
+		size_t		 i;
+
+		json_array_foreach(src, i, c)
+			if (probe_class_parse(json_string_value(json_object_get(
+			    c, "class"))) & PROBE_VIEWS_SOURCES)
+				json_array_append(vsrc, (json_t *)c);
+		v = vsrc == NULL ? -1 : views_derive(vsrc, out);
+		json_decref(vsrc);
+	}
+	if (v >= 0 && (classes & PROBE_MODES)) {
+		int	 m = modes_derive(src, classes, out);
+
+		v = m < 0 ? -1 : v + m;
+	}
 	json_decref(src);
 	if (v < 0)
 		goto err;

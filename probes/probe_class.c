@@ -9,7 +9,7 @@
 static const char *const probe_class_names[] = {
 	"same_shape", "broadcast", "scalar", "reduction", "contract",
 	"noncontig", "accumulation", "dtype_exotic", "edge_values", "compile",
-	"bootstrap", "random", "views", "empty", "options"
+	"bootstrap", "random", "views", "empty", "options", "trace", "graph"
 };
 
 const char *

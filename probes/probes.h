@@ -25,13 +25,21 @@ enum probe_class {
 	PROBE_RANDOM = 1 << 11,
 	PROBE_VIEWS = 1 << 12,		/* in-place / out= on views with gaps */
 	PROBE_EMPTY = 1 << 13,		/* zero-size dims, empty index tensors */
-	PROBE_OPTIONS = 1 << 14		/* every optional argument set explicitly */
+	PROBE_OPTIONS = 1 << 14,	/* every optional argument set explicitly */
+	PROBE_TRACE = 1 << 15,		/* under torch.compile(fullgraph=True) */
+	PROBE_GRAPH = 1 << 16		/* captured in a CUDA graph, replayed */
 };
-#define PROBE_NCLASSES	15
+#define PROBE_NCLASSES	17
 /* the classes the hand-written catalog families sweep themselves */
 #define PROBE_CATALOG	(PROBE_SAME_SHAPE | PROBE_BROADCAST | PROBE_SCALAR | \
 			 PROBE_REDUCTION | PROBE_CONTRACT)
 #define PROBE_ALL	((1u << PROBE_NCLASSES) - 1)
+/*
+ * The deployment modes' classes (modes.c): a screen runs them when
+ * runner.modes (or a run's classes) asks; the others are the eager screen.
+ */
+#define PROBE_MODES	(PROBE_TRACE | PROBE_GRAPH)
+#define PROBE_EAGER	(PROBE_ALL & ~PROBE_MODES)
 
 /* How the sweep builds arguments for a key. */
 enum catalog_family {
@@ -59,7 +67,8 @@ enum catalog_family {
 	FAM_STACK,
 	FAM_NONZERO,
 	FAM_BINCOUNT,
-	FAM_REPEAT_INTERLEAVE
+	FAM_REPEAT_INTERLEAVE,
+	FAM_ADD_RMS_NORM	/* fused::fused_add_rms_norm(x, residual, shape, w, eps) */
 };
 
 /*
@@ -125,6 +134,9 @@ int		 probe_expand(const char *, const char *, unsigned, const json_t *,
 
 /* views.c */
 int		 views_derive(const json_t *, json_t *);
+
+/* modes.c */
+int		 modes_derive(const json_t *, unsigned, json_t *);
 
 /* probe_class.c */
 const char	*probe_class_name(enum probe_class);

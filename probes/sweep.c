@@ -327,6 +327,19 @@ sweep_binary(struct sweep *s, unsigned classes)
 			sweep_kw(s, "alpha", case_int(-3));
 		sweep_end(s);
 	}
+	if ((classes & PROBE_CONTRACT) && (ce->flags & CAT_GELU)) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 33, 65), 1));
+		sweep_kw(s, "approximate", case_str("tanh"));
+		sweep_end(s);
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 1023), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(1, 1023), 1));
+		sweep_kw(s, "approximate", case_str("none"));
+		sweep_end(s);
+	}
 }
 
 /* The Python scalars a Scalar overload is probed with, by flavour. */
@@ -1260,6 +1273,40 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
 	sweep_end(s);
 }
 
+/*
+ * A residual add fused into an RMS norm (an engine's fused_add_rms_norm):
+ * x, residual (both written), normalized_shape, weight, eps; every shape of
+ * the norms, then eps by its default.
+ */
+static void
+sweep_add_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int eps)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
+	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 1));
+	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
+	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+	if (eps)
+		sweep_arg(s, case_float(1e-6));
+	sweep_end(s);
+}
+
+static void
+sweep_add_norm(struct sweep *s, unsigned classes)
+{
+	size_t	i;
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < NNORMS; i++)
+			sweep_add_norm_case(s, &sweep_norms[i], 1);
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		sweep_add_norm_case(s, &sweep_norms[1], 0);
+	}
+}
+
 /* native_layer_norm: the optional tensors are positional, None when absent. */
 static void
 sweep_native_layer_norm(struct sweep *s, unsigned classes)
@@ -2090,6 +2137,8 @@ sweep_empty_misc(struct sweep *s)
 static void
 sweep_empty(struct sweep *s)
 {
+	size_t	i;
+
 	sweep_class(s, PROBE_EMPTY);
 	switch (s->ce->family) {
 	case FAM_UNARY:
@@ -2125,6 +2174,11 @@ sweep_empty(struct sweep *s)
 		break;
 	case FAM_RMS_NORM:
 		sweep_empty_norm(s, 0);
+		break;
+	case FAM_ADD_RMS_NORM:
+		for (i = 0; i < sizeof(sweep_norm_empty) /
+		    sizeof(sweep_norm_empty[0]); i++)
+			sweep_add_norm_case(s, &sweep_norm_empty[i], 1);
 		break;
 	case FAM_LAYER_NORM:
 	case FAM_NATIVE_LAYER_NORM:
@@ -2196,6 +2250,9 @@ sweep_one(struct sweep *s, unsigned classes)
 	case FAM_RMS_NORM:
 		sweep_norm(s, classes, 0);
 		break;
+	case FAM_ADD_RMS_NORM:
+		sweep_add_norm(s, classes);
+		break;
 	case FAM_LAYER_NORM:
 		sweep_norm(s, classes, 1);
 		break;
@@ -2246,6 +2303,7 @@ static const struct {
 	{ FAM_TOPK, PROBE_CONTRACT, 0 },
 	{ FAM_ADDMM, PROBE_SAME_SHAPE, 1 },
 	{ FAM_RMS_NORM, PROBE_REDUCTION, 1 },
+	{ FAM_ADD_RMS_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_LAYER_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_NATIVE_LAYER_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_GATHER, PROBE_SAME_SHAPE, 0 },

@@ -245,6 +245,14 @@ views_dtype(const json_t *src, size_t from, const char *dtype, json_t *out)
 	return n;
 }
 
+static int
+views_dtype_each(const json_t *src, size_t from, const char *dtype, void *arg,
+    json_t *out)
+{
+	(void)arg;
+	return views_dtype(src, from, dtype, out);
+}
+
 /*
  * Appends to out the views cases derived from the cases in src (of one key,
  * any classes and dtypes; those that write no tensor are passed over);
@@ -253,28 +261,5 @@ views_dtype(const json_t *src, size_t from, const char *dtype, json_t *out)
 int
 views_derive(const json_t *src, json_t *out)
 {
-	const json_t	*c;
-	const char	*dt, *seen;
-	size_t		 i, j;
-	int		 n = 0, m;
-
-	if (!json_is_array(src) || !json_is_array(out))
-		return -1;
-	json_array_foreach(src, i, c) {
-		if ((dt = json_string_value(json_object_get(c, "dtype"))) ==
-		    NULL)
-			continue;
-		for (j = 0; j < i; j++) {
-			seen = json_string_value(json_object_get(
-			    json_array_get(src, j), "dtype"));
-			if (seen != NULL && strcmp(seen, dt) == 0)
-				break;
-		}
-		if (j < i)
-			continue;	/* the dtype's cases are made */
-		if ((m = views_dtype(src, i, dt, out)) == -1)
-			return -1;
-		n += m;
-	}
-	return n;
+	return case_each_dtype(src, views_dtype_each, NULL, out);
 }

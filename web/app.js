@@ -93,6 +93,15 @@ function chip(verdict) {
   return el("span", { class: "chip v-" + verdict }, verdict);
 }
 
+/* A verdict's deployment modes (mode=compile, mode=cudagraph lists): the
+   verdict in each mode screened, "not screened" otherwise. */
+function modeText(v) {
+  const part = (label, verdict, reason) => label + ": " + (verdict == null ?
+    "not screened" : verdict + (verdict === "verified" ? "" : " (" + reason + ")"));
+  return [part("compile", v.compile_verdict, v.compile_reason),
+    part("cudagraph", v.cudagraph_verdict, v.cudagraph_reason)].join("; ");
+}
+
 function sevChip(sev) {
   return sev ? el("span", { class: "chip s-" + sev }, sev) : null;
 }
@@ -920,6 +929,7 @@ async function showName(name) {
           " (carried from run " + v.carried_from + ": source unchanged)") : null),
       el("td", {}, v.reason),
       el("td", {}, v.class), el("td", {}, v.passed + "/" + v.cases),
+      el("td", { class: "modes" }, modeText(v)),
       el("td", { class: "detail" }, v.detail)));
   plotLadder(o.cases || []);
   plotFirstCalls(o.cases || []);

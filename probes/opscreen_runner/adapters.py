@@ -4,6 +4,7 @@ A FlagGems-style library exposes _FULL_CONFIG = ((aten_key, fn[, condition]), ..
 and use_gems(include=[names]); the enable name of a key is fn.__name__.
 """
 
+import contextlib
 import hashlib
 import importlib
 import logging
@@ -59,6 +60,7 @@ class FlagGemsStyle:
         self.modname = MODULES.get(library, library)
         self.module = None
         self.served = set()
+        self.entry_fns = {}  # "fused::NAME" -> the library's function
         self.import_info = {}
 
     def load(self):
@@ -92,17 +94,54 @@ class FlagGemsStyle:
                 schema = ""
             self.served.add((key, name))
             out.append({"key": key, "name": name, "schema": schema, "fn": fn})
+        out += self._entry_points({id(e["fn"]) for e in out},
+                                  {e["name"] for e in out})
         # what each key's code depends on: an upgrade re-screens the changed
         package = self.modname.split(".")[0]
         for e, h in zip(out, key_source_hashes([e.pop("fn") for e in out], package)):
             e["source"] = h
         return out
 
+    def _entry_points(self, table_fns, table_names):
+        """The library's own entry points, which engines call outside aten:
+        the public functions of its `fused` module (its __all__), each as key
+        "fused::NAME" with the schema of opscreen's reference (empty: none,
+        so no probes and never allowed). One that the table already serves
+        (the same function) or whose name the table uses is left to the
+        table."""
+        from . import references
+        fused = getattr(self.module, "fused", None)
+        out = []
+        for name in sorted(set(getattr(fused, "__all__", None) or [])):
+            fn = getattr(fused, name, None)
+            if not callable(fn) or id(fn) in table_fns or name in table_names:
+                continue
+            key = references.PREFIX + name
+            self.served.add((key, name))
+            self.entry_fns[key] = fn
+            out.append({"key": key, "name": name, "entry": True,
+                        "schema": references.schema(name), "fn": fn})
+        return out
+
     def serves(self, key, name):
         return (key, name) in self.served
 
-    def candidate(self, name):
+    def candidate(self, name, key=None):
+        """The library's context for one call of NAME: its aten override
+        enabled; nothing for an entry point, which is called directly."""
+        if key in self.entry_fns:
+            return contextlib.nullcontext()
         return self.module.use_gems(include=[name])
+
+    def callable(self, key, op):
+        """What the candidate's calls of a case of `key` call: the aten
+        operator `op` (the library's override is enabled around it), or the
+        library's own function for an entry point."""
+        fn = self.entry_fns.get(key)
+        if fn is None:
+            return op
+        from . import references
+        return references.candidate(key[len(references.PREFIX):], fn)
 
     def fingerprint(self, device):
         fp = {"library": self.library, "library_version": "", "library_hash": "",

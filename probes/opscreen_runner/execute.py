@@ -9,7 +9,7 @@ import time
 
 import torch
 
-from . import figures, inputs, jitstats, kernels, stats
+from . import figures, inputs, jitstats, kernels, modes, stats
 
 COMPARE_MODES = ("float", "exact", "sort", "topk", "shape_only", "stat", "bootstrap")
 # Float outputs of at least this many elements are compared by kernels/' one
@@ -221,6 +221,12 @@ def bootstrap_case(case, adapter):
     enabling its name changes that operator's dispatch table."""
     rec = {"index": 0, "cand": None, "native": None, "kind": "bootstrap",
            "numel": 0, "resolves": True, "registers": False}
+    if case["key"] in adapter.entry_fns:
+        # an entry point is called directly: nothing to register; it must
+        # be one of the library's callables
+        rec.update(registers=callable(adapter.entry_fns[case["key"]]),
+                   detail="entry point: called directly")
+        return {"status": "ok", "fatal": False, "outputs": [rec], "times": {}}
     try:
         inputs.resolve_op(case["key"])
         before = _dispatch_table(case["key"])
@@ -475,7 +481,14 @@ def run_case(case, adapter, device, notify=None, built=None):
     stat = case.get("compare") == "stat"
     seed = int(case.get("seed", 0)) if stat else None
     compile_step = case.get("class") == "compile"
+    mode = modes.mode_of(case)
+    if mode == "graph" and device != "cuda":
+        return {"status": "skipped", "skip_reason": "a CUDA graph needs a CUDA "
+                "device", "skip_kind": "device", "fatal": False, "outputs": [],
+                "times": {"case_ms": (time.perf_counter() - t_case) * 1e3}}
     calls, max_ms, speed_calls = steady_gate(case)
+    if mode is not None:
+        speed_calls = 0  # a mode's calls are not the eager speed
     res = {"status": "ok", "fatal": False, "outputs": []}
     if os.environ.get("OPSCREEN_INPUT_DIGEST") == "1":
         res["inputs_sha256"] = inputs.digest(args, kwargs)
@@ -511,11 +524,19 @@ def run_case(case, adapter, device, notify=None, built=None):
             speed = {"native_ms": nat_ms, "calls": n_nat,
                      "clock": "cuda_events" if device == "cuda" else "host"}
     cand, cerr, c_mut, fatal = None, None, None, False
+    second = None  # a trace case's second shape, when it compiled again
     again = None  # the last steady call's output: the same inputs, called again
     guard = None  # (poison side, facts, output) from _guard_check
     t_en = time.perf_counter()
+    # what the candidate's calls call: the aten operator with the library's
+    # override enabled, its own function for an entry point; in a mode, that
+    # compiled (trace) or captured and replayed (graph)
+    cop = adapter.callable(case["key"], op)
+    mode_facts = {}
+    if mode is not None:
+        cop = modes.wrap(mode, cop, mutates, device, mode_facts)
     try:
-        ctx = adapter.candidate(case["name"])
+        ctx = adapter.candidate(case["name"], case["key"])
         ctx.__enter__()
         times["enable_ms"] = (time.perf_counter() - t_en) * 1e3
     except Exception as e:
@@ -529,7 +550,7 @@ def run_case(case, adapter, device, notify=None, built=None):
             snap = jitstats.snapshot()
             with _ColdCache(compile_step or case.get("cold") is True):
                 cand, cerr, times["cand_first_ms"], c_mut = _call(
-                    op, args, kwargs, mutates, device, seed)
+                    cop, args, kwargs, mutates, device, seed)
             cost = jitstats.delta(snap)
             if cost:
                 res["first_call_cost"] = cost
@@ -547,7 +568,7 @@ def run_case(case, adapter, device, notify=None, built=None):
                 t_st = time.perf_counter()
                 steady = []
                 for i in range(calls):
-                    out, _, ms, _ = _call(op, args, kwargs, mutates, device)
+                    out, _, ms, _ = _call(cop, args, kwargs, mutates, device)
                     steady.append(ms)
                     if i == 0 and times["cand_first_ms"] >= max_ms and \
                             (ms is None or ms >= max_ms):
@@ -559,7 +580,7 @@ def run_case(case, adapter, device, notify=None, built=None):
                 if speed is not None and times.get("cand_steady_ms") is not None:
                     t_sp = time.perf_counter()
                     try:
-                        c_ms, n_c = _speed(op, args, kwargs, mutates, device,
+                        c_ms, n_c = _speed(cop, args, kwargs, mutates, device,
                                            times["cand_steady_ms"], max_ms,
                                            speed_calls)
                     except Exception:
@@ -568,6 +589,15 @@ def run_case(case, adapter, device, notify=None, built=None):
                         speed.update(cand_ms=c_ms, calls=min(speed["calls"], n_c))
                         res["speed"] = speed
                     times["speed_ms"] = (time.perf_counter() - t_sp) * 1e3
+            if mode == "trace" and cerr is None:
+                t_tr = time.perf_counter()
+                try:
+                    second = modes.trace_facts(
+                        case, adapter.callable(case["key"], op), args, kwargs,
+                        mutates, device, cand, mode_facts)
+                except Exception as e:  # the judged calls stand; this is told
+                    mode_facts["facts_error"] = _describe(e)
+                times["trace_ms"] = (time.perf_counter() - t_tr) * 1e3
         finally:
             t_dis = time.perf_counter()
             try:
@@ -578,13 +608,27 @@ def run_case(case, adapter, device, notify=None, built=None):
                 cerr, fatal = cerr or "disable: " + _describe(e), True
         # a kernel that gave the same bits every time: does it read or write
         # past its inputs? (stat cases never get here)
-        if not fatal and again is not None and not stat and \
+        if second is not None and not fatal:
+            try:
+                modes.native_dynamic(op, args, kwargs, second, mutates, mode_facts)
+            except Exception as e:
+                mode_facts["facts_error"] = _describe(e)
+        if mode is not None and cerr is not None and not fatal:
+            # the library's failure in the mode, or the mode's own: native
+            # in the same mode decides (it failing too: not applicable)
+            nerr = modes.native_fails(mode, op, args, kwargs, mutates, device)
+            if nerr is None:
+                cerr = f"{mode}: {cerr}"
+        if mode is not None and mode_facts:
+            res[mode] = mode_facts
+        if not fatal and mode is None and again is not None and not stat and \
                 case.get("compare", "float") != "shape_only" and \
                 figures.same_bits(cand, again):
             t_g = time.perf_counter()
             try:
-                guard = _guard_check(op, args, kwargs, mutates, device, cand,
-                                     lambda: adapter.candidate(case["name"]))
+                guard = _guard_check(cop, args, kwargs, mutates, device, cand,
+                                     lambda: adapter.candidate(case["name"],
+                                                               case["key"]))
             except _DisableFailed as e:
                 cerr, fatal = "disable: " + str(e), True
             times["guard_ms"] = (time.perf_counter() - t_g) * 1e3
@@ -637,7 +681,7 @@ def run_case(case, adapter, device, notify=None, built=None):
                                     if facts["changed"] and facts["reproduced"]
                                     else [])
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
-        if mutates:
+        if mutates and mode is None:  # a mode's outputs are its own copies
             res["alias_c"] = _aliases(cand, c_mut)
             res["alias_n"] = _aliases(native, n_mut)
             w = inputs.written(args, kwargs, mutates)

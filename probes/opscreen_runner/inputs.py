@@ -461,6 +461,12 @@ def intact_flags(guards):
 
 
 def resolve_op(key):
+    """The operator a case of `key` calls as native and as the oracle: an
+    aten overload, or for a library entry point ("fused::NAME") its
+    reference (references.py)."""
+    if key.startswith("fused::"):
+        from . import references
+        return references.resolve(key)
     name, _, overload = key.partition(".")
     try:
         return getattr(getattr(torch.ops.aten, name), overload or "default")

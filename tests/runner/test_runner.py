@@ -351,15 +351,20 @@ def test_a_failed_disable_in_the_guard_ends_the_runner():
             return False
 
     class Adapter:  # the first context is the case's, the next the guard's
+        entry_fns = {}
+
         def __init__(self):
             self.n = 0
 
         def serves(self, key, name):
             return True
 
-        def candidate(self, name):
+        def candidate(self, name, key=None):
             self.n += 1
             return Ctx(self.n > 1)
+
+        def callable(self, key, op):
+            return op
 
     case = make_case(13, "neg", "neg", [tensor([4, 6], "float32")], dtype="float32")
     res = run_case(case, Adapter(), "cpu")

@@ -1,0 +1,108 @@
+"""References of a library's own entry points (keys "fused::NAME").
+
+Engines call a kernel library's fused operators directly, outside aten
+(vllm-plugin-FL: silu_and_mul, gelu_and_mul, fused_add_rms_norm, ...). For
+each one opscreen knows, this module defines a reference operator with the
+schema the catalog gives the key (probes/catalog.c; tests/runner checks the
+two agree) in the torch.library namespace `opscreen_fused`, written as an
+engine's native path computes it (vLLM's forward_native: norms accumulate in
+float32, pointwise products stay in the input dtype). The runner calls it as
+"native" on the case's inputs and, on float64 copies, as the fp64 oracle,
+exactly as it calls an aten operator; the candidate is the library's
+function, called through CALLS[name] with the same arguments.
+
+A name of the library's entry points without a reference here is reported
+with an empty schema: the daemon has no probes for it and its name is never
+allowed (fail closed).
+"""
+
+import torch
+import torch.nn.functional as F
+
+NAMESPACE = "opscreen_fused"
+PREFIX = "fused::"
+
+_lib = torch.library.Library(NAMESPACE, "DEF")
+SCHEMAS = {}  # name -> schema (without namespace)
+CALLS = {}  # name -> call(library_fn, *args, **kwargs) -> outputs as the reference's
+
+
+def _acc(t):
+    """The dtype an engine's native norm accumulates in."""
+    return torch.float64 if t.dtype == torch.float64 else torch.float32
+
+
+def _silu_and_mul(A, B):
+    return F.silu(A) * B
+
+
+def _gelu_and_mul(x, y, approximate="none"):
+    return F.gelu(x, approximate=approximate) * y
+
+
+def _fused_add_rms_norm(x, residual, normalized_shape, weight, eps=1e-5):
+    acc = _acc(x)
+    s = x.to(acc) + residual.to(acc)
+    dims = tuple(range(s.dim() - len(normalized_shape), s.dim()))
+    var = s.pow(2).mean(dims, keepdim=True) if dims else s.pow(2)
+    out = s * torch.rsqrt(var + eps) * weight.to(acc)
+    return out.to(x.dtype), s.to(x.dtype)
+
+
+def _direct(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def _in_place_pair(fn, x, residual, *args, **kwargs):
+    """The library writes x and residual in place (FlagGems, vLLM): the
+    outputs are the caller's two tensors after the call, on private copies
+    (a kernel that writes a contiguous copy of a strided x leaves the
+    caller's x as it was, which shows)."""
+    x, residual = x.clone(), residual.clone()
+    fn(x, residual, *args, **kwargs)
+    return x, residual
+
+
+def _define(schema, impl, call):
+    name = schema.split("(", 1)[0]
+    _lib.define(schema)
+    # decomposes into aten ops under tracing (fake tensors, torch.compile)
+    _lib.impl(name, impl, "CompositeImplicitAutograd")
+    SCHEMAS[name] = schema
+    CALLS[name] = call
+
+
+_define("silu_and_mul(Tensor A, Tensor B) -> Tensor", _silu_and_mul, _direct)
+_define("gelu_and_mul(Tensor x, Tensor y, str approximate='none') -> Tensor",
+        _gelu_and_mul, _direct)
+_define("fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, "
+        "Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
+        _fused_add_rms_norm, _in_place_pair)
+
+
+def is_entry(key):
+    return isinstance(key, str) and key.startswith(PREFIX)
+
+
+def resolve(key):
+    """The reference operator of key "fused::NAME"; ValueError when none."""
+    name = key[len(PREFIX):]
+    if name not in SCHEMAS:
+        raise ValueError(f"no reference for the entry point {name!r}")
+    return getattr(getattr(torch.ops, NAMESPACE), name).default
+
+
+def schema(name):
+    """The catalog's schema of entry point NAME, "" when opscreen has no
+    reference for it."""
+    return SCHEMAS.get(name, "")
+
+
+def candidate(name, fn):
+    """The library's function `fn` called as the reference of NAME is."""
+    call = CALLS[name]
+
+    def cand(*args, **kwargs):
+        return call(fn, *args, **kwargs)
+    cand.__name__ = name
+    return cand

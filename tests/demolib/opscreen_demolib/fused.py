@@ -1,0 +1,38 @@
+"""The demo library's own entry points, called directly by engines (not
+through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
+
+- gelu_and_mul is right eagerly, but it looks at its input on the host
+  (a NaN check that reads the tensor), which torch.compile(fullgraph=True)
+  cannot trace: it breaks an engine that compiles its model;
+- fused_add_rms_norm normalises over every dim but the first instead of
+  normalized_shape's: wrong on 3-D inputs normalised over their last dim.
+"""
+
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+__all__ = ["fused_add_rms_norm", "gelu_and_mul", "silu_and_mul"]
+
+
+def silu_and_mul(A, B):
+    return F.silu(A) * B  # torch's promotion of A and B, as FlagGems'
+
+
+def gelu_and_mul(x, y, approximate="none"):
+    # a host-side sanity check: it reads the tensor (a graph break under
+    # torch.compile) and changes nothing
+    if bool(torch.isnan(x).any()):
+        warnings.warn("gelu_and_mul: NaN input")
+    return F.gelu(x, approximate=approximate) * y
+
+
+def fused_add_rms_norm(x, residual, normalized_shape, weight, eps=1e-5):
+    """In place: x gets the normalised sum, residual the sum."""
+    s = x.float() + residual.float()
+    dims = tuple(range(1, s.dim())) or (0,)  # planted: not normalized_shape's
+    out = s * torch.rsqrt(s.pow(2).mean(dims, keepdim=True) + eps) * weight.float()
+    x.copy_(out)
+    residual.copy_(s)
+    return x, residual

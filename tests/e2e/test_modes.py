@@ -1,0 +1,130 @@
+"""Deployment modes and the library's own entry points, against the real
+daemon and runner on the demo library.
+
+The demo library's `fused` module (its entry points, called by engines
+outside aten) holds silu_and_mul (right), gelu_and_mul (right eagerly, but it
+reads its input on the host, which torch.compile(fullgraph=True) cannot
+trace) and fused_add_rms_norm (wrong on 3-D inputs). The host screens
+same_shape, reduction and contract cases with runner.modes = eager,compile,
+cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
+device), so mode=cudagraph lists allow nothing."""
+import sqlite3
+
+import pytest
+
+from e2e_harness import full_screen
+
+SCOPE = {"runner__dtypes": "float32",
+         "runner__classes": "same_shape,reduction,contract,trace,graph",
+         "runner__carry": "no"}
+
+
+@pytest.fixture(scope="module")
+def screened(tmp_path_factory):
+    d, run = full_screen(tmp_path_factory.mktemp("modes") / "d", SCOPE)
+    d.run = run
+    yield d
+    d.stop()
+
+
+def rows(d, sql, *args):
+    db = sqlite3.connect(d.db)
+    try:
+        return db.execute(sql, args).fetchall()
+    finally:
+        db.close()
+
+
+def test_entry_points_are_screened_against_their_references(screened):
+    d = screened
+    entries = dict(rows(d, "SELECT key, screened FROM entries WHERE run_id=? "
+                        "AND key LIKE 'fused::%'", d.run))
+    assert entries == {"fused::fused_add_rms_norm": 1, "fused::gelu_and_mul": 1,
+                       "fused::silu_and_mul": 1}, entries
+    st, allow = d.get_json("/allowlist")
+    assert st == 200, allow
+    assert "silu_and_mul" in allow["names"] and "gelu_and_mul" in allow["names"]
+    st, deny = d.get_json("/denylist")
+    (norm,) = [n for n in deny["names"] if n["name"] == "fused_add_rms_norm"]
+    assert norm["severity"] == "critical", norm
+    assert norm["class"] in ("reduction", "contract"), norm
+    # found on a 3-D input normalised over its last dim, as planted
+    st, case = d.get_json(f"/cases/{norm['evidence'][0]['case']}")
+    assert len(case["spec"]["args"][0]["shape"]) == 3, case["spec"]
+
+
+def test_eager_lists_do_not_change_with_the_modes(screened):
+    st, allow = screened.get_json("/allowlist")
+    st2, eager = screened.get_json("/allowlist?mode=eager")
+    assert st == st2 == 200
+    assert allow["names"] == eager["names"] and eager["mode"] == "eager"
+
+
+def test_compile_list_denies_the_entry_point_that_breaks_tracing(screened):
+    d = screened
+    st, comp = d.get_json("/allowlist?mode=compile")
+    assert st == 200, comp
+    assert comp["mode"] == "compile"
+    st, eager = d.get_json("/allowlist")
+    # a subset of the eager list: verified eagerly and under torch.compile
+    assert set(comp["names"]) <= set(eager["names"])
+    assert "silu_and_mul" in comp["names"], comp
+    assert "gelu_and_mul" not in comp["names"]
+    st, deny = d.get_json("/denylist?mode=compile")
+    (gelu,) = [n for n in deny["names"] if n["name"] == "gelu_and_mul"]
+    ev = [e for e in gelu["evidence"] if e.get("mode") == "compile"]
+    assert ev and ev[0]["class"] == "trace" and gelu["severity"] == "loud", gelu
+    assert "data-dependent" in ev[0]["detail"] or "graph" in ev[0]["detail"], ev
+    # the eager deny-list does not hold it
+    st, plain = d.get_json("/denylist")
+    assert "gelu_and_mul" not in {n["name"] for n in plain["names"]}
+    # every name the compile list allows has a verified compile verdict for
+    # every key x dtype
+    verdicts = rows(d, "SELECT name, compile_verdict FROM verdicts WHERE "
+                    "run_id=? AND dtype != 'any'", d.run)
+    for name, cv in verdicts:
+        if name in comp["names"]:
+            assert cv == "verified", (name, cv)
+
+
+def test_a_trace_case_compiles_once_over_two_shapes(screened):
+    d = screened
+    facts = rows(d, "SELECT c.key, json_extract(r.figures, '$.trace') FROM "
+                 "cases c JOIN results r ON r.case_id = c.id WHERE c.run_id=? "
+                 "AND c.class='trace' AND c.key='add.Tensor'", d.run)
+    assert facts, "no trace case of add.Tensor"
+    import json
+    tr = json.loads(facts[0][1])
+    assert tr["compiles"] == 1 and tr["dynamic_compiles"] == 1, tr
+
+
+def test_cudagraph_lists_withhold_everything_without_a_gpu(screened):
+    st, cg = screened.get_json("/allowlist?mode=cudagraph")
+    assert st == 200 and cg["names"] == [] and cg["mode"] == "cudagraph", cg
+    st, eager = screened.get_json("/allowlist")
+    why = {w["name"]: [r["reason"] for r in w["reasons"]] for w in cg["withheld"]}
+    # every name allowed eagerly is withheld, for want of a CUDA device
+    for name in eager["names"]:
+        assert any("inconclusive in mode cudagraph: needs_device" in r
+                   for r in why[name]), (name, why.get(name))
+
+
+@pytest.mark.parametrize("query", ["mode=jit", "mode=", "mode=COMPILE"])
+def test_bad_mode_is_refused(screened, query):
+    st, body = screened.get_json("/allowlist?" + query)
+    assert st == 400 and "mode must be" in body["error"], body
+
+
+def test_without_the_modes_screened_mode_lists_withhold(tmp_path):
+    scope = {"runner__dtypes": "float32", "runner__classes": "same_shape",
+             "runner__carry": "no"}
+    d, run = full_screen(tmp_path / "d", scope)
+    try:
+        st, eager = d.get_json("/allowlist")
+        assert st == 200 and eager["names"], eager
+        st, comp = d.get_json("/allowlist?mode=compile")
+        assert st == 200 and comp["names"] == [], comp
+        assert any("not screened in mode compile" in r["reason"]
+                   for w in comp["withheld"] for r in w["reasons"]), comp
+    finally:
+        d.stop()

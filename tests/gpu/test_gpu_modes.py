@@ -1,0 +1,58 @@
+"""The graph class on a CUDA GPU (probes/opscreen_runner/modes.py): a kernel
+captured on permuted inputs and replayed on the case's gives the case's
+answer; a capture the op refuses is named by what the op did in it."""
+import os
+import sys
+
+import pytest
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+
+from opscreen_runner import execute, modes  # noqa: E402
+
+
+def test_a_replay_computes_on_the_copied_inputs():
+    facts = {}
+    call = modes.wrap("graph", torch.ops.aten.mul.Tensor, None, "cuda", facts)
+    a = torch.randn(33, 65, device="cuda")
+    b = torch.randn(33, 65, device="cuda")
+    out = call(a, b)
+    assert facts["captured"] and facts["replays"] == 1, facts
+    assert torch.equal(out, a * b)
+    a2 = torch.randn(33, 65, device="cuda")
+    assert torch.equal(call(a2, b), a2 * b) and facts["replays"] == 2
+
+
+def test_an_in_place_op_writes_its_input_after_the_replay():
+    call = modes.wrap("graph", torch.ops.aten.mul_.Tensor, "self", "cuda", {})
+    a = torch.randn(128, device="cuda")
+    b = torch.randn(128, device="cuda")
+    want = a * b
+    call(a, b)
+    assert torch.equal(a, want)
+
+
+def test_an_op_that_synchronises_is_named():
+    facts = {}
+
+    def syncs(x):
+        return x * x.sum().item()
+    call = modes.wrap("graph", syncs, None, "cuda", facts)
+    with pytest.raises(modes.ModeError) as e:
+        call(torch.randn(64, device="cuda"))
+    assert facts["captured"] is False
+    assert facts["hazard"] == "synchronises during capture", (facts, str(e.value))
+    assert execute.device_ok("cuda")  # the context survives a refused capture
+
+
+def test_native_that_cannot_be_captured_either_is_not_the_librarys():
+    def syncs(x):
+        return x * x.sum().item()
+    why = modes.native_fails("graph", syncs, [torch.randn(8, device="cuda")], {},
+                             None, "cuda")
+    assert why is not None and "synchronises during capture" in why
+    assert modes.native_fails("graph", torch.ops.aten.neg.default,
+                              [torch.randn(8, device="cuda")], {}, None,
+                              "cuda") is None

@@ -1,0 +1,91 @@
+"""The references of the library's own entry points (references.py) against
+the catalog (probes/catalog.c): one schema for each, every case the catalog
+generates for it runs natively (the reference in the input dtype) and as the
+fp64 oracle, and a reference computes what the entry point means."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+
+from opscreen_runner import inputs, references  # noqa: E402
+
+SWEEPDUMP = os.path.join(ROOT, "build", "sweepdump")
+
+
+def catalog_schemas():
+    """key -> schema of the catalog's fused:: entries."""
+    with open(os.path.join(ROOT, "probes", "catalog.c")) as f:
+        text = f.read()
+    return dict(re.findall(r'\{ "(fused::[a-z_0-9]+)", "([^"]+)"', text))
+
+
+def test_every_catalog_entry_point_has_the_reference_of_its_schema():
+    cat = catalog_schemas()
+    assert cat, "no fused:: entries in the catalog"
+    refs = {references.PREFIX + n: s for n, s in references.SCHEMAS.items()}
+    assert cat == refs
+
+
+@pytest.fixture(scope="module")
+def cases():
+    if not os.access(SWEEPDUMP, os.X_OK):
+        pytest.skip("build/sweepdump missing (make)")
+    entries = [{"key": references.PREFIX + n, "name": n, "schema": s}
+               for n, s in references.SCHEMAS.items()]
+    out = subprocess.run([SWEEPDUMP, "-d", "float32,bfloat16"],
+                         input=json.dumps(entries), capture_output=True,
+                         text=True, check=True).stdout
+    got = [json.loads(line) for line in out.splitlines()]
+    assert all(e["supported"] for e in got), got
+    return [c for e in got for c in e["cases"]]
+
+
+def test_every_generated_case_runs_natively_and_as_the_oracle(cases):
+    assert len({c["key"] for c in cases}) == len(references.SCHEMAS)
+    failed = []
+    for c in cases:
+        if c.get("huge"):
+            continue
+        op = inputs.resolve_op(c["key"])
+        args, kwargs = inputs.build_args(c, "cpu")
+        try:
+            op(*args, **kwargs)
+            op(*inputs.upcast(args), **inputs.upcast(kwargs))
+        except Exception as e:  # noqa: BLE001
+            # the scalar class's promotion cases give silu and gelu an
+            # integer operand, which torch does not take either: judged not
+            # applicable, as for aten's own
+            if c["class"] == "scalar" and "not implemented for 'Long'" in str(e):
+                continue
+            failed.append((c["key"], c["class"], f"{type(e).__name__}: {e}"))
+    assert not failed, failed[:5]
+
+
+def test_the_references_compute_what_the_entry_points_mean():
+    torch.manual_seed(0)
+    x, r = torch.randn(3, 4, 8, dtype=torch.float64), torch.randn(3, 4, 8, dtype=torch.float64)
+    w = torch.randn(8, dtype=torch.float64)
+    op = inputs.resolve_op("fused::fused_add_rms_norm")
+    out, s = op(x, r, [8], w, 1e-6)
+    want_s = x + r
+    want = want_s / torch.sqrt((want_s ** 2).mean(-1, keepdim=True) + 1e-6) * w
+    assert torch.allclose(s, want_s) and torch.allclose(out, want)
+    a, b = torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+    silu = inputs.resolve_op("fused::silu_and_mul")(a, b)
+    assert torch.allclose(silu, a / (1 + torch.exp(-a)) * b)
+    gelu = inputs.resolve_op("fused::gelu_and_mul")(a, b, approximate="tanh")
+    k = (2 / torch.pi) ** 0.5
+    assert torch.allclose(gelu, 0.5 * a * (1 + torch.tanh(k * (a + 0.044715 * a ** 3))) * b)
+
+
+def test_an_entry_point_without_a_reference_has_no_schema():
+    assert references.schema("no_such_entry") == ""
+    with pytest.raises(ValueError):
+        references.resolve("fused::no_such_entry")
