@@ -24,12 +24,8 @@ PREFIX = "fused::"
 
 _lib = torch.library.Library(NAMESPACE, "DEF")
 SCHEMAS = {}  # name -> schema (without namespace)
+IMPLS = {}  # name -> the reference's Python function (a repro embeds it)
 CALLS = {}  # name -> call(library_fn, *args, **kwargs) -> outputs as the reference's
-
-
-def _acc(t):
-    """The dtype an engine's native norm accumulates in."""
-    return torch.float64 if t.dtype == torch.float64 else torch.float32
 
 
 def _silu_and_mul(A, B):
@@ -41,12 +37,10 @@ def _gelu_and_mul(x, y, approximate="none"):
 
 
 def _fused_add_rms_norm(x, residual, normalized_shape, weight, eps=1e-5):
-    acc = _acc(x)
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
     s = x.to(acc) + residual.to(acc)
-    dims = tuple(range(s.dim() - len(normalized_shape), s.dim()))
-    var = s.pow(2).mean(dims, keepdim=True) if dims else s.pow(2)
-    out = s * torch.rsqrt(var + eps) * weight.to(acc)
-    return out.to(x.dtype), s.to(x.dtype)
+    var = s.pow(2).mean(tuple(range(-len(normalized_shape), 0)), keepdim=True)
+    return (s * torch.rsqrt(var + eps) * weight.to(acc)).to(x.dtype), s.to(x.dtype)
 
 
 def _direct(fn, *args, **kwargs):
@@ -58,8 +52,7 @@ def _in_place_pair(fn, x, residual, *args, **kwargs):
     outputs are the caller's two tensors after the call, on private copies
     (a kernel that writes a contiguous copy of a strided x leaves the
     caller's x as it was, which shows)."""
-    x, residual = x.clone(), residual.clone()
-    fn(x, residual, *args, **kwargs)
+    fn(x := x.clone(), residual := residual.clone(), *args, **kwargs)
     return x, residual
 
 
@@ -69,6 +62,7 @@ def _define(schema, impl, call):
     # decomposes into aten ops under tracing (fake tensors, torch.compile)
     _lib.impl(name, impl, "CompositeImplicitAutograd")
     SCHEMAS[name] = schema
+    IMPLS[name] = impl
     CALLS[name] = call
 
 

@@ -23,10 +23,13 @@ native somewhere: `may_fail`), which also knows the outputs' kinds, whether
 later calls or the guard mattered, and embeds up to EMBED_BYTES.
 """
 
+import ast
 import base64
+import inspect
 import io
 import json
 import platform
+import textwrap
 
 import torch
 
@@ -254,7 +257,7 @@ def _gapped(t):
     return not t.is_contiguous() or t.storage_offset() != 0 or n != t.numel()
 
 
-def _call(op, args, kwargs, ins, mutates, oracle=False, guard=None):
+def _call(op, args, kwargs, ins, mutates, oracle=False, guard=None, callee=None):
     def arg(v, written):
         if written and not oracle and isinstance(v, torch.Tensor) and _gapped(v):
             return f"(w := fresh({ins.name(v)}))"  # the whole storage, viewed
@@ -263,8 +266,72 @@ def _call(op, args, kwargs, ins, mutates, oracle=False, guard=None):
 
     parts = [arg(a, mutates == "self" and i == 0) for i, a in enumerate(args)]
     parts += [f"{k}={arg(v, mutates == 'out' and k == 'out')}" for k, v in kwargs.items()]
-    name = op._schema.name.removeprefix("aten::")
-    return f"torch.ops.aten.{name}.{op._overloadname}({', '.join(parts)})"
+    if callee is None:
+        name = op._schema.name.removeprefix("aten::")
+        callee = f"torch.ops.aten.{name}.{op._overloadname}"
+    return f"{callee}({', '.join(parts)})"
+
+
+# The candidate of a case of a deployment mode or of an entry point: OP is
+# native (aten, or opscreen's reference of the entry point) until the
+# `candidate` context rebinds it to the library's call, compiled (trace) or
+# captured in a CUDA graph and replayed (graph).
+_MODE_WRAP = {
+    "trace": ["CANDIDATE = torch.compile(lambda *a, **k: {c}(*a, **k), fullgraph=True)"],
+    "graph": ["def captured(fn, st={{}}):  # captured once on copies, replayed on each call",
+              "    def run(*a, **k):",
+              "        if not st:",
+              "            st['a'] = [x.clone() if torch.is_tensor(x) else x for x in a]; "
+              "fn(*st['a'], **k); torch.cuda.synchronize(); st['g'] = torch.cuda.CUDAGraph()",
+              "            with torch.cuda.graph(st['g']): st['o'] = fn(*st['a'], **k)",
+              "        [c.copy_(x) for c, x in zip(st['a'], a) if torch.is_tensor(x)]; "
+              "st['g'].replay(); torch.cuda.synchronize(); return st['o']",
+              "    return run",
+              "CANDIDATE = captured({c})"],
+}
+
+
+def _source(fn):
+    """fn's source without its docstring and comments (a repro is short)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    body = tree.body[0].body
+    if body and isinstance(body[0], ast.Expr) and isinstance(
+            getattr(body[0], "value", None), ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        del body[0]
+    return ast.unparse(tree)
+
+
+def _mode_prelude(case, op, entry):
+    """Lines defining OP (native) and `candidate` (the with-block in which
+    OP is the library's call) for an entry point's or a mode's case, or
+    None for an eager aten case (rendered as before)."""
+    from . import references
+    mode = case.get("class") if case.get("class") in _MODE_WRAP else None
+    if not entry and mode is None:
+        return None
+    name = case.get("name")
+    if entry:
+        impl, conv = references.IMPLS[name], references.CALLS[name]
+        L = ["import torch.nn.functional as F", _source(impl)]
+        cand = f"lib.fused.{name}"
+        if conv is not references._direct:
+            L.append(_source(conv))
+            cand = f"lambda *a, **k: {conv.__name__}(lib.fused.{name}, *a, **k)"
+        L.append(f"OP = {impl.__name__}  # native and the oracle: opscreen's reference")
+        L.append(f"CANDIDATE = {cand}  # called directly" if mode is None else
+                 f"LIBRARY = {cand}  # called directly")
+        ctx = "contextlib.nullcontext"
+    else:
+        o = op._schema.name.removeprefix("aten::")
+        L = [f"OP = LIBRARY = torch.ops.aten.{o}.{op._overloadname}"]
+        ctx = f"lambda: lib.use_gems(include=[{name!r}])"
+        if mode is None:
+            L.append("CANDIDATE = OP")
+    if mode is not None:
+        L += [x.format(c="LIBRARY") for x in _MODE_WRAP[mode]]
+    # the library's call in OP's place for the with-block
+    return L + [f"candidate = lambda: (globals().update(OP=CANDIDATE), ({ctx})())[1]"]
 
 
 def _fingerprint(fp):
@@ -426,7 +493,12 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
               "t.untyped_storage(), 0, (t.untyped_storage().nbytes() // t.element_size(),), (1,))"
               "; fresh = lambda t: base(t).clone().as_strided(t.shape, t.stride(), "
               "t.storage_offset())  # fresh: a copy of t's storage, viewed as t"]
-    expr = _call(op, args, kwargs, ins, mutates, guard=guard)
+    entry = str(case.get("key", "")).startswith("fused::")
+    prelude = _mode_prelude(case, op, entry)
+    callee = "OP" if prelude is not None else None
+    if prelude is not None:
+        L += prelude
+    expr = _call(op, args, kwargs, ins, mutates, guard=guard, callee=callee)
     if stat:  # random: both draw from the case's seed
         expr = f"(torch.manual_seed({int(case.get('seed', 0))}), {expr})[1]"
     if isinstance(written, torch.Tensor):
@@ -446,14 +518,14 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
         L.append("oracle = native  # native refuses float64 here: it stands in, as in the "
                  "runner's figures")
     else:
-        L.append(f"oracle = flat({_call(op, args, kwargs, ins, mutates, oracle=True)})"
+        L.append(f"oracle = flat({_call(op, args, kwargs, ins, mutates, oracle=True, callee=callee)})"
                  "  # fp64: the op on float64 copies")
     if kinds and any(k in ("close", "stat") for k in kinds):
         L.append("BOUNDS = None  # per output: what the rule allowed (the daemon writes them)")
     else:
         L.append("BOUNDS = None")
     L += ['with contextlib.nullcontext() if os.environ.get("OPSCREEN_REPRO_NATIVE") else '
-          f'lib.use_gems(include=[{name!r}]):',
+          + ("candidate():" if prelude is not None else f'lib.use_gems(include=[{name!r}]):'),
           "    try:", f"        cands = [call() for _ in range({calls})]" + _SYNC,
           "    except Exception as e:",
           '        raise AssertionError(f"it raises where native does not: {e!r}") from e']

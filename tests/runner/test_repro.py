@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from runner_harness import (REPRO_LINES, judge_repro, library_runner, make_case, repro_fails,
-                            run_repro, tensor)
+                            repro_lines, run_repro, tensor)
 
 from opscreen_runner import inputs, repro  # noqa: E402  (runner_harness sets sys.path)
 
@@ -19,6 +19,15 @@ CLAMP = make_case(4, "clamp", "clamp", [tensor([6], "float32"), {"t": "float", "
 EXP = make_case(5, "exp", "exp", [tensor([16])])
 DIV = make_case(6, "div.Tensor", "div", [tensor([3, 5], "float32"), tensor(
     [3, 5], "float32", layout="expanded", base=[1, 5])], dtype="float32", cls="noncontig")
+# an entry point (called directly; native and the oracle are opscreen's
+# reference) wrong on 3-D inputs, and one that fullgraph tracing refuses
+NORM = make_case(9, "fused::fused_add_rms_norm", "fused_add_rms_norm",
+                 [tensor([2, 7, 64], "float32"), tensor([2, 7, 64], "float32"),
+                  {"t": "ints", "v": [64]}, tensor([64], "float32"),
+                  {"t": "float", "v": 1e-6}], dtype="float32", cls="reduction")
+GELU_TRACE = make_case(10, "fused::gelu_and_mul", "gelu_and_mul",
+                       [tensor([33, 65], "float32"), tensor([33, 65], "float32")],
+                       dtype="float32", cls="trace")
 ARGMIN = make_case(8, "argmin", "argmin", [tensor([1023], "float16"), {"t": "int", "v": 0},
                                            {"t": "bool", "v": False}],
                    dtype="float16", compare="exact", cls="reduction")
@@ -55,6 +64,8 @@ _FULL_CONFIG = (("exp", exp), ("abs", abs), ("_grouped_mm", group_mm))
     (CLAMP, "raises", "it raises where native does not"),
     (EXP, "raises", "no kernel for bfloat16"),
     (ARGMIN, "reads_outside_inputs", "1 of 1 positions differ from the oracle"),
+    (NORM, "numeric_error", "the rule allows"),
+    (GELU_TRACE, "raises", "it raises where native does not"),
 ])
 def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
     _, res = runner.case(case)
@@ -62,7 +73,7 @@ def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
     v, src = judge_repro(case, res)
     assert (v["status"], v["reason"]) == ("fail", reason), v
     assert f"\n# judged: fail {reason}: " in src
-    assert says in repro_fails(src, tmp_path)
+    assert says in repro_fails(src, tmp_path, limit=repro_lines(case))
 
 
 def test_bounds_are_the_daemons_as_numbers(runner):
