@@ -64,11 +64,11 @@ static const struct catalog_entry catalog_table[] = {
 	 * oracle).
 	 */
 	{ "fused::fused_add_rms_norm", "fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
-	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", 0 },
+	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", CAT_ENGINE },
 	{ "fused::gelu_and_mul", "gelu_and_mul(Tensor x, Tensor y, str approximate='none') -> Tensor",
-	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_GELU },
+	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_GELU | CAT_ENGINE },
 	{ "fused::silu_and_mul", "silu_and_mul(Tensor A, Tensor B) -> Tensor",
-	  FAM_BINARY, DT_FLOATS, DN, "float", 0 },
+	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_ENGINE },
 	{ "gather", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
 	  FAM_GATHER, DT_FLOATS | DT_INTS, DN, "exact", 0 },
 	{ "ge.Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor",

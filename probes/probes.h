@@ -116,6 +116,7 @@ enum catalog_domain {
 #define CAT_DIM_NONE	(1u << 5)	/* dim is int[1]? : None is legal */
 #define CAT_STABLE	(1u << 6)	/* sort.stable: stable= is required */
 #define CAT_GELU	(1u << 7)	/* approximate= */
+#define CAT_ENGINE	(1u << 8)	/* also at engines' decode and prefill sizes */
 
 struct catalog_entry {
 	const char		*key;

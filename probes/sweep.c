@@ -142,6 +142,33 @@ sweep_same_shape(struct sweep *s, int nops, json_t *(*extra)(struct sweep *))
 }
 
 /*
+ * The sizes an engine calls a fused entry point at (CAT_ENGINE): tokens per
+ * call for decode (1, a batch of 16) and a prefill chunk (512), across the
+ * width of a common model (Llama-3-8B: hidden 4096, MLP intermediate
+ * 14336), so that what a list says (faster=, the verdict) holds where the
+ * engine runs the op, not only at the probes' small shapes.
+ */
+static const int sweep_engine_tokens[] = { 1, 16, 512 };
+#define SWEEP_ENGINE_HIDDEN	4096
+#define SWEEP_ENGINE_MLP	14336
+
+static void
+sweep_engine_pw(struct sweep *s, int nops)
+{
+	size_t	i;
+	int	j;
+
+	for (i = 0; i < sizeof(sweep_engine_tokens) /
+	    sizeof(sweep_engine_tokens[0]); i++) {
+		sweep_begin(s);
+		for (j = 0; j < nops; j++)
+			sweep_arg(s, sweep_op(s, case_dimsv(2,
+			    sweep_engine_tokens[i], SWEEP_ENGINE_MLP), j));
+		sweep_end(s);
+	}
+}
+
+/*
  * 64-bit indexing (same_shape, GPU only): one bfloat16 case of 2^31 + 17
  * elements per operand.  Inputs are generated on the device by kernels/
  * ("gen": "philox"); the oracle runs on a sample of positions (every 65521st
@@ -276,6 +303,8 @@ sweep_binary(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_SAME_SHAPE);
 		sweep_same_shape(s, 2, NULL);
 		sweep_huge(s, 2);
+		if (ce->flags & CAT_ENGINE)
+			sweep_engine_pw(s, 2);
 	}
 	if (classes & PROBE_BROADCAST) {
 		sweep_class(s, PROBE_BROADCAST);
@@ -1300,6 +1329,16 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 		sweep_class(s, PROBE_REDUCTION);
 		for (i = 0; i < NNORMS; i++)
 			sweep_add_norm_case(s, &sweep_norms[i], 1);
+		/* an engine's decode and prefill sizes (CAT_ENGINE) */
+		for (i = 0; (s->ce->flags & CAT_ENGINE) && i <
+		    sizeof(sweep_engine_tokens) / sizeof(sweep_engine_tokens[0]);
+		    i++) {
+			struct sweep_dimcase	 nc = { { 2, {
+			    sweep_engine_tokens[i], SWEEP_ENGINE_HIDDEN } }, 1,
+			    { 0 }, 0 };
+
+			sweep_add_norm_case(s, &nc, 1);
+		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
