@@ -65,6 +65,10 @@ static const struct catalog_entry catalog_table[] = {
 	 */
 	{ "fused::fused_add_rms_norm", "fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
 	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", CAT_ENGINE },
+	{ "fused::moe_sum", "moe_sum(Tensor input, Tensor output) -> Tensor",
+	  FAM_MOE_SUM, DT_FLOATS, DN, "float", CAT_ENGINE },
+	{ "fused::skip_layer_norm", "skip_layer_norm(Tensor x, Tensor residual, int[] normalized_shape, Tensor weight, Tensor bias, float eps=1e-05) -> Tensor",
+	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", CAT_ENGINE | CAT_BIAS },
 	{ "fused::gelu_and_mul", "gelu_and_mul(Tensor x, Tensor y, str approximate='none') -> Tensor",
 	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_GELU | CAT_ENGINE },
 	{ "fused::silu_and_mul", "silu_and_mul(Tensor A, Tensor B) -> Tensor",

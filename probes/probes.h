@@ -68,7 +68,9 @@ enum catalog_family {
 	FAM_NONZERO,
 	FAM_BINCOUNT,
 	FAM_REPEAT_INTERLEAVE,
-	FAM_ADD_RMS_NORM	/* fused::fused_add_rms_norm(x, residual, shape, w, eps) */
+	FAM_ADD_RMS_NORM,	/* fused::fused_add_rms_norm(x, residual, shape, w, eps);
+				 * with CAT_BIAS skip_layer_norm's (..., w, b, eps) */
+	FAM_MOE_SUM		/* fused::moe_sum(input [T, K, H], output [T, H]) */
 };
 
 /*
@@ -117,6 +119,7 @@ enum catalog_domain {
 #define CAT_STABLE	(1u << 6)	/* sort.stable: stable= is required */
 #define CAT_GELU	(1u << 7)	/* approximate= */
 #define CAT_ENGINE	(1u << 8)	/* also at engines' decode and prefill sizes */
+#define CAT_BIAS	(1u << 9)	/* a norm that takes a bias after its weight */
 
 struct catalog_entry {
 	const char		*key;

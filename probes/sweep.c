@@ -1308,16 +1308,64 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
  * the norms, then eps by its default.
  */
 static void
-sweep_add_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int eps)
+sweep_add_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int eps,
+    const char *layout)
 {
 	sweep_begin(s);
 	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
 	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 1));
+	if (layout != NULL) {
+		sweep_layout(s, 0, layout);
+		sweep_layout(s, 1, layout);
+	}
 	sweep_arg(s, case_ints(sweep_norm_shape(nc)));
 	sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
+	if (s->ce->flags & CAT_BIAS)
+		sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
 	if (eps)
 		sweep_arg(s, case_float(1e-6));
 	sweep_end(s);
+}
+
+/*
+ * An MoE layer's sum over its top-k experts' outputs into a buffer:
+ * input [tokens, k, hidden], output [tokens, hidden] (written).
+ */
+static const int sweep_moe[][3] = {
+	{ 3, 2, 64 }, { 7, 8, 128 }, { 5, 1, 33 }, { 2, 4, 4097 },
+	{ 1, 8, 4096 }, { 16, 8, 4096 }, { 512, 2, 4096 }	/* engine sizes */
+};
+
+static void
+sweep_moe_case(struct sweep *s, const int *tkh, const char *layout)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_dimsv(3, tkh[0], tkh[1], tkh[2]), 0));
+	if (layout != NULL)
+		sweep_layout(s, 0, layout);
+	sweep_arg(s, sweep_op(s, case_dimsv(2, tkh[0], tkh[2]), 1));
+	sweep_end(s);
+}
+
+static void
+sweep_moe_sum(struct sweep *s, unsigned classes)
+{
+	size_t	i, n = sizeof(sweep_moe) / sizeof(sweep_moe[0]);
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < n; i++) {
+			if (i >= 4 && !(s->ce->flags & CAT_ENGINE))
+				break;
+			sweep_moe_case(s, sweep_moe[i], NULL);
+		}
+	}
+	/* the experts' outputs interleaved: the hidden dim strided */
+	if (classes & PROBE_NONCONTIG) {
+		sweep_class(s, PROBE_NONCONTIG);
+		sweep_moe_case(s, sweep_moe[1], "transposed");
+		sweep_moe_case(s, sweep_moe[3], "transposed");
+	}
 }
 
 static void
@@ -1328,7 +1376,7 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
 		for (i = 0; i < NNORMS; i++)
-			sweep_add_norm_case(s, &sweep_norms[i], 1);
+			sweep_add_norm_case(s, &sweep_norms[i], 1, NULL);
 		/* an engine's decode and prefill sizes (CAT_ENGINE) */
 		for (i = 0; (s->ce->flags & CAT_ENGINE) && i <
 		    sizeof(sweep_engine_tokens) / sizeof(sweep_engine_tokens[0]);
@@ -1337,12 +1385,20 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 			    sweep_engine_tokens[i], SWEEP_ENGINE_HIDDEN } }, 1,
 			    { 0 }, 0 };
 
-			sweep_add_norm_case(s, &nc, 1);
+			sweep_add_norm_case(s, &nc, 1, NULL);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
-		sweep_add_norm_case(s, &sweep_norms[1], 0);
+		sweep_add_norm_case(s, &sweep_norms[1], 0, NULL);
+	}
+	/*
+	 * x and residual strided (an engine's views into a larger buffer): an
+	 * in-place kernel must write the caller's tensors, not copies of them
+	 */
+	if (classes & PROBE_NONCONTIG) {
+		sweep_class(s, PROBE_NONCONTIG);
+		sweep_add_norm_case(s, &sweep_norms[1], 1, "transposed");
 	}
 }
 
@@ -2217,7 +2273,7 @@ sweep_empty(struct sweep *s)
 	case FAM_ADD_RMS_NORM:
 		for (i = 0; i < sizeof(sweep_norm_empty) /
 		    sizeof(sweep_norm_empty[0]); i++)
-			sweep_add_norm_case(s, &sweep_norm_empty[i], 1);
+			sweep_add_norm_case(s, &sweep_norm_empty[i], 1, NULL);
 		break;
 	case FAM_LAYER_NORM:
 	case FAM_NATIVE_LAYER_NORM:
@@ -2291,6 +2347,9 @@ sweep_one(struct sweep *s, unsigned classes)
 		break;
 	case FAM_ADD_RMS_NORM:
 		sweep_add_norm(s, classes);
+		break;
+	case FAM_MOE_SUM:
+		sweep_moe_sum(s, classes);
 		break;
 	case FAM_LAYER_NORM:
 		sweep_norm(s, classes, 1);
@@ -2427,6 +2486,11 @@ sweep_own_classes(enum catalog_family f)
 		return PROBE_DTYPE_EXOTIC | PROBE_NONCONTIG;
 	case FAM_MASKED_FILL:
 		return PROBE_DTYPE_EXOTIC;
+	case FAM_ADD_RMS_NORM:
+		return PROBE_NONCONTIG;
+	case FAM_MOE_SUM:	/* the schema reads as pointwise: it is not */
+		return PROBE_NONCONTIG | PROBE_EDGE_VALUES |
+		    PROBE_DTYPE_EXOTIC | PROBE_ACCUMULATION;
 	default:
 		return 0;
 	}

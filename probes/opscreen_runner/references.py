@@ -43,6 +43,16 @@ def _fused_add_rms_norm(x, residual, normalized_shape, weight, eps=1e-5):
     return (s * torch.rsqrt(var + eps) * weight.to(acc)).to(x.dtype), s.to(x.dtype)
 
 
+def _skip_layer_norm(x, residual, normalized_shape, weight, bias, eps=1e-5):
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    s = x.to(acc) + residual.to(acc)
+    return F.layer_norm(s, normalized_shape, weight.to(acc), bias.to(acc), eps).to(x.dtype)
+
+
+def _moe_sum(input, output):
+    return input.sum(1)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -54,6 +64,14 @@ def _in_place_pair(fn, x, residual, *args, **kwargs):
     caller's x as it was, which shows)."""
     fn(x := x.clone(), residual := residual.clone(), *args, **kwargs)
     return x, residual
+
+
+def _out_last(fn, *args):
+    """The library writes its last argument (an output buffer) and returns
+    nothing (FlagGems' moe_sum): the output is that buffer after the call,
+    a private copy of the one passed."""
+    fn(*args[:-1], out := args[-1].clone())
+    return out
 
 
 def _define(schema, impl, call):
@@ -72,6 +90,10 @@ _define("gelu_and_mul(Tensor x, Tensor y, str approximate='none') -> Tensor",
 _define("fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, "
         "Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
         _fused_add_rms_norm, _in_place_pair)
+_define("skip_layer_norm(Tensor x, Tensor residual, int[] normalized_shape, "
+        "Tensor weight, Tensor bias, float eps=1e-05) -> Tensor",
+        _skip_layer_norm, _direct)
+_define("moe_sum(Tensor input, Tensor output) -> Tensor", _moe_sum, _out_last)
 
 
 def is_entry(key):

@@ -89,3 +89,35 @@ def test_an_entry_point_without_a_reference_has_no_schema():
     assert references.schema("no_such_entry") == ""
     with pytest.raises(ValueError):
         references.resolve("fused::no_such_entry")
+
+
+def test_an_in_place_entry_point_that_writes_a_copy_is_seen():
+    """FlagGems' fused_add_rms_norm makes x contiguous before writing it: on
+    a strided x (the noncontig case) the caller's x keeps its values, and
+    the outputs the runner judges are the caller's tensors."""
+    ref = inputs.resolve_op("fused::fused_add_rms_norm")
+
+    def writes_a_copy(x, residual, normalized_shape, weight, eps=1e-5):
+        out, s = ref(x, residual, normalized_shape, weight, eps)
+        x = x.contiguous()  # a copy when x is strided: the caller never sees it
+        x.copy_(out)
+        residual.copy_(s)
+        return x, residual
+
+    def in_place(x, residual, normalized_shape, weight, eps=1e-5):
+        out, s = ref(x, residual, normalized_shape, weight, eps)
+        x.copy_(out)
+        residual.copy_(s)
+        return x, residual
+
+    torch.manual_seed(1)
+    x = torch.randn(2, 64, 7).transpose(1, 2)  # strided, as the noncontig case's
+    r, w = torch.randn(2, 7, 64), torch.randn(64)
+    x0, r0 = x.clone(), r.clone()
+    want = ref(x, r, [64], w, 1e-6)
+    good = references.candidate("fused_add_rms_norm", in_place)(x, r, [64], w, 1e-6)
+    bad = references.candidate("fused_add_rms_norm", writes_a_copy)(x, r, [64], w, 1e-6)
+    assert all(torch.equal(a, b) for a, b in zip(good, want))
+    assert not torch.equal(bad[0], want[0]) and torch.equal(bad[1], want[1])
+    # the calls wrote private copies: the case's own inputs are as built
+    assert torch.equal(x, x0) and torch.equal(r, r0)

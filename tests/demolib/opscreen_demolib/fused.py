@@ -13,7 +13,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-__all__ = ["fused_add_rms_norm", "gelu_and_mul", "silu_and_mul"]
+__all__ = ["fused_add_rms_norm", "gelu_and_mul", "moe_sum", "silu_and_mul",
+           "skip_layer_norm"]
 
 
 def silu_and_mul(A, B):
@@ -36,3 +37,13 @@ def fused_add_rms_norm(x, residual, normalized_shape, weight, eps=1e-5):
     x.copy_(out)
     residual.copy_(s)
     return x, residual
+
+
+def skip_layer_norm(x, residual, normalized_shape, weight, bias, eps=1e-5):
+    s = x.float() + residual.float()
+    return F.layer_norm(s, normalized_shape, weight.float(), bias.float(), eps).to(x.dtype)
+
+
+def moe_sum(input, output):
+    """Writes the sum over the top-k dim into output; returns nothing."""
+    output.copy_(input.float().sum(1))
