@@ -8,11 +8,13 @@ trace) and fused_add_rms_norm (wrong on 3-D inputs). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing."""
+import os
 import sqlite3
+import subprocess
 
 import pytest
 
-from e2e_harness import full_screen
+from e2e_harness import ROOT, full_screen
 
 SCOPE = {"runner__dtypes": "float32",
          "runner__classes": "same_shape,reduction,contract,trace,graph",
@@ -128,3 +130,17 @@ def test_without_the_modes_screened_mode_lists_withhold(tmp_path):
                    for w in comp["withheld"] for r in w["reasons"]), comp
     finally:
         d.stop()
+
+
+def test_opscreenctl_takes_the_mode(screened):
+    ctl = os.path.join(ROOT, "build", "opscreenctl")
+    hp = f"127.0.0.1:{screened.port}"
+    r = subprocess.run([ctl, "-H", hp, "allowlist", "--mode", "compile", "--format",
+                        "text"], capture_output=True, text=True, timeout=60)
+    st, comp = screened.get_json("/allowlist?mode=compile")
+    assert r.returncode == 0, r.stderr
+    names = [ln for ln in r.stdout.splitlines() if not ln.startswith("#")]
+    assert names == comp["names"] and "mode compile" in r.stdout, r.stdout
+    r = subprocess.run([ctl, "-H", hp, "allowlist", "--mode", "jit"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--mode must be" in r.stderr, (r.returncode, r.stderr)
