@@ -2275,6 +2275,15 @@ sweep_empty(struct sweep *s)
 		    sizeof(sweep_norm_empty[0]); i++)
 			sweep_add_norm_case(s, &sweep_norm_empty[i], 1, NULL);
 		break;
+	case FAM_MOE_SUM: {
+		/* no tokens, no experts (a sum of none: zeros), no hidden */
+		static const int	 e[][3] = { { 0, 2, 64 }, { 3, 0, 64 },
+					    { 3, 2, 0 } };
+
+		for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+			sweep_moe_case(s, e[i], NULL);
+		break;
+	}
 	case FAM_LAYER_NORM:
 	case FAM_NATIVE_LAYER_NORM:
 		sweep_empty_norm(s, 1);
