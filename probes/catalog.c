@@ -63,6 +63,8 @@ static const struct catalog_entry catalog_table[] = {
 	 * probes/opscreen_runner/references.py, as native and as the fp64
 	 * oracle).
 	 */
+	{ "fused::apply_rotary_pos_emb", "apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, Tensor? position_ids=None, bool rotary_interleaved=False, bool inplace=False) -> (Tensor, Tensor)",
+	  FAM_ROTARY, DT_FLOATS, DN, "float", CAT_ENGINE },
 	{ "fused::fused_add_rms_norm", "fused_add_rms_norm(Tensor x, Tensor residual, int[] normalized_shape, Tensor weight, float eps=1e-05) -> (Tensor, Tensor)",
 	  FAM_ADD_RMS_NORM, DT_FLOATS, DN, "float", CAT_ENGINE },
 	{ "fused::moe_sum", "moe_sum(Tensor input, Tensor output) -> Tensor",

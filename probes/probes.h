@@ -70,7 +70,8 @@ enum catalog_family {
 	FAM_REPEAT_INTERLEAVE,
 	FAM_ADD_RMS_NORM,	/* fused::fused_add_rms_norm(x, residual, shape, w, eps);
 				 * with CAT_BIAS skip_layer_norm's (..., w, b, eps) */
-	FAM_MOE_SUM		/* fused::moe_sum(input [T, K, H], output [T, H]) */
+	FAM_MOE_SUM,		/* fused::moe_sum(input [T, K, H], output [T, H]) */
+	FAM_ROTARY		/* fused::apply_rotary_pos_emb(q, k, cos, sin, pos) */
 };
 
 /*

@@ -1336,6 +1336,58 @@ static const int sweep_moe[][3] = {
 	{ 1, 8, 4096 }, { 16, 8, 4096 }, { 512, 2, 4096 }	/* engine sizes */
 };
 
+/*
+ * Rotary position embedding on q and k (grouped-query: 8 query heads, 2 key
+ * heads) of head dim d, cos and sin tables of `seq` positions by d / 2, a
+ * position per token; the engine sizes (1, 16, 512 tokens at Llama-3-8B's
+ * head dim 128, 4096 positions) with CAT_ENGINE.
+ */
+static const int sweep_ropes[][3] = {	/* tokens, head dim, positions */
+	{ 7, 64, 64 }, { 3, 128, 33 }, { 16, 32, 16 },
+	{ 1, 128, 4096 }, { 16, 128, 4096 }, { 512, 128, 4096 }
+};
+
+static void
+sweep_rope_case(struct sweep *s, const int *r, int interleaved)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_op(s, case_dimsv(3, r[0], 8, r[1]), 0));
+	sweep_arg(s, sweep_op(s, case_dimsv(3, r[0], 2, r[1]), 1));
+	sweep_arg(s, sweep_op(s, case_dimsv(2, r[2], r[1] / 2), 2));
+	sweep_arg(s, sweep_op(s, case_dimsv(2, r[2], r[1] / 2), 2));
+	sweep_arg(s, sweep_index(case_dimsv(1, r[0]), "int64", r[2]));
+	if (interleaved)
+		sweep_kw(s, "rotary_interleaved", case_bool(1));
+	sweep_end(s);
+}
+
+static void
+sweep_rope(struct sweep *s, unsigned classes)
+{
+	size_t	i, n = sizeof(sweep_ropes) / sizeof(sweep_ropes[0]);
+
+	if (classes & PROBE_SAME_SHAPE) {
+		sweep_class(s, PROBE_SAME_SHAPE);
+		for (i = 0; i < n; i++) {
+			if (i >= 3 && !(s->ce->flags & CAT_ENGINE))
+				break;
+			sweep_rope_case(s, sweep_ropes[i], 0);
+		}
+	}
+	if (classes & PROBE_CONTRACT) {
+		sweep_class(s, PROBE_CONTRACT);
+		/* GPT-J's interleaved pairs */
+		sweep_rope_case(s, sweep_ropes[0], 1);
+		/* no position ids: q, k (batch, seq, heads, dim), positions 0.. */
+		sweep_begin(s);
+		sweep_arg(s, sweep_op(s, case_dimsv(4, 2, 5, 8, 64), 0));
+		sweep_arg(s, sweep_op(s, case_dimsv(4, 2, 5, 2, 64), 1));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 64, 32), 2));
+		sweep_arg(s, sweep_op(s, case_dimsv(2, 64, 32), 2));
+		sweep_end(s);
+	}
+}
+
 static void
 sweep_moe_case(struct sweep *s, const int *tkh, const char *layout)
 {
@@ -2275,6 +2327,12 @@ sweep_empty(struct sweep *s)
 		    sizeof(sweep_norm_empty[0]); i++)
 			sweep_add_norm_case(s, &sweep_norm_empty[i], 1, NULL);
 		break;
+	case FAM_ROTARY: {
+		static const int	 r[3] = { 0, 64, 64 };	/* no tokens */
+
+		sweep_rope_case(s, r, 0);
+		break;
+	}
 	case FAM_MOE_SUM: {
 		/* no tokens, no experts (a sum of none: zeros), no hidden */
 		static const int	 e[][3] = { { 0, 2, 64 }, { 3, 0, 64 },
@@ -2359,6 +2417,9 @@ sweep_one(struct sweep *s, unsigned classes)
 		break;
 	case FAM_MOE_SUM:
 		sweep_moe_sum(s, classes);
+		break;
+	case FAM_ROTARY:
+		sweep_rope(s, classes);
 		break;
 	case FAM_LAYER_NORM:
 		sweep_norm(s, classes, 1);
@@ -2497,6 +2558,7 @@ sweep_own_classes(enum catalog_family f)
 		return PROBE_DTYPE_EXOTIC;
 	case FAM_ADD_RMS_NORM:
 		return PROBE_NONCONTIG;
+	case FAM_ROTARY:
 	case FAM_MOE_SUM:	/* the schema reads as pointwise: it is not */
 		return PROBE_NONCONTIG | PROBE_EDGE_VALUES |
 		    PROBE_DTYPE_EXOTIC | PROBE_ACCUMULATION;

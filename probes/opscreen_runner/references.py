@@ -53,6 +53,19 @@ def _moe_sum(input, output):
     return input.sum(1)
 
 
+def _apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, rotary_interleaved=False,
+                          inplace=False):
+    # without position ids q and k are (batch, seq, heads, dim): the seq index
+    pos = torch.arange(q.shape[-3], device=q.device) if position_ids is None else position_ids
+    c, s = cos[pos].unsqueeze(-2).to(q.dtype), sin[pos].unsqueeze(-2).to(q.dtype)
+
+    def rot(x):
+        x1, x2 = (x[..., 0::2], x[..., 1::2]) if rotary_interleaved else x.chunk(2, -1)
+        y = (x1 * c - x2 * s, x2 * c + x1 * s)
+        return torch.stack(y, -1).flatten(-2) if rotary_interleaved else torch.cat(y, -1)
+    return rot(q), rot(k)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -94,6 +107,9 @@ _define("skip_layer_norm(Tensor x, Tensor residual, int[] normalized_shape, "
         "Tensor weight, Tensor bias, float eps=1e-05) -> Tensor",
         _skip_layer_norm, _direct)
 _define("moe_sum(Tensor input, Tensor output) -> Tensor", _moe_sum, _out_last)
+_define("apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, "
+        "Tensor? position_ids=None, bool rotary_interleaved=False, "
+        "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _direct)
 
 
 def is_entry(key):

@@ -121,3 +121,28 @@ def test_an_in_place_entry_point_that_writes_a_copy_is_seen():
     assert not torch.equal(bad[0], want[0]) and torch.equal(bad[1], want[1])
     # the calls wrote private copies: the case's own inputs are as built
     assert torch.equal(x, x0) and torch.equal(r, r0)
+
+
+def test_the_rotary_reference_rotates_pairs_by_the_positions_angle():
+    """Against two independent forms: interleaved pairs as complex numbers
+    times cos + i sin; NeoX halves as x cos + rotate_half(x) sin."""
+    torch.manual_seed(2)
+    f = dict(dtype=torch.float64)
+    q, k = torch.randn(3, 2, 8, **f), torch.randn(3, 1, 8, **f)
+    cos, sin, pos = torch.randn(5, 4, **f), torch.randn(5, 4, **f), torch.tensor([4, 0, 2])
+    rope = inputs.resolve_op("fused::apply_rotary_pos_emb")
+    qi, ki = rope(q, k, cos, sin, pos, rotary_interleaved=True)
+    turn = torch.complex(cos[pos], sin[pos])[:, None, :]
+    for x, got in ((q, qi), (k, ki)):
+        want = torch.view_as_real(torch.view_as_complex(
+            x.reshape(*x.shape[:-1], 4, 2).contiguous()) * turn).reshape(x.shape)
+        assert torch.allclose(got, want)
+    qn, kn = rope(q, k, cos, sin, pos)
+    c, s = torch.cat((cos, cos), -1)[pos][:, None], torch.cat((sin, sin), -1)[pos][:, None]
+    for x, got in ((q, qn), (k, kn)):
+        half = torch.cat((-x[..., 4:], x[..., :4]), -1)
+        assert torch.allclose(got, x * c + half * s)
+    # without position ids: (batch, seq, heads, dim), position = the seq index
+    q4, k4 = q[None], k[None]
+    qs, _ = rope(q4, k4, cos, sin)
+    assert torch.allclose(qs[0], rope(q, k, cos, sin, torch.arange(3))[0])
