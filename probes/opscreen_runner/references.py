@@ -55,7 +55,8 @@ def _moe_sum(input, output):
 
 def _apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, rotary_interleaved=False,
                           inplace=False):
-    # without position ids q and k are (batch, seq, heads, dim): the seq index
+    if position_ids is None and q.dim() != 4:  # the API's contract
+        raise ValueError("without position_ids q is (batch, seq, heads, dim)")
     pos = torch.arange(q.shape[-3], device=q.device) if position_ids is None else position_ids
     c, s = cos[pos].unsqueeze(-2).to(q.dtype), sin[pos].unsqueeze(-2).to(q.dtype)
 
@@ -77,6 +78,12 @@ def _in_place_pair(fn, x, residual, *args, **kwargs):
     caller's x as it was, which shows)."""
     fn(x := x.clone(), residual := residual.clone(), *args, **kwargs)
     return x, residual
+
+
+def _q_k_copies(fn, q, k, *args, **kwargs):
+    """inplace=True writes q and k: on private copies, which are the outputs
+    (as the function returns them)."""
+    return fn(q.clone(), k.clone(), *args, **kwargs)
 
 
 def _out_last(fn, *args):
@@ -109,7 +116,7 @@ _define("skip_layer_norm(Tensor x, Tensor residual, int[] normalized_shape, "
 _define("moe_sum(Tensor input, Tensor output) -> Tensor", _moe_sum, _out_last)
 _define("apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, "
         "Tensor? position_ids=None, bool rotary_interleaved=False, "
-        "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _direct)
+        "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _q_k_copies)
 
 
 def is_entry(key):

@@ -14,7 +14,7 @@ PYTHONPATH = os.pathsep.join([os.path.join(ROOT, "probes"),
                               os.path.join(ROOT, "tests", "demolib")])
 sys.path[:0] = PYTHONPATH.split(os.pathsep)  # in-process tests import the runner
 REPRO_LINES = 40  # what a repro may hold (docs/protocol.md, "Repro")
-ENTRY_LINES = 10  # and an entry point's or a mode's, beyond
+ENTRY_LINES = 15  # and an entry point's or a mode's, beyond (its reference, compile or capture)
 
 
 class Runner:

@@ -146,3 +146,27 @@ def test_the_rotary_reference_rotates_pairs_by_the_positions_angle():
     q4, k4 = q[None], k[None]
     qs, _ = rope(q4, k4, cos, sin)
     assert torch.allclose(qs[0], rope(q, k, cos, sin, torch.arange(3))[0])
+
+
+def test_every_entry_points_repro_stands_alone(cases, tmp_path):
+    """The repro of each entry point's first case (its reference embedded)
+    fits the bound and, with native in the library's place, passes: the
+    reference's source runs without opscreen."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runner_harness import repro_lines, run_repro
+    from opscreen_runner import repro
+    seen = set()
+    for c in cases:
+        if c["key"] in seen or c.get("huge"):
+            continue
+        seen.add(c["key"])
+        c = dict(c, id=1, name=c["key"].split("::", 1)[1])
+        op = inputs.resolve_op(c["key"])
+        args, kwargs = inputs.build_args(c, "cpu")
+        src = repro.render(c, "opscreen_demolib", {}, "cpu", op, args, kwargs,
+                           {"status": "ok", "outputs": []})
+        assert len(src.splitlines()) <= repro_lines(c), (c["key"], src)
+        assert "opscreen_runner" not in src
+        r = run_repro(src, tmp_path, OPSCREEN_REPRO_NATIVE="1")
+        assert r.returncode == 0, (c["key"], r.stderr[-2000:])
+    assert seen == {references.PREFIX + n for n in references.SCHEMAS}
