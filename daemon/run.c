@@ -288,9 +288,13 @@ run_expand(int slot, struct worker *w)
 			json_t		*ladder = json_object_get(c, "ladder");
 			int		 compile = cls && !strcmp(cls, "compile");
 
-			/* 2^31-element cases are for GPUs, not the CPU demo */
-			if (q->device < 0 && json_is_true(json_object_get(c,
-			    "huge")))
+			/*
+			 * 2^31-element cases and an engine's sizes are for
+			 * GPUs, not the CPU demo
+			 */
+			if (q->device < 0 && (json_is_true(json_object_get(c,
+			    "huge")) || json_is_true(json_object_get(c,
+			    "engine"))))
 				continue;
 			json_object_set_new(c, "name", json_string(name));
 			/* the budget is part of the stored case: verdicts replay */

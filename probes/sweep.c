@@ -152,6 +152,19 @@ static const int sweep_engine_tokens[] = { 1, 16, 512 };
 #define SWEEP_ENGINE_HIDDEN	4096
 #define SWEEP_ENGINE_MLP	14336
 
+/*
+ * Marks the case being built as one of an engine's sizes ("engine": true):
+ * the daemon runs them on GPUs only (on the CPU a prefill-sized case took
+ * past the 20 s case deadline under a loaded test run, 2026-12-03).
+ */
+static void
+sweep_engine_mark(struct sweep *s)
+{
+	if (s->cur != NULL &&
+	    json_object_set_new(s->cur, "engine", json_true()) != 0)
+		s->err = 1;
+}
+
 static void
 sweep_engine_pw(struct sweep *s, int nops)
 {
@@ -164,6 +177,7 @@ sweep_engine_pw(struct sweep *s, int nops)
 		for (j = 0; j < nops; j++)
 			sweep_arg(s, sweep_op(s, case_dimsv(2,
 			    sweep_engine_tokens[i], SWEEP_ENGINE_MLP), j));
+		sweep_engine_mark(s);
 		sweep_end(s);
 	}
 }
@@ -1309,7 +1323,7 @@ sweep_norm(struct sweep *s, unsigned classes, int layer)
  */
 static void
 sweep_add_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int eps,
-    const char *layout)
+    const char *layout, int engine)
 {
 	sweep_begin(s);
 	sweep_arg(s, sweep_op(s, case_shape(&nc->sh), 0));
@@ -1324,6 +1338,8 @@ sweep_add_norm_case(struct sweep *s, const struct sweep_dimcase *nc, int eps,
 		sweep_arg(s, sweep_op(s, sweep_norm_shape(nc), 2));
 	if (eps)
 		sweep_arg(s, case_float(1e-6));
+	if (engine)
+		sweep_engine_mark(s);
 	sweep_end(s);
 }
 
@@ -1348,7 +1364,7 @@ static const int sweep_ropes[][3] = {	/* tokens, head dim, positions */
 };
 
 static void
-sweep_rope_case(struct sweep *s, const int *r, int interleaved)
+sweep_rope_case(struct sweep *s, const int *r, int interleaved, int engine)
 {
 	sweep_begin(s);
 	sweep_arg(s, sweep_op(s, case_dimsv(3, r[0], 8, r[1]), 0));
@@ -1358,6 +1374,8 @@ sweep_rope_case(struct sweep *s, const int *r, int interleaved)
 	sweep_arg(s, sweep_index(case_dimsv(1, r[0]), "int64", r[2]));
 	if (interleaved)
 		sweep_kw(s, "rotary_interleaved", case_bool(1));
+	if (engine)
+		sweep_engine_mark(s);
 	sweep_end(s);
 }
 
@@ -1371,13 +1389,13 @@ sweep_rope(struct sweep *s, unsigned classes)
 		for (i = 0; i < n; i++) {
 			if (i >= 3 && !(s->ce->flags & CAT_ENGINE))
 				break;
-			sweep_rope_case(s, sweep_ropes[i], 0);
+			sweep_rope_case(s, sweep_ropes[i], 0, i >= 3);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
 		/* GPT-J's interleaved pairs */
-		sweep_rope_case(s, sweep_ropes[0], 1);
+		sweep_rope_case(s, sweep_ropes[0], 1, 0);
 		/* no position ids: q, k (batch, seq, heads, dim), positions 0.. */
 		sweep_begin(s);
 		sweep_arg(s, sweep_op(s, case_dimsv(4, 2, 5, 8, 64), 0));
@@ -1389,13 +1407,15 @@ sweep_rope(struct sweep *s, unsigned classes)
 }
 
 static void
-sweep_moe_case(struct sweep *s, const int *tkh, const char *layout)
+sweep_moe_case(struct sweep *s, const int *tkh, const char *layout, int engine)
 {
 	sweep_begin(s);
 	sweep_arg(s, sweep_op(s, case_dimsv(3, tkh[0], tkh[1], tkh[2]), 0));
 	if (layout != NULL)
 		sweep_layout(s, 0, layout);
 	sweep_arg(s, sweep_op(s, case_dimsv(2, tkh[0], tkh[2]), 1));
+	if (engine)
+		sweep_engine_mark(s);
 	sweep_end(s);
 }
 
@@ -1409,14 +1429,14 @@ sweep_moe_sum(struct sweep *s, unsigned classes)
 		for (i = 0; i < n; i++) {
 			if (i >= 4 && !(s->ce->flags & CAT_ENGINE))
 				break;
-			sweep_moe_case(s, sweep_moe[i], NULL);
+			sweep_moe_case(s, sweep_moe[i], NULL, i >= 4);
 		}
 	}
 	/* the experts' outputs interleaved: the hidden dim strided */
 	if (classes & PROBE_NONCONTIG) {
 		sweep_class(s, PROBE_NONCONTIG);
-		sweep_moe_case(s, sweep_moe[1], "transposed");
-		sweep_moe_case(s, sweep_moe[3], "transposed");
+		sweep_moe_case(s, sweep_moe[1], "transposed", 0);
+		sweep_moe_case(s, sweep_moe[3], "transposed", 0);
 	}
 }
 
@@ -1428,7 +1448,7 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 	if (classes & PROBE_REDUCTION) {
 		sweep_class(s, PROBE_REDUCTION);
 		for (i = 0; i < NNORMS; i++)
-			sweep_add_norm_case(s, &sweep_norms[i], 1, NULL);
+			sweep_add_norm_case(s, &sweep_norms[i], 1, NULL, 0);
 		/* an engine's decode and prefill sizes (CAT_ENGINE) */
 		for (i = 0; (s->ce->flags & CAT_ENGINE) && i <
 		    sizeof(sweep_engine_tokens) / sizeof(sweep_engine_tokens[0]);
@@ -1437,12 +1457,12 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 			    sweep_engine_tokens[i], SWEEP_ENGINE_HIDDEN } }, 1,
 			    { 0 }, 0 };
 
-			sweep_add_norm_case(s, &nc, 1, NULL);
+			sweep_add_norm_case(s, &nc, 1, NULL, 1);
 		}
 	}
 	if (classes & PROBE_CONTRACT) {
 		sweep_class(s, PROBE_CONTRACT);
-		sweep_add_norm_case(s, &sweep_norms[1], 0, NULL);
+		sweep_add_norm_case(s, &sweep_norms[1], 0, NULL, 0);
 	}
 	/*
 	 * x and residual strided (an engine's views into a larger buffer): an
@@ -1450,7 +1470,7 @@ sweep_add_norm(struct sweep *s, unsigned classes)
 	 */
 	if (classes & PROBE_NONCONTIG) {
 		sweep_class(s, PROBE_NONCONTIG);
-		sweep_add_norm_case(s, &sweep_norms[1], 1, "transposed");
+		sweep_add_norm_case(s, &sweep_norms[1], 1, "transposed", 0);
 	}
 }
 
@@ -2325,12 +2345,12 @@ sweep_empty(struct sweep *s)
 	case FAM_ADD_RMS_NORM:
 		for (i = 0; i < sizeof(sweep_norm_empty) /
 		    sizeof(sweep_norm_empty[0]); i++)
-			sweep_add_norm_case(s, &sweep_norm_empty[i], 1, NULL);
+			sweep_add_norm_case(s, &sweep_norm_empty[i], 1, NULL, 0);
 		break;
 	case FAM_ROTARY: {
 		static const int	 r[3] = { 0, 64, 64 };	/* no tokens */
 
-		sweep_rope_case(s, r, 0);
+		sweep_rope_case(s, r, 0, 0);
 		break;
 	}
 	case FAM_MOE_SUM: {
@@ -2339,7 +2359,7 @@ sweep_empty(struct sweep *s)
 					    { 3, 2, 0 } };
 
 		for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
-			sweep_moe_case(s, e[i], NULL);
+			sweep_moe_case(s, e[i], NULL, 0);
 		break;
 	}
 	case FAM_LAYER_NORM:

@@ -2,9 +2,11 @@
 daemon and runner on the demo library.
 
 The demo library's `fused` module (its entry points, called by engines
-outside aten) holds silu_and_mul (right), gelu_and_mul (right eagerly, but it
-reads its input on the host, which torch.compile(fullgraph=True) cannot
-trace) and fused_add_rms_norm (wrong on 3-D inputs). The host screens
+outside aten) holds silu_and_mul and skip_layer_norm (right), gelu_and_mul
+(right eagerly, but it reads its input on the host, which
+torch.compile(fullgraph=True) cannot trace), moe_sum (right, but a Python
+branch on its expert count recompiles a dynamic compile) and
+fused_add_rms_norm (wrong on 3-D inputs). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing."""
@@ -42,7 +44,8 @@ def test_entry_points_are_screened_against_their_references(screened):
     entries = dict(rows(d, "SELECT key, screened FROM entries WHERE run_id=? "
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::fused_add_rms_norm": 1, "fused::gelu_and_mul": 1,
-                       "fused::silu_and_mul": 1}, entries
+                       "fused::moe_sum": 1, "fused::silu_and_mul": 1,
+                       "fused::skip_layer_norm": 1}, entries
     st, allow = d.get_json("/allowlist")
     assert st == 200, allow
     assert "silu_and_mul" in allow["names"] and "gelu_and_mul" in allow["names"]
@@ -87,6 +90,21 @@ def test_compile_list_denies_the_entry_point_that_breaks_tracing(screened):
     for name, cv in verdicts:
         if name in comp["names"]:
             assert cv == "verified", (name, cv)
+
+
+def test_an_entry_point_that_recompiles_per_shape_is_a_compile_hazard(screened):
+    """The demo's moe_sum branches in Python on the expert count: right
+    eagerly, but its dynamic compile over k=2 and k=8 compiles twice where
+    native's compiles once."""
+    d = screened
+    st, eager = d.get_json("/allowlist")
+    assert "moe_sum" in eager["names"], eager
+    st, deny = d.get_json("/denylist?mode=compile")
+    (moe,) = [n for n in deny["names"] if n["name"] == "moe_sum"]
+    assert moe["verdict"] == "hazard" and moe["reason"] == "recompiles", moe
+    assert "compiled 2 times" in moe["detail"], moe
+    st, comp = d.get_json("/allowlist?mode=compile")
+    assert "moe_sum" not in comp["names"]
 
 
 def test_a_trace_case_compiles_once_over_two_shapes(screened):

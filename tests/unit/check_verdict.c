@@ -282,6 +282,52 @@ START_TEST(errors)
 }
 END_TEST
 
+/* A passing trace case's RESULT with its "trace" facts (stolen). */
+static json_t *
+traced(json_t *facts)
+{
+	json_t	*r = ok1(fout(1e-3, 1e-3, 1.0, 1.0, 1e-4, 1.0, 0));
+
+	json_object_set_new(r, "trace", facts);
+	return r;
+}
+
+START_TEST(trace_recompiles)
+{
+	struct case_verdict	 v;
+
+	/* one dynamic compile over two shapes: the documented count */
+	v = judge(traced(json_pack("{s:i,s:i}", "compiles", 1,
+	    "dynamic_compiles", VERDICT_TRACE_COMPILES)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* more, native once: the library's recompile */
+	v = judge(traced(json_pack("{s:i,s:i}", "dynamic_compiles", 2,
+	    "native_dynamic_compiles", 1)));
+	ck_assert_int_eq(v.status, CASE_HAZARD);
+	ck_assert_str_eq(v.reason, "recompiles");
+	/* native recompiles as often: not the library's */
+	v = judge(traced(json_pack("{s:i,s:i}", "dynamic_compiles", 2,
+	    "native_dynamic_compiles", 2)));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* a dynamic compile that raises where native's does not: loud */
+	v = judge(traced(json_pack("{s:s,s:i}", "dynamic_compiles",
+	    "Unsupported: data-dependent", "native_dynamic_compiles", 1)));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+	ck_assert_str_eq(v.reason, "raises");
+	ck_assert_int_eq(verdict_severity(&v), SEVERITY_LOUD);
+	/* both raise: nothing to hold the library to */
+	v = judge(traced(json_pack("{s:s,s:s}", "dynamic_compiles", "x",
+	    "native_dynamic_compiles", "y")));
+	ck_assert_int_eq(v.status, CASE_PASS);
+	/* a wrong output stays what it is */
+	v = judge(json_pack("{s:s,s:i,s:s,s:[o],s:{s:i,s:i}}", "type", "result",
+	    "id", 1, "status", "ok", "outputs", fout(1.0, 1e-3, 300.0, 1.0,
+	    1e-4, 1.0, 0), "trace", "dynamic_compiles", 3,
+	    "native_dynamic_compiles", 1));
+	ck_assert_int_eq(v.status, CASE_FAIL);
+}
+END_TEST
+
 START_TEST(degenerate)
 {
 	struct case_verdict	 v;
@@ -1550,6 +1596,7 @@ verdict_suite(void)
 	tcase_add_test(tc, exact_kinds);
 	tcase_add_test(tc, sort_ties);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, trace_recompiles);
 	tcase_add_test(tc, degenerate);
 	tcase_add_test(tc, degenerate_of_empty_inputs);
 	tcase_add_test(tc, oracle_failure);

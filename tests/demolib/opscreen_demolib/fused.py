@@ -5,7 +5,9 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
   (a NaN check that reads the tensor), which torch.compile(fullgraph=True)
   cannot trace: it breaks an engine that compiles its model;
 - fused_add_rms_norm normalises over every dim but the first instead of
-  normalized_shape's: wrong on 3-D inputs normalised over their last dim.
+  normalized_shape's: wrong on 3-D inputs normalised over their last dim;
+- moe_sum branches in Python on the expert count: right, but a dynamic
+  compile recompiles when the count crosses the branch.
 """
 
 import warnings
@@ -45,5 +47,11 @@ def skip_layer_norm(x, residual, normalized_shape, weight, bias, eps=1e-5):
 
 
 def moe_sum(input, output):
-    """Writes the sum over the top-k dim into output; returns nothing."""
-    output.copy_(input.float().sum(1))
+    """Writes the sum over the top-k dim into output; returns nothing.
+    Planted: a Python branch on the expert count (a kernel picked per k),
+    right both ways, recompiles under torch.compile(dynamic=True) when k
+    crosses it."""
+    if input.shape[1] > 4:
+        output.copy_(input[:, :4].float().sum(1) + input[:, 4:].float().sum(1))
+    else:
+        output.copy_(input.float().sum(1))
