@@ -281,7 +281,6 @@ mode_check(sqlite3_stmt *st, int col, enum rollup_mode mode,
 	char		 why[512];
 	json_t		*ev;
 
-	(void)n;
 	if (mv == NULL) {
 		snprintf(why, sizeof(why), "not screened in mode %s (runner.modes, "
 		    "or no case of it applies)", rollup_mode_name(mode));

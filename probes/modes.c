@@ -180,11 +180,13 @@ modes_emit(const json_t *c, enum probe_class cls, int idx,
 	    probe_class_name(cls)));
 	e |= json_object_set_new(v, "seed", json_integer((json_int_t)
 	    seed_case(key, probe_class_name(cls), dtype, idx)));
-	if (dyn != NULL)
-		e |= json_object_set_new(v, "dynamic", json_pack("{s:O,s:O}",
+	if (dyn != NULL) {
+		json_t	*kw = json_object_get(dyn, "kwargs");
+
+		e |= json_object_set_new(v, "dynamic", json_pack("{s:O,s:o}",
 		    "args", json_object_get(dyn, "args"), "kwargs",
-		    json_object_get(dyn, "kwargs") ? json_object_get(dyn,
-		    "kwargs") : json_object()));
+		    kw != NULL ? json_incref(kw) : json_object()));
+	}
 	if (e || json_array_append_new(out, v) != 0) {
 		json_decref(v);
 		return -1;
