@@ -54,7 +54,8 @@
 # (runner.autotune_rep, ms, 5 as the daemon; 0 = the library's own; AUTOTUNE_REP_<phase>),
 # KEY_AFFINITY (runner.key_affinity, no as the daemon; KEY_AFFINITY_<phase>),
 # SPEED (runner.speed, all as the daemon; SPEED_<phase>; the anchor's build
-# times no speed at all),
+# times no speed at all), MODES (runner.modes, eager as the daemon;
+# MODES_<phase>, e.g. MODES=eager,compile,cudagraph for the mode lists),
 # REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
 # ..." in that phase's daemon's environment, e.g. ENV_tune=OMP_NUM_THREADS=16),
 # DEV_<phase> (the GPU of one phase, e.g. DEV_v500=1 on a two-GPU host: each
@@ -157,11 +158,13 @@ start() {
 	chmod 600 "$W/token"	# opscreend refuses a token others may read
 	st=yes; [ -n "$4" ] && st=no
 	# the anchor's build: its own daemon, runner and kernels, and no
-	# config key it did not know (NEWKEYS: runner.carry, key_affinity, speed)
+	# config key it did not know (NEWKEYS: runner.carry, key_affinity, speed,
+	# modes)
 	BIN=./.carry/opscreend; RP=$ROOT/probes; KL=$ROOT/build/libopscreen_kernels.so
 	NEWKEYS="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
 key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")
-speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")"
+speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")
+modes = $(eval "echo \${MODES_$name:-\${MODES:-eager}}")"
 	case $name in anchor*)
 		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
 		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; NEWKEYS="";;
@@ -276,6 +279,12 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	for f in json yaml; do
 		curl -s "localhost:$PORT/allowlist?format=$f&stale=ok" > "$P/allowlist.$f"
 		curl -s "localhost:$PORT/denylist?format=$f&stale=ok" > "$P/denylist.$f"
+	done
+	# the deployment modes' lists and the lists that are also fast (issue
+	# 21; a 400 from a build without them)
+	for q in mode=compile mode=cudagraph faster=1 faster=0.8; do
+		curl -s "localhost:$PORT/allowlist?$q&stale=ok" > "$P/allowlist-$q.json"
+		curl -s "localhost:$PORT/denylist?$q&stale=ok" > "$P/denylist-$q.json"
 	done
 	curl -s localhost:$PORT/metrics > "$P/metrics.txt"
 	kill "$(cat "$W/pid")"
