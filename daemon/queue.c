@@ -156,22 +156,12 @@ key_op(const char *key, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, key);
 }
 
-/* The case is of a deployment mode's class (trace, graph). */
-static int
-mode_class(const json_t *spec)
-{
-	const char	*cls = json_string_value(json_object_get(spec, "class"));
-
-	return cls != NULL && (strcmp(cls, "trace") == 0 ||
-	    strcmp(cls, "graph") == 0);
-}
-
 /* Sends spec (borrowed; gets "id") to w as case id and arms the deadline. */
 int
 case_send(struct worker *w, int64_t id, json_t *spec)
 {
 	json_t	*msg;
-	int	 rc, compile, fcb;
+	int	 rc, compile, fcb, cls;
 
 	compile = json_is_string(json_object_get(spec, "class")) &&
 	    !strcmp(json_string_value(json_object_get(spec, "class")),
@@ -221,10 +211,13 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	/*
 	 * A deployment mode's case compiles (torch.compile, or the warm-up of
 	 * a CUDA graph's capture): the first Inductor compile of a fresh
-	 * runner took 20-40 s on a 2-core CPU (2026-12-03), past the CPU's
+	 * runner took 22.7-40.1 s on a 2-core CPU (docs/design.md,
+	 * "Deployment modes and the library's entry points"), past the CPU's
 	 * case deadline.  It has runner.mode_deadline.
 	 */
-	if ((w->case_mode = mode_class(spec)) != 0)
+	cls = probe_class_parse(json_string_value(json_object_get(spec,
+	    "class")));
+	if ((w->case_mode = cls > 0 && (cls & PROBE_MODES)) != 0)
 		w->deadline = now_mono() + env->conf.mode_deadline;
 	return 0;
 }

@@ -387,11 +387,10 @@ cmp_double(const void *a, const void *b)
 static int
 mode_of_class(const char *cls)
 {
-	if (cls != NULL && strcmp(cls, "trace") == 0)
-		return STORE_MODE_COMPILE;
-	if (cls != NULL && strcmp(cls, "graph") == 0)
-		return STORE_MODE_CUDAGRAPH;
-	return -1;
+	int	 c = probe_class_parse(cls);
+
+	return c == PROBE_TRACE ? STORE_MODE_COMPILE : c == PROBE_GRAPH ?
+	    STORE_MODE_CUDAGRAPH : -1;
 }
 
 /*

@@ -88,7 +88,8 @@ static int	modes_kw_same(const json_t *, const json_t *, int *);
 /*
  * Whether ARGs a and b have one signature: the same kind, tensors of the
  * same rank and dtype, other values equal (an int list or a dim is a
- * constant to torch.compile: another value compiles again, as it must).  *differ is set when a tensor's sizes differ.
+ * constant to torch.compile: another value compiles again, as it must).
+ * *differ is set when a tensor's sizes differ.
  */
 static int
 modes_same_sig(const json_t *a, const json_t *b, int *differ)
@@ -204,6 +205,7 @@ modes_dtype(const json_t *src, size_t from, const char *dtype,
 	size_t		 i;
 	int		 q, n = 0;
 
+	/* prim is the first wide case: its partner can only come after it */
 	for (i = from; i < json_array_size(src); i++) {
 		c = json_array_get(src, i);
 		dt = json_string_value(json_object_get(c, "dtype"));
@@ -212,18 +214,14 @@ modes_dtype(const json_t *src, size_t from, const char *dtype,
 			continue;
 		if (loose == NULL)
 			loose = c;
-		if (q == 2 && prim == NULL)
+		if (q != 2)
+			continue;
+		if (prim == NULL)
 			prim = c;
+		else if (dyn == NULL && modes_partner(prim, c))
+			dyn = c;
 	}
-	if (prim != NULL) {
-		for (i = from; i < json_array_size(src) && dyn == NULL; i++) {
-			c = json_array_get(src, i);
-			dt = json_string_value(json_object_get(c, "dtype"));
-			if (c != prim && dt != NULL && strcmp(dt, dtype) == 0 &&
-			    modes_case(c) == 2 && modes_partner(prim, c))
-				dyn = c;
-		}
-	} else
+	if (prim == NULL)
 		prim = loose;
 	if (prim == NULL)
 		return 0;

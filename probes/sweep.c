@@ -155,7 +155,8 @@ static const int sweep_engine_tokens[] = { 1, 16, 512 };
 /*
  * Marks the case being built as one of an engine's sizes ("engine": true):
  * the daemon runs them on GPUs only (on the CPU a prefill-sized case took
- * past the 20 s case deadline under a loaded test run, 2026-12-03).
+ * past the 20 s case deadline of a loaded test run: docs/design.md, "Lists
+ * that are also fast").
  */
 static void
 sweep_engine_mark(struct sweep *s)

@@ -531,10 +531,10 @@ def run_case(case, adapter, device, notify=None, built=None):
     # what the candidate's calls call: the aten operator with the library's
     # override enabled, its own function for an entry point; in a mode, that
     # compiled (trace) or captured and replayed (graph)
-    cop = adapter.callable(case["key"], op)
+    cand_fn = cop = adapter.callable(case["key"], op)
     mode_facts = {}
     if mode is not None:
-        cop = modes.wrap(mode, cop, mutates, device, mode_facts)
+        cop = modes.wrap(mode, cand_fn, mutates, mode_facts)
     try:
         ctx = adapter.candidate(case["name"], case["key"])
         ctx.__enter__()
@@ -592,9 +592,8 @@ def run_case(case, adapter, device, notify=None, built=None):
             if mode == "trace" and cerr is None:
                 t_tr = time.perf_counter()
                 try:
-                    second = modes.trace_facts(
-                        case, adapter.callable(case["key"], op), args, kwargs,
-                        mutates, device, cand, mode_facts)
+                    second = modes.trace_facts(case, cand_fn, args, kwargs,
+                                               mutates, device, cand, mode_facts)
                 except Exception as e:  # the judged calls stand; this is told
                     mode_facts["facts_error"] = _describe(e)
                 times["trace_ms"] = (time.perf_counter() - t_tr) * 1e3

@@ -57,8 +57,9 @@ def compiled(fn, dynamic):
                          dynamic=dynamic), cnt
 
 
-def wrap(mode, fn, mutates, device, facts):
-    """The callable the candidate's calls of a mode case go through."""
+def wrap(mode, fn, mutates, facts):
+    """The callable a mode case's calls go through (the candidate's, or
+    native's in native_fails)."""
     if mode == "trace":
         return _trace_wrap(fn, facts)
     return _graph_wrap(fn, mutates, facts)
@@ -211,10 +212,8 @@ def native_fails(mode, op, args, kwargs, mutates, device):
     """None when native runs in the mode (so a candidate's failure there is
     the library's), else native's error in it."""
     from . import inputs
-    facts = {}
     try:
-        fn = _trace_wrap(op, facts) if mode == "trace" else \
-            _graph_wrap(op, mutates, facts)
+        fn = wrap(mode, op, mutates, {})
         a, k, _ = inputs.fresh(args, kwargs, mutates)
         fn(*a, **k)
     except Exception as e:

@@ -493,8 +493,8 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
               "t.untyped_storage(), 0, (t.untyped_storage().nbytes() // t.element_size(),), (1,))"
               "; fresh = lambda t: base(t).clone().as_strided(t.shape, t.stride(), "
               "t.storage_offset())  # fresh: a copy of t's storage, viewed as t"]
-    entry = str(case.get("key", "")).startswith("fused::")
-    prelude = _mode_prelude(case, op, entry)
+    from . import references
+    prelude = _mode_prelude(case, op, references.is_entry(case.get("key")))
     callee = "OP" if prelude is not None else None
     if prelude is not None:
         L += prelude

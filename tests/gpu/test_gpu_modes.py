@@ -15,7 +15,7 @@ from opscreen_runner import execute, modes  # noqa: E402
 
 def test_a_replay_computes_on_the_copied_inputs():
     facts = {}
-    call = modes.wrap("graph", torch.ops.aten.mul.Tensor, None, "cuda", facts)
+    call = modes.wrap("graph", torch.ops.aten.mul.Tensor, None, facts)
     a = torch.randn(33, 65, device="cuda")
     b = torch.randn(33, 65, device="cuda")
     out = call(a, b)
@@ -26,7 +26,7 @@ def test_a_replay_computes_on_the_copied_inputs():
 
 
 def test_an_in_place_op_writes_its_input_after_the_replay():
-    call = modes.wrap("graph", torch.ops.aten.mul_.Tensor, "self", "cuda", {})
+    call = modes.wrap("graph", torch.ops.aten.mul_.Tensor, "self", {})
     a = torch.randn(128, device="cuda")
     b = torch.randn(128, device="cuda")
     want = a * b
@@ -39,7 +39,7 @@ def test_an_op_that_synchronises_is_named():
 
     def syncs(x):
         return x * x.sum().item()
-    call = modes.wrap("graph", syncs, None, "cuda", facts)
+    call = modes.wrap("graph", syncs, None, facts)
     with pytest.raises(modes.ModeError) as e:
         call(torch.randn(64, device="cuda"))
     assert facts["captured"] is False
