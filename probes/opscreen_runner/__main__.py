@@ -134,6 +134,7 @@ def main():
             log.warning("cuda_sync %s not applied: %s", mode, sync["error"])
     if device == "cuda":  # compiles and autotuning of first calls, per case
         jitstats.install()
+        autotune.install_one_config()
     rep = float(os.environ.get("OPSCREEN_AUTOTUNE_REP", "0") or 0)
     capped = autotune.cap(rep) if rep > 0 else None
     adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))

@@ -87,3 +87,58 @@ def test_autotune_rep_caps_each_configs_benchmark():
     assert out.returncode == 0, out.stderr
     calls = json.loads(out.stdout.strip().splitlines()[-1])
     assert calls == [[1.25, 5, [0.5, 0.2, 0.8]], [1.25, 5, None], [1, 2, None]], calls
+
+
+ONE_SCRIPT = r'''
+import json
+import triton, triton.language as tl
+from triton.runtime.autotuner import Autotuner, OutOfResources
+from opscreen_runner import autotune, jitstats
+
+@triton.jit
+def k(x, n, BLOCK: tl.constexpr):
+    pass
+
+benched = []
+def do_bench(kernel_call, quantiles):  # what each config's benchmark runs
+    benched.append(len(benched))
+    if fail_first and len(benched) == 1:
+        raise OutOfResources(1, 0, "shared memory")  # a config that does not fit
+    return [float(len(benched)), 0.0, 0.0]
+
+assert jitstats.install() and autotune.install_one_config() and autotune.install_one_config()
+out = {}
+for name, active, fail_first in (("off", False, False), ("on", True, False),
+                                 ("on_first_fails", True, True), ("after", False, False)):
+    benched.clear()
+    cfgs = [triton.Config({"BLOCK": b}) for b in (16, 32, 64, 128)]
+    a = Autotuner(k, ["x", "n"], cfgs, ["n"], None, None, do_bench=do_bench)
+    snap = jitstats.snapshot()
+    with autotune.one_config(active):
+        try:
+            a.run(None, 0)  # a new tuning key; the launch itself needs a GPU
+        except Exception:
+            pass
+    chosen = list(a.cache.values())[0].kwargs["BLOCK"]
+    out[name] = [len(benched), chosen, (jitstats.delta(snap) or {}).get("tune_n")]
+print(json.dumps(out))
+'''
+
+
+def test_empty_class_tunes_one_config(tmp_path):
+    """In an empty-class call a new tuning key benchmarks (so compiles) its
+    configs only until one runs; the rest are never compiled and cannot be
+    chosen. A config that does not fit is passed over as Triton does.
+    Outside one_config the autotuner benchmarks every config, and jitstats
+    counts only the benchmarks that ran."""
+    script = tmp_path / "one.py"  # @triton.jit reads its function's source file
+    script.write_text(ONE_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True,
+                         text=True, env={"PYTHONPATH": PYTHONPATH}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["off"][:2] == [4, 16], got  # all four, the fastest (first) chosen
+    assert got["on"][:2] == [1, 16], got
+    assert got["on_first_fails"][:2] == [2, 32], got
+    assert got["after"][:2] == [4, 16], got
+    assert [got[n][2] for n in ("off", "on", "on_first_fails")] == [4, 1, 2], got
