@@ -158,11 +158,13 @@ def _guard_check(op, args, kwargs, mutates, device, first, candidate):
 
 
 def device_ok(device):
-    """False when the CUDA context is poisoned (sticky error)."""
+    """False when the CUDA context is poisoned (sticky error) or its random
+    generator unusable (left capturing by a refused CUDA graph capture)."""
     if device != "cuda":
         return True
     try:
         torch.cuda.synchronize()
+        torch.randn(1, device="cuda")
         return torch.ones(1, device="cuda").add_(1).item() == 2.0
     except Exception:
         return False

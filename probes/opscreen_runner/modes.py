@@ -155,6 +155,25 @@ def _clone_out(out):
     return out
 
 
+def _after_refused_capture():
+    """A capture that raised never reached its end: torch leaves the CUDA
+    generator it registered marked as capturing, and every later random
+    call in the process raises ("Offset increment outside graph capture",
+    torch 2.11 on the H200, 2026-12-03). An empty capture that completes
+    runs the generator's epilogue. Should that fail too, execute.device_ok
+    (which draws a random number) makes the case fatal and the runner is
+    replaced."""
+    try:
+        torch.cuda.synchronize()
+    except Exception:
+        pass
+    try:
+        with torch.cuda.graph(torch.cuda.CUDAGraph()):
+            pass
+    except Exception:
+        pass
+
+
 def _graph_wrap(fn, mutates, facts):
     state = {}
 
@@ -176,10 +195,7 @@ def _graph_wrap(fn, mutates, facts):
         except Exception as e:
             facts["captured"] = False
             facts["hazard"] = _capture_hazard(e, bool(jitstats.delta(snap)))
-            try:
-                torch.cuda.synchronize()
-            except Exception:
-                pass
+            _after_refused_capture()
             raise ModeError(f"{facts['hazard']}: {type(e).__name__}: {e}") from e
         facts["captured"] = True
         if jitstats.delta(snap):

@@ -44,7 +44,9 @@ def test_an_op_that_synchronises_is_named():
         call(torch.randn(64, device="cuda"))
     assert facts["captured"] is False
     assert facts["hazard"] == "synchronises during capture", (facts, str(e.value))
-    assert execute.device_ok("cuda")  # the context survives a refused capture
+    # the context and its random generator survive a refused capture
+    assert execute.device_ok("cuda")
+    torch.randn(4, device="cuda")
 
 
 def test_native_that_cannot_be_captured_either_is_not_the_librarys():
@@ -56,3 +58,18 @@ def test_native_that_cannot_be_captured_either_is_not_the_librarys():
     assert modes.native_fails("graph", torch.ops.aten.neg.default,
                               [torch.randn(8, device="cuda")], {}, None,
                               "cuda") is None
+
+
+def test_a_refused_capture_leaves_the_generator_capturing_until_recovered():
+    """What _after_refused_capture mends: torch's own capture, refused by a
+    host sync, leaves the default CUDA generator unusable, and device_ok
+    (the runner's check before its next case) sees it."""
+    x = torch.randn(16, device="cuda")
+    with pytest.raises(Exception):
+        with torch.cuda.graph(torch.cuda.CUDAGraph()):
+            x.sum().item()
+    poisoned = not execute.device_ok("cuda")
+    modes._after_refused_capture()
+    assert execute.device_ok("cuda")
+    torch.randn(4, device="cuda")
+    print("generator left capturing by a refused capture:", poisoned)
