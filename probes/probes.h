@@ -71,6 +71,7 @@ enum catalog_family {
 	FAM_ADD_RMS_NORM,	/* fused::fused_add_rms_norm(x, residual, shape, w, eps);
 				 * with CAT_BIAS skip_layer_norm's (..., w, b, eps) */
 	FAM_MOE_SUM,		/* fused::moe_sum(input [T, K, H], output [T, H]) */
+	FAM_TOPK_SOFTMAX,	/* fused::topk_softmax(gating [T, E], k, renormalize) */
 	FAM_ROTARY		/* fused::apply_rotary_pos_emb(q, k, cos, sin, pos) */
 };
 

@@ -1441,6 +1441,60 @@ sweep_moe_sum(struct sweep *s, unsigned classes)
 	}
 }
 
+/*
+ * MoE routing (fused::topk_softmax): T tokens' gating logits over E experts,
+ * the top k of their softmax. E up to 128 takes the library's many-rows
+ * path, above it one row per program (FlagGems 5.0.2); small integers make
+ * ties, where any of the tied experts is right. The engine sizes: 1, 16
+ * and 512 tokens over DeepSeek-V3's 256 experts, top 8.
+ */
+static const int sweep_routes[][3] = {	/* tokens, experts, k */
+	{ 7, 8, 2 }, { 33, 64, 6 }, { 5, 128, 8 }, { 3, 256, 8 }, { 4, 160, 1 },
+	{ 1, 256, 8 }, { 16, 256, 8 }, { 512, 256, 8 }	/* engine sizes */
+};
+
+static void
+sweep_route_case(struct sweep *s, const int *r, int renorm, int ties,
+    const char *layout, int engine)
+{
+	sweep_begin(s);
+	sweep_arg(s, sweep_t(s, case_dimsv(2, r[0], r[1]), NULL,
+	    ties ? DOM_SMALLINT : s->ce->dom[0]));
+	if (layout != NULL)
+		sweep_layout(s, 0, layout);
+	sweep_arg(s, case_int(r[2]));
+	if (renorm)
+		sweep_kw(s, "renormalize", case_bool(1));
+	if (engine)
+		sweep_engine_mark(s);
+	sweep_end(s);
+}
+
+static void
+sweep_topk_softmax(struct sweep *s, unsigned classes)
+{
+	size_t	i, n = sizeof(sweep_routes) / sizeof(sweep_routes[0]);
+
+	if (classes & PROBE_REDUCTION) {
+		sweep_class(s, PROBE_REDUCTION);
+		for (i = 0; i < n; i++) {
+			if (i >= 5 && !(s->ce->flags & CAT_ENGINE))
+				break;
+			sweep_route_case(s, sweep_routes[i], 0, 0, NULL, i >= 5);
+		}
+		sweep_route_case(s, sweep_routes[1], 1, 0, NULL, 0);
+		sweep_route_case(s, sweep_routes[3], 1, 0, NULL, 0);
+		sweep_route_case(s, sweep_routes[1], 0, 1, NULL, 0);
+		sweep_route_case(s, sweep_routes[3], 1, 1, NULL, 0);
+	}
+	/* the logits a view of a larger buffer: rows strided */
+	if (classes & PROBE_NONCONTIG) {
+		sweep_class(s, PROBE_NONCONTIG);
+		sweep_route_case(s, sweep_routes[0], 0, 0, "transposed", 0);
+		sweep_route_case(s, sweep_routes[2], 1, 0, "transposed", 0);
+	}
+}
+
 static void
 sweep_add_norm(struct sweep *s, unsigned classes)
 {
@@ -2363,6 +2417,14 @@ sweep_empty(struct sweep *s)
 			sweep_moe_case(s, e[i], NULL, 0);
 		break;
 	}
+	case FAM_TOPK_SOFTMAX: {
+		/* no tokens; k = 0 */
+		static const int	 e[][3] = { { 0, 64, 6 }, { 3, 8, 0 } };
+
+		for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+			sweep_route_case(s, e[i], 0, 0, NULL, 0);
+		break;
+	}
 	case FAM_LAYER_NORM:
 	case FAM_NATIVE_LAYER_NORM:
 		sweep_empty_norm(s, 1);
@@ -2439,6 +2501,9 @@ sweep_one(struct sweep *s, unsigned classes)
 	case FAM_MOE_SUM:
 		sweep_moe_sum(s, classes);
 		break;
+	case FAM_TOPK_SOFTMAX:
+		sweep_topk_softmax(s, classes);
+		break;
 	case FAM_ROTARY:
 		sweep_rope(s, classes);
 		break;
@@ -2494,6 +2559,7 @@ static const struct {
 	{ FAM_RMS_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_ADD_RMS_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_ROTARY, PROBE_SAME_SHAPE, 0 },
+	{ FAM_TOPK_SOFTMAX, PROBE_REDUCTION, 1 },
 	{ FAM_LAYER_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_NATIVE_LAYER_NORM, PROBE_REDUCTION, 1 },
 	{ FAM_GATHER, PROBE_SAME_SHAPE, 0 },
@@ -2582,6 +2648,7 @@ sweep_own_classes(enum catalog_family f)
 		return PROBE_NONCONTIG;
 	case FAM_ROTARY:
 	case FAM_MOE_SUM:	/* the schema reads as pointwise: it is not */
+	case FAM_TOPK_SOFTMAX:
 		return PROBE_NONCONTIG | PROBE_EDGE_VALUES |
 		    PROBE_DTYPE_EXOTIC | PROBE_ACCUMULATION;
 	default:

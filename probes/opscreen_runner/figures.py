@@ -346,6 +346,8 @@ def _kind(mode, i, count, native):
         if count == 1 and not native.is_floating_point():
             return "sort_indices"  # argsort
         return "sort_values" if i == 0 else "sort_indices"
+    if mode == "routing":  # weights, the experts picked, then exact outputs
+        return "float" if i == 0 else "sort_indices" if i == 1 else "exact"
     if mode == "float" and native.dtype in PRECISION:
         return "float"
     return "exact"
@@ -384,7 +386,10 @@ def compare(case, op, args, kwargs, cand, native, oracle, fused=None):
             inp = args[0]
             dim = bound_arg(op, args, kwargs, "dim")
             dim = -1 if dim is None else dim
-            values = O[0] if len(O) > 1 else inp.gather(dim, o.to(torch.int64))
+            # the values the oracle's indices pick: its first output where
+            # that is the sort's values, else gathered from the input
+            values = O[0] if len(O) > 1 and mode != "routing" else \
+                inp.gather(dim, o.to(torch.int64))
             rec.update(index_figures(c, n, inp, dim, values))
         else:
             rec.update(exact_figures(c, n, o.to(n.dtype)))

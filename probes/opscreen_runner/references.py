@@ -67,6 +67,19 @@ def _apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, rotary_interleaved=
     return rot(q), rot(k)
 
 
+def _topk_softmax(gating_output, topk, renormalize=False):
+    """vLLM's routing: softmax over the experts in float32, the top k,
+    optionally renormalised over the k; token_expert_indices[t, j] = j * T + t."""
+    acc = torch.float64 if gating_output.dtype == torch.float64 else torch.float32
+    w, i = torch.softmax(gating_output.to(acc), -1).topk(topk, -1)
+    if renormalize:
+        w = w / w.sum(-1, keepdim=True)
+    t = gating_output.shape[0]
+    dev = gating_output.device
+    src = torch.arange(topk, device=dev)[None, :] * t + torch.arange(t, device=dev)[:, None]
+    return w, i.to(torch.int32), src.to(torch.int32)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -94,6 +107,21 @@ def _out_last(fn, *args):
     return out
 
 
+def _routing_buffers(fn, gating_output, topk, renormalize=False):
+    """The library fills three buffers it is given (FlagGems, vLLM:
+    topk_weights float32, topk_indices int32, token_expert_indices int32)
+    and returns nothing: the outputs are those buffers after the call,
+    allocated as an engine allocates them (torch.empty, so a position the
+    kernel never writes holds whatever was there)."""
+    shape = (gating_output.shape[0], topk)
+    dev = gating_output.device
+    w = torch.empty(shape, dtype=torch.float32, device=dev)
+    i = torch.empty(shape, dtype=torch.int32, device=dev)
+    src = torch.empty(shape, dtype=torch.int32, device=dev)
+    fn(w, i, src, gating_output, renormalize)
+    return w, i, src
+
+
 def _define(schema, impl, call):
     name = schema.split("(", 1)[0]
     _lib.define(schema)
@@ -117,6 +145,8 @@ _define("moe_sum(Tensor input, Tensor output) -> Tensor", _moe_sum, _out_last)
 _define("apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, "
         "Tensor? position_ids=None, bool rotary_interleaved=False, "
         "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _q_k_copies)
+_define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
+        "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 
 
 def is_entry(key):

@@ -374,14 +374,16 @@ _KIND = {"float": "close", "exact": "exact", "sort_values": "exact", "stat": "st
          "sort_indices": "picks", "shape_only": "None", "bootstrap": "None"}
 
 
-def _picks(op, args, kwargs, ins):
-    """Indices of a sort: right when they pick the value the oracle's pick."""
+def _picks(op, args, kwargs, ins, routing=False):
+    """Indices of a sort: right when they pick the value the oracle's pick
+    (a routing's first output is its weights: the value is gathered)."""
     dim = figures.bound_arg(op, args, kwargs, "dim")
     x = ins.name(args[0])
+    want = f"{x}.gather(d, o)" if routing else \
+        f"oracle[0] if len(oracle) > 1 else {x}.gather(d, o)"
     return (f"def picks(tag, c, n, o, b):  # an index is right when it picks the oracle's value\n"
             f"    d = {-1 if dim is None else dim}\n"
-            f"    exact(tag, {x}.gather(d, c), n, oracle[0] if len(oracle) > 1 else "
-            f"{x}.gather(d, o), b)")
+            f"    exact(tag, {x}.gather(d, c), n, {want}, b)")
 
 
 def _kinds(case, result):
@@ -548,7 +550,7 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
         if k in need:
             L += _CHECKS[fn].splitlines()
     if "picks" in need:
-        L += _picks(op, args, kwargs, ins).splitlines()
+        L += _picks(op, args, kwargs, ins, case.get("compare") == "routing").splitlines()
     kind_list = "[" + ", ".join(kinds) + "]" if kinds is not None else "[None] * len(native)"
     L += ["for k, C in enumerate(cands, 1):",
           '    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"',

@@ -6,10 +6,12 @@ outside aten) holds silu_and_mul and skip_layer_norm (right), gelu_and_mul
 (right eagerly, but it reads its input on the host, which
 torch.compile(fullgraph=True) cannot trace), moe_sum (right, but a Python
 branch on its expert count recompiles a dynamic compile) and
-fused_add_rms_norm (wrong on 3-D inputs). The host screens
+fused_add_rms_norm (wrong on 3-D inputs), and topk_softmax (right,
+breaking ties between experts its own way). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing."""
+import json
 import os
 import sqlite3
 import subprocess
@@ -45,10 +47,18 @@ def test_entry_points_are_screened_against_their_references(screened):
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::fused_add_rms_norm": 1, "fused::gelu_and_mul": 1,
                        "fused::moe_sum": 1, "fused::silu_and_mul": 1,
-                       "fused::skip_layer_norm": 1}, entries
+                       "fused::skip_layer_norm": 1, "fused::topk_softmax": 1}, entries
     st, allow = d.get_json("/allowlist")
     assert st == 200, allow
     assert "silu_and_mul" in allow["names"] and "gelu_and_mul" in allow["names"]
+    # the experts it picks are judged by the logits they pick: a tie broken
+    # the other way is right (its ties case ran and passed)
+    assert "topk_softmax" in allow["names"], allow
+    ties = [st for spec, st in rows(
+        d, "SELECT c.spec, r.status FROM results r JOIN cases c ON c.id = "
+        "r.case_id WHERE c.run_id=? AND c.key='fused::topk_softmax'", d.run)
+        if json.loads(spec)["args"][0].get("domain") == "int"]
+    assert ties and all(t == "pass" for t in ties), ties
     st, deny = d.get_json("/denylist")
     (norm,) = [n for n in deny["names"] if n["name"] == "fused_add_rms_norm"]
     assert norm["severity"] == "critical", norm

@@ -184,7 +184,7 @@ check_case(const json_t *c, const char *key, const char *dtype)
 	ck_assert_ptr_nonnull(cmp);
 	ck_assert(!strcmp(cmp, "float") || !strcmp(cmp, "exact") ||
 	    !strcmp(cmp, "sort") || !strcmp(cmp, "topk") ||
-	    !strcmp(cmp, "shape_only"));
+	    !strcmp(cmp, "routing") || !strcmp(cmp, "shape_only"));
 	ck_assert(json_is_false(json_object_get(c, "inplace")));
 	ck_assert(json_is_array(json_object_get(c, "args")));
 	ck_assert(json_is_object(json_object_get(c, "kwargs")));
@@ -1214,6 +1214,8 @@ case_is_empty(const json_t *c, const char *key, int *zero_dim)
 	k = case_arg(c, key, "k");
 	if (k == NULL)
 		k = case_arg(c, key, "repeats");
+	if (k == NULL)
+		k = case_arg(c, key, "topk");	/* a routing's top k */
 	if (k != NULL && json_integer_value(json_object_get(k, "v")) == 0)
 		any = 1;
 	return *zero_dim || any;

@@ -8,6 +8,10 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
   normalized_shape's: wrong on 3-D inputs normalised over their last dim;
 - moe_sum branches in Python on the expert count: right, but a dynamic
   compile recompiles when the count crosses the branch.
+
+topk_softmax is right, and among tied experts it picks the highest index
+where torch.topk picks another: a judge that compared indices exactly would
+deny it.
 """
 
 import warnings
@@ -16,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["fused_add_rms_norm", "gelu_and_mul", "moe_sum", "silu_and_mul",
-           "skip_layer_norm"]
+           "skip_layer_norm", "topk_softmax"]
 
 
 def silu_and_mul(A, B):
@@ -55,3 +59,18 @@ def moe_sum(input, output):
         output.copy_(input[:, :4].float().sum(1) + input[:, 4:].float().sum(1))
     else:
         output.copy_(input.float().sum(1))
+
+
+def topk_softmax(topk_weights, topk_indices, token_expert_indices, gating_output,
+                 renormalize=False):
+    """Fills the three buffers, as FlagGems' and vLLM's do. The experts are
+    searched from the last, so a tie goes to the highest index."""
+    t, e = gating_output.shape
+    k = topk_weights.shape[-1]
+    w, i = torch.softmax(gating_output.float(), -1).flip(-1).topk(k, -1)
+    if renormalize:
+        w = w / w.sum(-1, keepdim=True)
+    topk_weights.copy_(w)
+    topk_indices.copy_(e - 1 - i)
+    token_expert_indices.copy_(torch.arange(k, device=w.device)[None, :] * t +
+                               torch.arange(t, device=w.device)[:, None])
