@@ -72,12 +72,9 @@ def _topk_softmax(gating_output, topk, renormalize=False):
     optionally renormalised over the k; token_expert_indices[t, j] = j * T + t."""
     acc = torch.float64 if gating_output.dtype == torch.float64 else torch.float32
     w, i = torch.softmax(gating_output.to(acc), -1).topk(topk, -1)
-    if renormalize:
-        w = w / w.sum(-1, keepdim=True)
-    t = gating_output.shape[0]
-    dev = gating_output.device
-    src = torch.arange(topk, device=dev)[None, :] * t + torch.arange(t, device=dev)[:, None]
-    return w, i.to(torch.int32), src.to(torch.int32)
+    w = w / w.sum(-1, keepdim=True) if renormalize else w
+    src = torch.arange(topk * len(gating_output), device=gating_output.device)
+    return w, i.to(torch.int32), src.view(topk, len(gating_output)).t().to(torch.int32)
 
 
 def _direct(fn, *args, **kwargs):
@@ -113,13 +110,10 @@ def _routing_buffers(fn, gating_output, topk, renormalize=False):
     and returns nothing: the outputs are those buffers after the call,
     allocated as an engine allocates them (torch.empty, so a position the
     kernel never writes holds whatever was there)."""
-    shape = (gating_output.shape[0], topk)
-    dev = gating_output.device
-    w = torch.empty(shape, dtype=torch.float32, device=dev)
-    i = torch.empty(shape, dtype=torch.int32, device=dev)
-    src = torch.empty(shape, dtype=torch.int32, device=dev)
-    fn(w, i, src, gating_output, renormalize)
-    return w, i, src
+    e = dict(size=(len(gating_output), topk), device=gating_output.device)
+    out = [torch.empty(**e, dtype=d) for d in (torch.float32, torch.int32, torch.int32)]
+    fn(*out, gating_output, renormalize)
+    return tuple(out)
 
 
 def _define(schema, impl, call):

@@ -313,7 +313,8 @@ def _mode_prelude(case, op, entry):
     name = case.get("name")
     if entry:
         impl, conv = references.IMPLS[name], references.CALLS[name]
-        L = ["import torch.nn.functional as F", _source(impl)]
+        src = _source(impl)
+        L = (["import torch.nn.functional as F"] if "F." in src else []) + [src]
         cand = f"lib.fused.{name}"
         if conv is not references._direct:
             L.append(_source(conv))
@@ -379,11 +380,11 @@ def _picks(op, args, kwargs, ins, routing=False):
     (a routing's first output is its weights: the value is gathered)."""
     dim = figures.bound_arg(op, args, kwargs, "dim")
     x = ins.name(args[0])
-    want = f"{x}.gather(d, o)" if routing else \
+    want = f"{x}.gather(d, o.long())" if routing else \
         f"oracle[0] if len(oracle) > 1 else {x}.gather(d, o)"
     return (f"def picks(tag, c, n, o, b):  # an index is right when it picks the oracle's value\n"
             f"    d = {-1 if dim is None else dim}\n"
-            f"    exact(tag, {x}.gather(d, c), n, {want}, b)")
+            f"    exact(tag, {x}.gather(d, c.long()), n, {want}, b)")
 
 
 def _kinds(case, result):

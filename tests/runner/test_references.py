@@ -223,3 +223,24 @@ def test_the_demo_routing_breaks_ties_its_own_way():
     outs = figures.compare({"compare": "routing"}, ref, [g, 6], {}, cand, native,
                            ref(g.double(), 6))
     assert [o.get("mismatch_c", 0) for o in outs] == [0, 0, 0], outs
+
+
+def test_a_routing_repro_judges_the_picks_by_their_logits(cases, tmp_path):
+    """The repro of a topk_softmax ties case gathers the logits its int32
+    expert ids pick: with the demo library (ties broken its own way) in
+    the library's place it passes, as the runner judged."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runner_harness import repro_lines, run_repro
+    from opscreen_runner import repro
+    (c,) = [c for c in cases if c["key"] == "fused::topk_softmax" and
+            c["dtype"] == "float32" and c["args"][0].get("domain") == "int" and
+            not c["kwargs"]]
+    c = dict(c, id=1, name="topk_softmax")
+    op = inputs.resolve_op(c["key"])
+    args, kwargs = inputs.build_args(c, "cpu")
+    kinds = [{"kind": k} for k in ("float", "sort_indices", "exact")]
+    src = repro.render(c, "opscreen_demolib", {}, "cpu", op, args, kwargs,
+                       {"status": "ok", "outputs": kinds})
+    assert "def picks" in src and len(src.splitlines()) <= repro_lines(c), src
+    r = run_repro(src, tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
