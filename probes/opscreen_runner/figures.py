@@ -386,10 +386,9 @@ def compare(case, op, args, kwargs, cand, native, oracle, fused=None):
             inp = args[0]
             dim = bound_arg(op, args, kwargs, "dim")
             dim = -1 if dim is None else dim
-            # the values the oracle's indices pick: its first output where
-            # that is the sort's values, else gathered from the input
-            values = O[0] if len(O) > 1 and mode != "routing" else \
-                inp.gather(dim, o.to(torch.int64))
+            # the values the oracle's indices pick (a sort's values output,
+            # a routing's weights: not what the indices are judged by)
+            values = inp.gather(dim, o.to(torch.int64))
             rec.update(index_figures(c, n, inp, dim, values))
         else:
             rec.update(exact_figures(c, n, o.to(n.dtype)))

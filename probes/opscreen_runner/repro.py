@@ -375,16 +375,14 @@ _KIND = {"float": "close", "exact": "exact", "sort_values": "exact", "stat": "st
          "sort_indices": "picks", "shape_only": "None", "bootstrap": "None"}
 
 
-def _picks(op, args, kwargs, ins, routing=False):
-    """Indices of a sort: right when they pick the value the oracle's pick
-    (a routing's first output is its weights: the value is gathered)."""
+def _picks(op, args, kwargs, ins):
+    """Indices of a sort or a routing: right when they pick the value the
+    oracle's pick from the input."""
     dim = figures.bound_arg(op, args, kwargs, "dim")
     x = ins.name(args[0])
-    want = f"{x}.gather(d, o.long())" if routing else \
-        f"oracle[0] if len(oracle) > 1 else {x}.gather(d, o)"
     return (f"def picks(tag, c, n, o, b):  # an index is right when it picks the oracle's value\n"
             f"    d = {-1 if dim is None else dim}\n"
-            f"    exact(tag, {x}.gather(d, c.long()), n, {want}, b)")
+            f"    exact(tag, {x}.gather(d, c.long()), n, {x}.gather(d, o.long()), b)")
 
 
 def _kinds(case, result):
@@ -551,7 +549,7 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
         if k in need:
             L += _CHECKS[fn].splitlines()
     if "picks" in need:
-        L += _picks(op, args, kwargs, ins, case.get("compare") == "routing").splitlines()
+        L += _picks(op, args, kwargs, ins).splitlines()
     kind_list = "[" + ", ".join(kinds) + "]" if kinds is not None else "[None] * len(native)"
     L += ["for k, C in enumerate(cands, 1):",
           '    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"',
