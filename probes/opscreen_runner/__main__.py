@@ -13,7 +13,7 @@ import warnings  # noqa: E402
 
 import torch  # noqa: E402
 
-from . import autotune, cudasync, jitstats, proto, repro  # noqa: E402
+from . import autotune, compilelock, cudasync, jitstats, proto, repro  # noqa: E402
 from .adapters import FlagGemsStyle  # noqa: E402
 from .execute import HarnessError, device_ok, run_case  # noqa: E402
 
@@ -135,6 +135,9 @@ def main():
     if device == "cuda":  # compiles and autotuning of first calls, per case
         jitstats.install()
         autotune.install_one_config()
+        # one runner compiles a kernel, the others wait for the cache
+        if os.environ.get("OPSCREEN_COMPILE_LOCK", "1") != "0":
+            compilelock.install(jitstats._acc)
     rep = float(os.environ.get("OPSCREEN_AUTOTUNE_REP", "0") or 0)
     capped = autotune.cap(rep) if rep > 0 else None
     adapter = FlagGemsStyle(os.environ.get("OPSCREEN_LIBRARY", "flag_gems"))

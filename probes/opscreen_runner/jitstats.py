@@ -15,6 +15,9 @@ case those figures for its first call:
                        the number of configs benchmarked
   child_cpu_ms         CPU time of child processes reaped meanwhile (ptxas)
   cpu_ms               the runner process's CPU time, all threads
+  wait_ms, wait_n      wall time waiting for, and number of waits of 50 ms or
+                       more for, another runner compiling the same kernel
+                       (compilelock; not in jit_ms)
   jit_slow             [[hash, ms], ...] of compiles of 100 ms or more (real
                        compiles, not cache hits): the same hash in several
                        cases is the same kernel compiled more than once
@@ -24,7 +27,8 @@ import resource
 import time
 
 SLOW_MS = 100.0
-_acc = {"jit_ms": 0.0, "jit_n": 0, "jit_cpu_ms": 0.0, "tune_ms": 0.0, "tune_n": 0}
+_acc = {"jit_ms": 0.0, "jit_n": 0, "jit_cpu_ms": 0.0, "tune_ms": 0.0, "tune_n": 0,
+        "wait_ms": 0.0, "wait_n": 0}
 _slow = []
 installed = False
 
