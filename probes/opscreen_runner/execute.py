@@ -67,34 +67,42 @@ def _speed(op, args, kwargs, mutates, device, per_call_ms, max_ms, calls):
     """(median ms, calls) of steady-state calls on the case's inputs: one
     warm-up, then up to `calls` timed ones, fewer where per_call_ms
     says they would not fit in max_ms or SPEED_BUDGET_MS (None under 3).
-    On a GPU each call is timed by CUDA events around it on the current
-    stream, which includes the host's launch overhead when the GPU waits
-    for it (a slow Python launcher shows); on the CPU by the host clock.
-    Written inputs are fresh copies per call, made outside the timed span."""
+    On a GPU the calls are issued back to back, each between two CUDA
+    events on the current stream, and the runner synchronises once, after
+    the last (as triton.testing.do_bench times): a call's figure is the
+    GPU's time from its first event to its second, which is the kernels'
+    time where the GPU is the bottleneck and the host's launch time where
+    the GPU waits for the launcher (a slow Python launcher shows). A
+    synchronisation per call made the loop 24 GPU round trips a case, and
+    under cuda_sync = auto each spins a core while 14 runners share the GPU
+    (291 runner-s of the warm screen of 2026-12-04, docs/results/
+    flag_gems-5.0.2-h200-severity.md). On the CPU each call is timed by the
+    host clock. Written inputs are fresh copies per call, made outside the
+    timed span."""
     if per_call_ms is None or max_ms is None:
         return None, 0
     n = min(calls, int(min(max_ms, SPEED_BUDGET_MS) / max(per_call_ms, 1e-3)) - 1)
     if n < 3:
         return None, 0
-    cuda = device == "cuda"
-    out = []
-    for i in range(n + 1):
-        a, k, _ = inputs.fresh(args, kwargs, mutates)
-        _sync(device)
-        if cuda:
-            t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
-                enable_timing=True)
+    if device == "cuda":
+        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(n + 1)]
+        _sync(device)  # earlier work is not the first call's
+        for t0, t1 in ev:
+            a, k, _ = inputs.fresh(args, kwargs, mutates)
             t0.record()
             op(*a, **k)
             t1.record()
-            t1.synchronize()
-            ms = t0.elapsed_time(t1)
-        else:
+        ev[-1][1].synchronize()
+        out = [t0.elapsed_time(t1) for t0, t1 in ev[1:]]
+    else:
+        out = []
+        for i in range(n + 1):
+            a, k, _ = inputs.fresh(args, kwargs, mutates)
             t = time.perf_counter()
             op(*a, **k)
-            ms = (time.perf_counter() - t) * 1e3
-        if i > 0:
-            out.append(ms)
+            if i > 0:
+                out.append((time.perf_counter() - t) * 1e3)
     return statistics.median(out), n
 
 

@@ -126,6 +126,29 @@ def _storage(t):
     return flat, f".as_strided({shape}, {stride}" + (f", {off})" if off else ")")
 
 
+def _on_device(t):
+    return t.device.type != "cpu"
+
+
+def _to_host(flats):
+    """Host copies of 1-D contiguous tensors, bit for bit, in one transfer:
+    their bytes concatenated on their device and copied back once. Reading
+    each input back twice (the constant check, then the copy) was a GPU
+    round trip each, and under cuda_sync = auto a synchronisation with 14
+    runners on one GPU spins a core: a repro took 2.3 ms a case in the warm
+    whole-table screen of 2026-12-04 (docs/results/
+    flag_gems-5.0.2-h200-severity.md)."""
+    if not flats:
+        return []
+    raw = torch.cat([f.detach().view(torch.uint8) for f in flats]).cpu()
+    out, off = [], 0
+    for f in flats:
+        nb = f.numel() * f.element_size()
+        out.append(raw[off:off + nb].clone().view(f.dtype))
+        off += nb
+    return out
+
+
 def _constant(flat):
     """The one value of a non-empty flat tensor whose elements are all the
     same bits (an out= buffer), else None."""
@@ -181,6 +204,9 @@ class _Inputs:
         for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
             walk(a)
         stores = [_storage(t) for t in tensors]
+        if any(_on_device(f) for f, _ in stores) and \
+                sum(f.numel() * f.element_size() for f, _ in stores) <= budget:
+            stores = list(zip(_to_host([f for f, _ in stores]), [v for _, v in stores]))
         consts = [None if id(t) in arange else _constant(f)
                   for t, (f, _) in zip(tensors, stores)]
         varied = [f for t, (f, _), c in zip(tensors, stores, consts)

@@ -150,11 +150,16 @@ SHAPES = [
 ] + ([("float8_e4m3fn", "edge", {})] if hasattr(torch, "float8_e4m3fn") else [])
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["per-input", "one-transfer"])
 @pytest.mark.parametrize("big", [False, True], ids=["literals", "embedded"])
-def test_inputs_come_back_bit_for_bit(big):
+def test_inputs_come_back_bit_for_bit(big, batched, monkeypatch):
     """The script's tensors are the runner's: dtype, shape, strides, offset
     and every byte of their storage (NaN, inf, -0.0 and subnormals among
-    them), written as literals or, past INLINE elements, embedded."""
+    them), written as literals or, past INLINE elements, embedded. With
+    "one-transfer" the inputs are taken as a GPU's are, all read back in
+    one copy (repro._to_host)."""
+    if batched:
+        monkeypatch.setattr(repro, "_on_device", lambda t: True)
     shape = [5, 3] if not big else [100, 80]
     specs = [tensor(list(shape), dt, dom, **kw) for dt, dom, kw in SHAPES]
     specs = [dict(s, base=[1, shape[1]]) if s.get("base") else s for s in specs]
@@ -169,6 +174,23 @@ def test_inputs_come_back_bit_for_bit(big):
         assert (t.dtype, t.shape, t.stride(), t.storage_offset()) == (
             a.dtype, a.shape, a.stride(), a.storage_offset()), spec
         assert _same_storage(t, a), spec
+
+
+def test_one_transfer_keeps_every_dtype_bit_for_bit():
+    dts = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8,
+           torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool,
+           torch.complex64, torch.complex128] + [
+        getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")
+        if hasattr(torch, n)]
+    flats = []
+    for i, dt in enumerate(dts):
+        n = (0, 1, 7, 33)[i % 4]
+        flats.append(torch.randn(n, dtype=dt) if dt.is_complex else
+                     (torch.randn(n, dtype=torch.float64) * 100).to(dt))
+    back = repro._to_host(flats)
+    assert [(b.dtype, b.shape) for b in back] == [(f.dtype, f.shape) for f in flats]
+    assert all(torch.equal(repro._bits(b), repro._bits(f)) for b, f in zip(back, flats))
+    assert repro._to_host([]) == []
 
 
 def test_out_buffers_are_written_as_fills_and_large_inputs_as_random():
