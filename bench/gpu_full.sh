@@ -17,6 +17,9 @@
 # warm   the same table again on the cache the cold screen filled, and on its
 #        database (the daemon's second full screen of the library, every key
 #        measured: runner.carry = no)
+# warmb  as warm, again on cold's database and cache, with knobs of its own
+#        (e.g. KEY_AFFINITY_warmb=yes): an A/B of one knob on the warm screen,
+#        run after warm on the same machine
 # nightly  the daemon's third screen of the same library on warm's database
 #        and cache, runner.carry = yes: nothing changed, so it measures the
 #        rotating share (runner.refresh_days) and carries the rest
@@ -131,6 +134,10 @@ start() {
 	# on the database the cold screen left (stopped by finish:cold), as a
 	# host's nightly re-screen does, so it replays cold's key_budget cuts
 	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
+		cp /tmp/opscreen-cold/opscreen.db* "$W/"
+	fi
+	# warmb: warm's A/B twin, also on the database cold left
+	if [ "$name" = warmb ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
 	fi
 	# nightly: the next screen after warm, on its database and cache
@@ -346,7 +353,7 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in anchor*) echo 8481;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in anchor*) echo 8481;; warmb) echo 8482;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
