@@ -24,6 +24,12 @@
 #        and cache, runner.carry = yes: nothing changed, so it measures the
 #        rotating share (runner.refresh_days) and carries the rest
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+# v534, v534w  the newest FlagGems release, 5.3.4, built from its public
+#        source for measurement (never committed: tag v5.3.4 of
+#        flagos-ai/FlagGems, `SETUPTOOLS_SCM_PRETEND_VERSION=5.3.4 pip wheel
+#        --no-deps -w .whl/5.3.4 .`), whole table cold and then warm, its
+#        own cache and database (MODES_v534=eager,compile,cudagraph: the
+#        mode lists)
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
 #        of its own, one after the other: an A/B of one knob (e.g.
 #        AUTOTUNE_REP_tune=0)
@@ -91,6 +97,7 @@ install_wheels() {	# $1: directory of wheels, $2: target
 }
 [ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
 [ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
+[ -d .whl/5.3.4 ] && [ ! -d /tmp/site-534 ] && install_wheels .whl/5.3.4 /tmp/site-534
 export LD_LIBRARY_PATH=$ROOT/.carry/lib
 if ldd .carry/opscreend | grep -q "not found"; then
 	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
@@ -135,6 +142,10 @@ start() {
 	# host's nightly re-screen does, so it replays cold's key_budget cuts
 	if [ "$name" = warm ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
+	fi
+	# v534w: v534's warm screen
+	if [ "$name" = v534w ] && [ -f /tmp/opscreen-v534/opscreen.db ]; then
+		cp /tmp/opscreen-v534/opscreen.db* "$W/"
 	fi
 	# warmb: warm's A/B twin, also on the database cold left
 	if [ "$name" = warmb ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
@@ -353,11 +364,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in anchor*) echo 8481;; warmb) echo 8482;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
-site_of() { case $1 in v500) echo /tmp/site-500;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; *) echo /tmp/triton-full;; esac; }
+site_of() { case $1 in v500) echo /tmp/site-500;; v534*) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
+cache_of() { case $1 in anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
