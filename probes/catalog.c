@@ -75,6 +75,8 @@ static const struct catalog_entry catalog_table[] = {
 	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_GELU | CAT_ENGINE },
 	{ "fused::silu_and_mul", "silu_and_mul(Tensor A, Tensor B) -> Tensor",
 	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_ENGINE },
+	{ "fused::silu_and_mul_out", "silu_and_mul_out(Tensor A, Tensor B) -> Tensor",
+	  FAM_BINARY, DT_FLOATS, DN, "float", CAT_ENGINE },
 	{ "fused::topk_softmax", "topk_softmax(Tensor gating_output, int topk, bool renormalize=False) -> (Tensor, Tensor, Tensor)",
 	  FAM_TOPK_SOFTMAX, DT_FLOATS, DN, "routing", CAT_ENGINE },
 	{ "gather", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",

@@ -220,6 +220,15 @@ const struct gen_entry gen_table[] = {
 	RC("glu", F, 0, "float", 0, "self=[A,2*B] dim=-1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 self=[2*A,B] A=3 B=7",
 	    "dim=1 self=[A,2*B,C] A=2 B=3 C=4"),
+	/* the library's TransformerEngine-style gated units (fused::, their
+	 * references in probes/opscreen_runner/references.py): the last dim
+	 * is the activation's input, then the gate; engine-sized rows too */
+#define GLU_SIZES "A=5 B=16", "A=1 B=513", "A=7 B=1", \
+	    "input=[A,B,2*C] A=2 B=3 C=40", "A=128 B=5504"
+	RC("fused::swiglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
+	RC("fused::geglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
+	RC("fused::reglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
+#undef GLU_SIZES
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),

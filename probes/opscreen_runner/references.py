@@ -77,6 +77,31 @@ def _topk_softmax(gating_output, topk, renormalize=False):
     return w, i.to(torch.int32), src.view(topk, len(gating_output)).t().to(torch.int32)
 
 
+# TransformerEngine's gated units, which FlagGems' swiglu, geglu and reglu
+# follow: the last dim holds the activation's input, then the gate, so it
+# must be even (each reference checks it itself: a repro embeds only the
+# reference's own source)
+def _swiglu(input):
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return F.silu(a) * b
+
+
+def _geglu(input):  # the tanh form of GELU, as TransformerEngine's
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return F.gelu(a, approximate="tanh") * b
+
+
+def _reglu(input):
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return F.relu(a) * b
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -101,6 +126,19 @@ def _out_last(fn, *args):
     nothing (FlagGems' moe_sum): the output is that buffer after the call,
     a private copy of the one passed."""
     fn(*args[:-1], out := args[-1].clone())
+    return out
+
+
+def _out_alloc(fn, A, B):
+    """The library writes an output buffer it is given and returns it
+    (FlagGems' silu_and_mul_out, vLLM's silu_and_mul(out, x)): allocated
+    as an engine allocates it (torch.empty of the result's shape and
+    dtype), so a position the kernel never writes holds whatever was there."""
+    out = torch.empty(torch.broadcast_shapes(A.shape, B.shape), device=A.device,
+                      dtype=torch.result_type(A, B))
+    r = fn(A, B, out)
+    if r is not None and r is not out:
+        raise AssertionError("silu_and_mul_out returned a tensor other than out")
     return out
 
 
@@ -139,6 +177,10 @@ _define("moe_sum(Tensor input, Tensor output) -> Tensor", _moe_sum, _out_last)
 _define("apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, "
         "Tensor? position_ids=None, bool rotary_interleaved=False, "
         "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _q_k_copies)
+_define("silu_and_mul_out(Tensor A, Tensor B) -> Tensor", _silu_and_mul, _out_alloc)
+_define("swiglu(Tensor input) -> Tensor", _swiglu, _direct)
+_define("geglu(Tensor input) -> Tensor", _geglu, _direct)
+_define("reglu(Tensor input) -> Tensor", _reglu, _direct)
 _define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
         "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 

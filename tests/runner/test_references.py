@@ -26,11 +26,20 @@ def catalog_schemas():
     return dict(re.findall(r'\{ "(fused::[a-z_0-9]+)", "([^"]+)"', text))
 
 
+def table_keys():
+    """The fused:: keys of the schema-driven generator's table
+    (probes/table.c): their schema is the reference's."""
+    with open(os.path.join(ROOT, "probes", "table.c")) as f:
+        return set(re.findall(r'RC\("(fused::[a-z_0-9]+)"', f.read()))
+
+
 def test_every_catalog_entry_point_has_the_reference_of_its_schema():
     cat = catalog_schemas()
     assert cat, "no fused:: entries in the catalog"
     refs = {references.PREFIX + n: s for n, s in references.SCHEMAS.items()}
-    assert cat == refs
+    assert {k: refs.get(k) for k in cat} == cat
+    # every reference has cases: the catalog's or the table's recipe
+    assert set(refs) == set(cat) | table_keys()
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +92,41 @@ def test_the_references_compute_what_the_entry_points_mean():
     gelu = inputs.resolve_op("fused::gelu_and_mul")(a, b, approximate="tanh")
     k = (2 / torch.pi) ** 0.5
     assert torch.allclose(gelu, 0.5 * a * (1 + torch.tanh(k * (a + 0.044715 * a ** 3))) * b)
+
+
+def test_the_gated_units_split_the_last_dim_into_input_then_gate():
+    torch.manual_seed(0)
+    x = torch.randn(3, 2, 10, dtype=torch.float64)
+    a, g = x[..., :5], x[..., 5:]
+    k = (2 / torch.pi) ** 0.5
+    want = {"swiglu": a / (1 + torch.exp(-a)) * g,
+            "geglu": 0.5 * a * (1 + torch.tanh(k * (a + 0.044715 * a ** 3))) * g,
+            "reglu": a.clamp(min=0) * g}
+    for name, w in want.items():
+        op = inputs.resolve_op("fused::" + name)
+        assert torch.allclose(op(x), w), name
+        # an odd last dim (or a 0-d input) is refused, as the library does,
+        # instead of broadcasting a gate of one column
+        for bad in (torch.randn(4, 3, dtype=torch.float64), torch.tensor(1.0)):
+            with pytest.raises(Exception, match="even"):
+                op(bad)
+
+
+def test_silu_and_mul_out_is_judged_on_the_buffer_it_was_given():
+    a, b = torch.randn(4, 6), torch.randn(4, 6)
+    ref = references.IMPLS["silu_and_mul_out"](a, b)
+
+    def writes(A, B, out):
+        out.copy_(torch.nn.functional.silu(A) * B)
+        return out
+
+    def returns_another(A, B, out):
+        return torch.nn.functional.silu(A) * B
+
+    got = references.candidate("silu_and_mul_out", writes)(a, b)
+    assert torch.equal(got, ref)
+    with pytest.raises(AssertionError, match="other than out"):
+        references.candidate("silu_and_mul_out", returns_another)(a, b)
 
 
 def test_an_entry_point_without_a_reference_has_no_schema():

@@ -9,7 +9,8 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
 - moe_sum branches in Python on the expert count: right, but a dynamic
   compile recompiles when the count crosses the branch.
 
-topk_softmax is right, and among tied experts it picks the highest index
+silu_and_mul_out, swiglu, geglu and reglu are right. topk_softmax is right,
+and among tied experts it picks the highest index
 where torch.topk picks another: a judge that compared indices exactly would
 deny it.
 """
@@ -19,12 +20,38 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-__all__ = ["fused_add_rms_norm", "gelu_and_mul", "moe_sum", "silu_and_mul",
-           "skip_layer_norm", "topk_softmax"]
+__all__ = ["fused_add_rms_norm", "geglu", "gelu_and_mul", "moe_sum", "reglu",
+           "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
+           "topk_softmax"]
 
 
 def silu_and_mul(A, B):
     return F.silu(A) * B  # torch's promotion of A and B, as FlagGems'
+
+
+def silu_and_mul_out(A, B, out):
+    return out.copy_(F.silu(A) * B)
+
+
+def _gated(input_tensor):
+    if input_tensor.dim() == 0 or input_tensor.shape[-1] % 2:
+        raise ValueError("the last dimension must be even")
+    return input_tensor.chunk(2, -1)
+
+
+def swiglu(input_tensor, quantizer=None):
+    a, b = _gated(input_tensor)
+    return F.silu(a) * b
+
+
+def geglu(input_tensor, quantizer=None):
+    a, b = _gated(input_tensor)
+    return F.gelu(a, approximate="tanh") * b
+
+
+def reglu(input_tensor, quantizer=None):
+    a, b = _gated(input_tensor)
+    return F.relu(a) * b
 
 
 def gelu_and_mul(x, y, approximate="none"):
