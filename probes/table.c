@@ -229,6 +229,12 @@ const struct gen_entry gen_table[] = {
 	RC("fused::geglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
 	RC("fused::reglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
 #undef GLU_SIZES
+	/* vLLM's sampler penalties (in place on the logits): sequences of a
+	 * vocabulary, masks of the tokens seen, one penalty per sequence */
+	RC("fused::apply_repetition_penalties", F, 0, "float", 0,
+	    "logits=[S,V] prompt_mask=[S,V]:b@bool output_mask=[S,V]:b@bool "
+	    "repetition_penalties=[S]:p",
+	    "S=4 V=1000", "S=3 V=1025", "S=1 V=32000", "S=8 V=151936"),
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),

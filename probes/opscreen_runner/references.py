@@ -102,6 +102,15 @@ def _reglu(input):
     return F.relu(a) * b
 
 
+def _apply_repetition_penalties(logits, prompt_mask, output_mask, repetition_penalties):
+    """vLLM's sampler (apply_repetition_penalties_torch): a token seen in the
+    prompt or the output has its logit divided by the sequence's penalty
+    where positive, multiplied where not."""
+    p = repetition_penalties.unsqueeze(1).to(logits.dtype)
+    p = torch.where(prompt_mask | output_mask, p, torch.ones_like(p))
+    return logits * torch.where(logits > 0, 1.0 / p, p)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -127,6 +136,14 @@ def _out_last(fn, *args):
     a private copy of the one passed."""
     fn(*args[:-1], out := args[-1].clone())
     return out
+
+
+def _in_place_first(fn, x, *args, **kwargs):
+    """The library writes its first argument in place and returns nothing
+    (vLLM's and FlagGems' apply_repetition_penalties on the logits): the
+    output is that tensor after the call, on a private copy."""
+    fn(x := x.clone(), *args, **kwargs)
+    return x
 
 
 def _out_alloc(fn, A, B):
@@ -181,6 +198,9 @@ _define("silu_and_mul_out(Tensor A, Tensor B) -> Tensor", _silu_and_mul, _out_al
 _define("swiglu(Tensor input) -> Tensor", _swiglu, _direct)
 _define("geglu(Tensor input) -> Tensor", _geglu, _direct)
 _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
+_define("apply_repetition_penalties(Tensor logits, Tensor prompt_mask, Tensor output_mask, "
+        "Tensor repetition_penalties) -> Tensor", _apply_repetition_penalties,
+        _in_place_first)
 _define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
         "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 

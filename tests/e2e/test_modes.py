@@ -45,7 +45,8 @@ def test_entry_points_are_screened_against_their_references(screened):
     d = screened
     entries = dict(rows(d, "SELECT key, screened FROM entries WHERE run_id=? "
                         "AND key LIKE 'fused::%'", d.run))
-    assert entries == {"fused::fused_add_rms_norm": 1, "fused::geglu": 1,
+    assert entries == {"fused::apply_repetition_penalties": 1,
+                       "fused::fused_add_rms_norm": 1, "fused::geglu": 1,
                        "fused::gelu_and_mul": 1, "fused::moe_sum": 1,
                        "fused::reglu": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
@@ -55,7 +56,8 @@ def test_entry_points_are_screened_against_their_references(screened):
     assert "silu_and_mul" in allow["names"] and "gelu_and_mul" in allow["names"]
     # right, with the output buffer the engine passes, or the input's last
     # dim split into input and gate
-    for name in ("silu_and_mul_out", "swiglu", "geglu", "reglu"):
+    for name in ("silu_and_mul_out", "swiglu", "geglu", "reglu",
+                 "apply_repetition_penalties"):
         assert name in allow["names"], (name, allow["names"])
     # the experts it picks are judged by the logits they pick: a tie broken
     # the other way is right (its ties case ran and passed)

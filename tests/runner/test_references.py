@@ -129,6 +129,29 @@ def test_silu_and_mul_out_is_judged_on_the_buffer_it_was_given():
         references.candidate("silu_and_mul_out", returns_another)(a, b)
 
 
+def test_repetition_penalties_scale_the_seen_tokens_logits_only():
+    logits = torch.tensor([[2.0, -2.0, 3.0, -1.0], [1.0, 1.0, -4.0, 0.0]], dtype=torch.float64)
+    prompt = torch.tensor([[True, False, False, False], [False, False, True, False]])
+    output = torch.tensor([[False, True, False, False], [False, True, False, True]])
+    pen = torch.tensor([2.0, 4.0], dtype=torch.float64)
+    op = inputs.resolve_op("fused::apply_repetition_penalties")
+    want = torch.tensor([[1.0, -4.0, 3.0, -1.0], [1.0, 0.25, -16.0, 0.0]], dtype=torch.float64)
+    assert torch.equal(op(logits, prompt, output, pen), want)
+
+    # the library writes the logits in place and returns nothing: judged on
+    # the caller's tensor after the call, never on what it returns
+    def in_place(lg, pm, om, rp):
+        lg.copy_(op(lg, pm, om, rp))
+
+    def returns_only(lg, pm, om, rp):
+        return op(lg, pm, om, rp)
+
+    cand = references.candidate("apply_repetition_penalties", in_place)
+    assert torch.equal(cand(logits, prompt, output, pen), want)
+    stale = references.candidate("apply_repetition_penalties", returns_only)
+    assert torch.equal(stale(logits, prompt, output, pen), logits)
+
+
 def test_an_entry_point_without_a_reference_has_no_schema():
     assert references.schema("no_such_entry") == ""
     with pytest.raises(ValueError):
