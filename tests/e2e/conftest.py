@@ -32,12 +32,14 @@ def screened(tmp_path_factory, daemon_bin):
     """One daemon that has completed a full screen of the demo library (for
     the session: test_resume compares with it)."""
     d = Daemon(tmp_path_factory.mktemp("screen"))
-    d.start()
-    d.wait_fingerprint()
-    st, out = d.post_run({})
-    assert st == 202, out
-    run = d.wait_run(out["run"])
-    assert run["state"] == "complete", (run, d.logtext())
-    d.run_id = out["run"]
-    yield d
-    d.stop()
+    try:  # a screen that fails the fixture must not leave its daemon running
+        d.start()
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"])
+        assert run["state"] == "complete", (run, d.logtext())
+        d.run_id = out["run"]
+        yield d
+    finally:
+        d.stop()
