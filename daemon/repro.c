@@ -45,7 +45,8 @@ repro_bounds(const json_t *outs)
 		kind = json_string_value(json_object_get(o, "kind"));
 		if (i > 0)
 			fputs(", ", f);
-		if (kind != NULL && strcmp(kind, "float") == 0 &&
+		if (kind != NULL && (strcmp(kind, "float") == 0 ||
+		    strcmp(kind, "routed_weights") == 0) &&
 		    verdict_float_bound(o, &a, &u) == 0) {
 			fputc('(', f);
 			repro_num(f, a);

@@ -452,12 +452,13 @@ verdict_out(const json_t *out, size_t i, int oracle_failed,
 	}
 	jn = json_object_get(out, "numel");
 	numel = json_is_integer(jn) ? json_integer_value(jn) : verdict_numel(ns);
-	if (strcmp(kind, "float") == 0)
+	/* a grouped routing's weights and expert ids (docs/protocol.md, OUT) */
+	if (strcmp(kind, "float") == 0 || strcmp(kind, "routed_weights") == 0)
 		return verdict_float(out, i, numel, critical_ratio, v);
 	if (strcmp(kind, "stat") == 0)
 		return verdict_stat(out, i, v);
 	if (strcmp(kind, "exact") == 0 || strcmp(kind, "sort_values") == 0 ||
-	    strcmp(kind, "sort_indices") == 0)
+	    strcmp(kind, "sort_indices") == 0 || strcmp(kind, "routed_ids") == 0)
 		return verdict_exact(out, i, kind, numel, v);
 	return -1;
 }

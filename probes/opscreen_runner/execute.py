@@ -11,8 +11,8 @@ import torch
 
 from . import autotune, figures, inputs, jitstats, kernels, modes, stats
 
-COMPARE_MODES = ("float", "exact", "sort", "topk", "routing", "shape_only", "stat",
-                 "bootstrap")
+COMPARE_MODES = ("float", "exact", "sort", "topk", "routing", "grouped_routing",
+                 "shape_only", "stat", "bootstrap")
 # Float outputs of at least this many elements are compared by kernels/' one
 # pass (O(1) extra memory) instead of the chain of torch ops of figures.py.
 FUSED_MIN = int(os.environ.get("OPSCREEN_FUSED_MIN", str(1 << 20)))

@@ -353,6 +353,43 @@ def _kind(mode, i, count, native):
     return "exact"
 
 
+def grouped_routing(op, args, kwargs, C, N):
+    """OUT records of a grouped routing (fused::grouped_topk: weights, then
+    expert ids), judged in fp64 from the inputs (the oracle's computation,
+    references.grouped_routing_ok): each side's ids where its token's
+    routing is wrong (ties within 4 of the input dtype's epsilon, relative
+    to the token's largest score, broken any way), each side's weights
+    against the fp64 weights of the experts it picked."""
+    from . import references
+    arg = lambda name: bound_arg(op, args, kwargs, name)  # noqa: E731
+    scores, bias, ng = arg("scores"), arg("bias"), arg("n_group")
+    sf = arg("scoring_func") or 0
+    outs = []
+    for i, kind in enumerate(("routed_weights", "routed_ids")):
+        c, n = (C[i] if i < len(C) else None), (N[i] if i < len(N) else None)
+        ref = n if n is not None else c
+        outs.append({"index": i, "cand": _meta(c), "native": _meta(n), "kind": kind,
+                     "numel": ref.numel() if ref is not None else 0})
+    if len(C) != 2 or len(N) != 2 or any(
+            c.shape != n.shape or c.dtype != n.dtype for c, n in zip(C, N)) or \
+            C[1].dim() != 2 or len(C[1]) != len(scores):
+        return outs  # the daemon judges the shapes and dtypes
+    tol = 4 * torch.finfo(scores.dtype).eps
+    bad = [~references.grouped_routing_ok(scores, ng, arg("topk_group"), bias, sf,
+                                          x[1].to(scores.device), tol)[:, None].expand(
+        x[1].shape) for x in (C, N)]
+    outs[1].update(_counts(bad[0], bad[1], {}))
+    s64 = references._grouped_scores(scores.double(), bias.double(), ng, sf)[0]
+    o = [references._grouped_weights(s64, x[1].to(s64.device).long().clamp(
+        0, s64.shape[1] - 1), arg("renormalize"), arg("routed_scaling_factor"))
+        for x in (C, N)]
+    rc, rn = (float_figures(x[0], x[0], ox, N[0].dtype) for x, ox in zip((C, N), o))
+    outs[0].update(rc)
+    for f in ("err_abs_", "err_ulp_", "nonfinite_mismatch_"):
+        outs[0][f + "n"] = rn[f + "c"]
+    return outs
+
+
 def compare(case, op, args, kwargs, cand, native, oracle, fused=None):
     """One OUT record per output tensor; oracle may be None (oracle failed).
     fused(c, n, o) -> the float_figures record or None: the runner passes
@@ -360,6 +397,8 @@ def compare(case, op, args, kwargs, cand, native, oracle, fused=None):
     C, N = flatten(cand), flatten(native)
     O = flatten(oracle) if oracle is not None else []
     mode = case.get("compare", "float")
+    if mode == "grouped_routing":
+        return grouped_routing(op, args, kwargs, C, N)
     outs = []
     for i in range(max(len(C), len(N))):
         c = C[i] if i < len(C) else None

@@ -113,12 +113,23 @@ def native_dynamic(op, args, kwargs, second, mutates, facts):
 
 
 def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates):
+    """The frames one dynamic=True compile of fn makes over two shapes.
+    Without Inductor's FX graph cache and AOTAutograd's cache: an entry
+    another compile left (in this process or an earlier one on the host)
+    brings that compile's shape guards along, so the candidate's Python
+    branch on a size made native's identical graph recompile too (seen on
+    torch 2.11: a wrapper that copies into an output buffer functionalises
+    to native's graph)."""
+    import torch._functorch.config
+    import torch._inductor.config
     from . import inputs
     comp, cnt = compiled(fn, dynamic=True)
     try:
-        for a, k in ((args, kwargs), (a2, k2)):
-            a, k, _ = inputs.fresh(a, k, mutates)
-            comp(*a, **k)
+        with torch._inductor.config.patch(fx_graph_cache=False), \
+                torch._functorch.config.patch(enable_autograd_cache=False):
+            for a, k in ((args, kwargs), (a2, k2)):
+                a, k, _ = inputs.fresh(a, k, mutates)
+                comp(*a, **k)
     except Exception as e:
         return f"{type(e).__name__}: {e}"[:500]
     return cnt.frame_count

@@ -25,6 +25,7 @@ PREFIX = "fused::"
 _lib = torch.library.Library(NAMESPACE, "DEF")
 SCHEMAS = {}  # name -> schema (without namespace)
 IMPLS = {}  # name -> the reference's Python function (a repro embeds it)
+HELPERS = {}  # name -> the functions IMPLS[name] calls (a repro embeds them first)
 CALLS = {}  # name -> call(library_fn, *args, **kwargs) -> outputs as the reference's
 
 
@@ -111,6 +112,64 @@ def _apply_repetition_penalties(logits, prompt_mask, output_mask, repetition_pen
     return logits * torch.where(logits > 0, 1.0 / p, p)
 
 
+def _grouped_scores(scores, bias, n_group, scoring_func):
+    """DeepSeek-V3's grouped routing (vLLM's torch grouped_topk with a
+    correction bias, FlagGems' grouped_topk; in the input dtype, the bias
+    cast to it): the scores after the scoring function (0 none, 1 sigmoid),
+    the selection scores (with the bias) and each group's score (the sum of
+    its two best selection scores)."""
+    if scores.dim() != 2 or n_group < 1 or scores.shape[1] % n_group:
+        raise ValueError("scores is (tokens, experts), experts a multiple of n_group")
+    if scoring_func not in (0, 1) or scores.shape[1] // n_group < 2:
+        raise ValueError("scoring_func is 0 or 1, every group has two experts or more")
+    s = scores.sigmoid() if scoring_func else scores  # in the input dtype, as vLLM's
+    sel = s + bias.to(scores.dtype).flatten()
+    return s, sel, sel.view(len(sel), n_group, sel.shape[1] // n_group).topk(2, -1)[0].sum(-1)
+
+
+def _grouped_weights(s, ids, renormalize, routed_scaling_factor):
+    """The routing weights of experts ids: their scores without the bias,
+    renormalised over the k, scaled."""
+    w = s.gather(1, ids.long())
+    return (w / w.sum(-1, keepdim=True) if renormalize else w) * routed_scaling_factor
+
+
+def _grouped_topk(scores, n_group, topk_group, topk, renormalize, routed_scaling_factor,
+                  bias, scoring_func=0):
+    s, sel, groups = _grouped_scores(scores, bias, n_group, scoring_func)
+    keep = torch.zeros_like(groups, dtype=torch.bool).scatter_(
+        1, groups.topk(topk_group, -1)[1], True)
+    masked = sel.masked_fill(~keep.repeat_interleave(sel.shape[1] // n_group, 1), float("-inf"))
+    ids = masked.topk(topk, -1)[1]
+    w = _grouped_weights(s, ids, renormalize, routed_scaling_factor)
+    return w.to(torch.promote_types(w.dtype, torch.float32)), ids.to(torch.int32)
+
+
+def grouped_routing_ok(scores, n_group, topk_group, bias, scoring_func, ids, tol):
+    """Per token, whether expert ids are a right grouped routing in fp64,
+    with ties within tol (relative to the row's largest score) broken any
+    way: valid distinct ids; every group they come from among the
+    topk_group best (within tol of the topk_group-th group score), every
+    group clearly above it selected too; the picks the best of the groups
+    selected: no expert left in a selected group (or in as many tied groups
+    as the selection has left) above the weakest pick by more than tol."""
+    s, sel, g = _grouped_scores(scores.double(), bias.double(), n_group, scoring_func)
+    m, ninf = sel.shape[1] // n_group, float("-inf")
+    kth = g.topk(topk_group, -1)[0][:, -1:]
+    tg, te = (tol * x.abs().amax(-1, keepdim=True) for x in (g, sel))
+    must, maybe = g > kth + tg, g >= kth - tg
+    ok = ((ids >= 0) & (ids < sel.shape[1])).all(-1)
+    ids = ids.long().clamp(0, sel.shape[1] - 1)
+    ok &= (ids.sort(-1)[0].diff(dim=-1) != 0).all(-1)
+    used = torch.zeros_like(must).scatter_(1, ids // m, True)
+    known = must | used
+    ok &= ~(used & ~maybe).any(-1) & (known.sum(-1) <= topk_group)
+    low = sel.gather(1, ids).amin(-1, keepdim=True) + te
+    best = sel.scatter(1, ids, ninf).view(len(sel), n_group, m).amax(-1)
+    ok &= ~((best > low) & known).any(-1)
+    return ok & ((maybe & ~known & (best <= low)).sum(-1) >= topk_group - known.sum(-1))
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -151,8 +210,11 @@ def _out_alloc(fn, A, B):
     (FlagGems' silu_and_mul_out, vLLM's silu_and_mul(out, x)): allocated
     as an engine allocates it (torch.empty of the result's shape and
     dtype), so a position the kernel never writes holds whatever was there."""
-    out = torch.empty(torch.broadcast_shapes(A.shape, B.shape), device=A.device,
-                      dtype=torch.result_type(A, B))
+    # promote_types where it is result_type (no 0-d operand): Dynamo
+    # traces it, and result_type would break the trace class's graph
+    dt = torch.promote_types(A.dtype, B.dtype) if A.dim() and B.dim() else \
+        torch.result_type(A, B)
+    out = torch.empty(torch.broadcast_shapes(A.shape, B.shape), device=A.device, dtype=dt)
     r = fn(A, B, out)
     if r is not None and r is not out:
         raise AssertionError("silu_and_mul_out returned a tensor other than out")
@@ -201,6 +263,10 @@ _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
 _define("apply_repetition_penalties(Tensor logits, Tensor prompt_mask, Tensor output_mask, "
         "Tensor repetition_penalties) -> Tensor", _apply_repetition_penalties,
         _in_place_first)
+_define("grouped_topk(Tensor scores, int n_group, int topk_group, int topk, "
+        "bool renormalize, float routed_scaling_factor, Tensor bias, int scoring_func=0) "
+        "-> (Tensor, Tensor)", _grouped_topk, _direct)
+HELPERS["grouped_topk"] = (_grouped_scores, _grouped_weights)
 _define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
         "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 

@@ -339,7 +339,7 @@ def _mode_prelude(case, op, entry):
     name = case.get("name")
     if entry:
         impl, conv = references.IMPLS[name], references.CALLS[name]
-        src = _source(impl)
+        src = "\n".join(_source(f) for f in references.HELPERS.get(name, ()) + (impl,))
         L = (["import torch.nn.functional as F"] if "F." in src else []) + [src]
         cand = f"lib.fused.{name}"
         if conv is not references._direct:
@@ -398,6 +398,7 @@ _CHECKS = {
 _CHECKS["same"] = '''def same(tag, c, n, o, b):  # native's bytes, position for position
     assert torch.equal(c, n), f"{tag}: {int((c != n).sum())} of {c.numel()} positions differ from native's"'''
 _KIND = {"float": "close", "exact": "exact", "sort_values": "exact", "stat": "stat",
+         "routed_weights": "routed_w", "routed_ids": "routed",
          "sort_indices": "picks", "shape_only": "None", "bootstrap": "None"}
 
 
@@ -409,6 +410,29 @@ def _picks(op, args, kwargs, ins):
     return (f"def picks(tag, c, n, o, b):  # an index is right when it picks the oracle's value\n"
             f"    d = {-1 if dim is None else dim}\n"
             f"    exact(tag, {x}.gather(d, c.long()), n, {x}.gather(d, o.long()), b)")
+
+
+def _routed(op, args, kwargs, ins):
+    """A grouped routing's checks (figures.grouped_routing): the expert ids
+    a right routing in fp64 (references.grouped_routing_ok, embedded), the
+    weights against fp64's at the experts the candidate picked (C: the
+    call's outputs being checked)."""
+    from . import references
+    arg = lambda name: figures.bound_arg(op, args, kwargs, name)  # noqa: E731
+    x, bias = ins.name(arg("scores")), ins.name(arg("bias"))
+    sf, ng = int(arg("scoring_func") or 0), int(arg("n_group"))
+    tol = 4 * torch.finfo(arg("scores").dtype).eps
+    return [_source(references.grouped_routing_ok),
+            "def routed(tag, c, n, o, b):  # a right routing, ties within the tolerance "
+            "broken any way",
+            f"    ok = grouped_routing_ok({x}, {ng}, {int(arg('topk_group'))}, {bias}, {sf}, "
+            f"c, {tol!r})",
+            '    assert ok.all(), f"{tag}: {int((~ok).sum())} of {len(ok)} tokens routed '
+            'wrong"',
+            "def routed_w(tag, c, n, o, b):  # against fp64's weights of the experts it picked",
+            f"    s = _grouped_scores({x}.double(), {bias}.double(), {ng}, {sf})[0]",
+            f"    close(tag, c, n, _grouped_weights(s, C[1].long().clamp(0, s.shape[1] - 1), "
+            f"{bool(arg('renormalize'))}, {float(arg('routed_scaling_factor'))!r}), b)"]
 
 
 def _kinds(case, result):
@@ -571,11 +595,15 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     need = set(kinds or [])
     if "picks" in need:
         need.add("exact")
+    if "routed_w" in need:
+        need.add("close")
     for k, fn in (("exact", "exact"), ("close", "float"), ("stat", "stat"), ("same", "same")):
         if k in need:
             L += _CHECKS[fn].splitlines()
     if "picks" in need:
         L += _picks(op, args, kwargs, ins).splitlines()
+    if need & {"routed", "routed_w"}:
+        L += "\n".join(_routed(op, args, kwargs, ins)).splitlines()
     kind_list = "[" + ", ".join(kinds) + "]" if kinds is not None else "[None] * len(native)"
     L += ["for k, C in enumerate(cands, 1):",
           '    assert len(C) == len(native), f"call {k}: {len(C)} outputs, native {len(native)}"',

@@ -6,8 +6,8 @@ outside aten) holds silu_and_mul and skip_layer_norm (right), gelu_and_mul
 (right eagerly, but it reads its input on the host, which
 torch.compile(fullgraph=True) cannot trace), moe_sum (right, but a Python
 branch on its expert count recompiles a dynamic compile) and
-fused_add_rms_norm (wrong on 3-D inputs), and topk_softmax (right,
-breaking ties between experts its own way). The host screens
+fused_add_rms_norm (wrong on 3-D inputs), and topk_softmax and
+grouped_topk (right, breaking ties between experts its own way). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing."""
@@ -47,7 +47,8 @@ def test_entry_points_are_screened_against_their_references(screened):
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::apply_repetition_penalties": 1,
                        "fused::fused_add_rms_norm": 1, "fused::geglu": 1,
-                       "fused::gelu_and_mul": 1, "fused::moe_sum": 1,
+                       "fused::gelu_and_mul": 1, "fused::grouped_topk": 1,
+                       "fused::moe_sum": 1,
                        "fused::reglu": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
                        "fused::swiglu": 1, "fused::topk_softmax": 1}, entries
@@ -67,6 +68,14 @@ def test_entry_points_are_screened_against_their_references(screened):
         "r.case_id WHERE c.run_id=? AND c.key='fused::topk_softmax'", d.run)
         if json.loads(spec)["args"][0].get("domain") == "int"]
     assert ties and all(t == "pass" for t in ties), ties
+    # likewise the grouped routing (DeepSeek-V3's): tied groups and experts
+    # routed another way, judged in fp64 by the route, not the ids
+    assert "grouped_topk" in allow["names"], allow
+    ties = [st for spec, st in rows(
+        d, "SELECT c.spec, r.status FROM results r JOIN cases c ON c.id = "
+        "r.case_id WHERE c.run_id=? AND c.key='fused::grouped_topk'", d.run)
+        if json.loads(spec)["args"][0].get("domain") == "int"]
+    assert len(ties) >= 2 and all(t == "pass" for t in ties), ties
     st, deny = d.get_json("/denylist")
     (norm,) = [n for n in deny["names"] if n["name"] == "fused_add_rms_norm"]
     assert norm["severity"] == "critical", norm
@@ -92,6 +101,10 @@ def test_compile_list_denies_the_entry_point_that_breaks_tracing(screened):
     # a subset of the eager list: verified eagerly and under torch.compile
     assert set(comp["names"]) <= set(eager["names"])
     assert "silu_and_mul" in comp["names"], comp
+    # right entry points whose call allocates (the output buffer an engine
+    # passes) or routes trace whole: opscreen's own call wrapper traces too
+    for name in ("silu_and_mul_out", "grouped_topk", "topk_softmax", "swiglu"):
+        assert name in comp["names"], (name, comp)
     assert "gelu_and_mul" not in comp["names"]
     st, deny = d.get_json("/denylist?mode=compile")
     (gelu,) = [n for n in deny["names"] if n["name"] == "gelu_and_mul"]

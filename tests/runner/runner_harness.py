@@ -15,6 +15,7 @@ PYTHONPATH = os.pathsep.join([os.path.join(ROOT, "probes"),
 sys.path[:0] = PYTHONPATH.split(os.pathsep)  # in-process tests import the runner
 REPRO_LINES = 40  # what a repro may hold (docs/protocol.md, "Repro")
 ENTRY_LINES = 15  # and an entry point's or a mode's, beyond (its reference, compile or capture)
+ROUTING_LINES = 25  # and a grouped routing's, beyond (its fp64 judge: figures.grouped_routing)
 
 
 class Runner:
@@ -153,9 +154,11 @@ def run_repro(source, tmp_path, extra_path="", **env):
 def repro_lines(case):
     """What a case's repro may hold: REPRO_LINES, and ENTRY_LINES more for
     an entry point's (it carries opscreen's reference) or a deployment
-    mode's (the compile or the capture)."""
+    mode's (the compile or the capture), ROUTING_LINES more for a grouped
+    routing's (it carries the fp64 judge of the experts picked)."""
     return REPRO_LINES + (ENTRY_LINES if case["key"].startswith("fused::") or
-                          case.get("class") in ("trace", "graph") else 0)
+                          case.get("class") in ("trace", "graph") else 0) + \
+        (ROUTING_LINES if case.get("compare") == "grouped_routing" else 0)
 
 
 def repro_fails(source, tmp_path, extra_path="", limit=REPRO_LINES):

@@ -10,10 +10,9 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
   compile recompiles when the count crosses the branch.
 
 apply_repetition_penalties, silu_and_mul_out, swiglu, geglu and reglu are
-right. topk_softmax is right,
-and among tied experts it picks the highest index
-where torch.topk picks another: a judge that compared indices exactly would
-deny it.
+right. topk_softmax and grouped_topk are right, and among tied experts (and
+tied groups) they pick the highest index where torch.topk picks another: a
+judge that compared indices exactly would deny them.
 """
 
 import warnings
@@ -22,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["apply_repetition_penalties", "fused_add_rms_norm", "geglu",
-           "gelu_and_mul", "moe_sum", "reglu",
+           "gelu_and_mul", "grouped_topk", "moe_sum", "reglu",
            "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
            "topk_softmax"]
 
@@ -110,3 +109,20 @@ def topk_softmax(topk_weights, topk_indices, token_expert_indices, gating_output
     topk_indices.copy_(e - 1 - i)
     token_expert_indices.copy_(torch.arange(k, device=w.device)[None, :] * t +
                                torch.arange(t, device=w.device)[:, None])
+
+
+def grouped_topk(scores, n_group, topk_group, topk, renormalize, routed_scaling_factor,
+                 bias, scoring_func=0):
+    """DeepSeek-V3's grouped routing in float32, as FlagGems' signature has
+    it (weights float32, expert ids int32). The experts are searched from
+    the last (the groups too), so a tie goes to the highest index."""
+    t, e = scores.shape
+    s = scores.float().sigmoid() if scoring_func else scores.float()
+    sel = (s + bias.float()).flip(-1)
+    g = sel.view(t, n_group, -1).topk(2, -1)[0].sum(-1)
+    keep = torch.zeros_like(g, dtype=torch.bool).scatter_(1, g.topk(topk_group, -1)[1], True)
+    ids = sel.masked_fill(~keep.repeat_interleave(e // n_group, 1), float("-inf")).topk(topk, -1)[1]
+    w = s.flip(-1).gather(1, ids)
+    if renormalize:
+        w = w / w.sum(-1, keepdim=True)
+    return w * routed_scaling_factor, (e - 1 - ids).to(torch.int32)
