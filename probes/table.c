@@ -229,6 +229,16 @@ const struct gen_entry gen_table[] = {
 	RC("fused::geglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
 	RC("fused::reglu", F, 0, "float", 0, "input=[A,2*B]", GLU_SIZES),
 #undef GLU_SIZES
+	/* their backward: the output's gradient, the input */
+#define DGLU_SIZES "A=5 B=16", "A=1 B=513", "A=7 B=1", \
+	    "grad_output=[A,B,C] input=[A,B,2*C] A=2 B=3 C=40", "A=128 B=5504"
+	RC("fused::dswiglu", F, 0, "float", 0,
+	    "grad_output=[A,B] input=[A,2*B]", DGLU_SIZES),
+	RC("fused::dgeglu", F, 0, "float", 0,
+	    "grad_output=[A,B] input=[A,2*B]", DGLU_SIZES),
+	RC("fused::dreglu", F, 0, "float", 0,
+	    "grad_output=[A,B] input=[A,2*B]", DGLU_SIZES),
+#undef DGLU_SIZES
 	/* vLLM's sampler penalties (in place on the logits): sequences of a
 	 * vocabulary, masks of the tokens seen, one penalty per sequence */
 	RC("fused::apply_repetition_penalties", F, 0, "float", 0,
@@ -255,6 +265,36 @@ const struct gen_entry gen_table[] = {
 	    "T=6 E=64 G=8 TG=3 K=6 scores=[T,E]:t bias=[E]:t renormalize=0",
 	    "T=1 E=256 G=8 TG=4 K=8", "T=16 E=256 G=8 TG=4 K=8",
 	    "T=512 E=256 G=8 TG=4 K=8"),
+	/*
+	 * vLLM's KV-cache writes (in place on the caches): each token's key and
+	 * value to the slot slot_mapping gives it; random slots, a slot's
+	 * later tokens made padding (-1) by the call convention (references.py,
+	 * _unique_slots), so a case holds scattered slots and padding.  Not
+	 * noncontig: vLLM's own kernels take each token's heads contiguous.
+	 */
+#define KV_ARGS(c) "key=[T,H,D] value=[T,H,D] " c \
+	    " slot_mapping=[T]:i(NB*BS)@i64 kv_cache_dtype='auto' " \
+	    "k_scale=[1]:p@f32 v_scale=[1]:p@f32"
+#define KV_SIZES "T=7 H=2 D=64 NB=4 BS=16", "T=33 H=4 D=128 NB=3 BS=16", \
+	    "T=5 H=3 D=80 NB=3 BS=8", "T=1 H=8 D=128 NB=2 BS=16", \
+	    "T=256 H=8 D=128 NB=64 BS=16"
+	RC("fused::reshape_and_cache_flash", F, 0, "exact",
+	    GF_NO_EDGE | GF_NO_NONCONTIG,
+	    KV_ARGS("key_cache=[NB,BS,H,D] value_cache=[NB,BS,H,D]"), KV_SIZES),
+	RC("fused::reshape_and_cache", F, 0, "exact", GF_NO_EDGE | GF_NO_NONCONTIG,
+	    KV_ARGS("key_cache=[NB,H,D/8,BS,8] value_cache=[NB,H,D,BS]"),
+	    KV_SIZES),
+#undef KV_SIZES
+#undef KV_ARGS
+	/* MLA's: the compressed kv and the rotary part in one row (DeepSeek:
+	 * 512 + 64) */
+	RC("fused::concat_and_cache_mla", F, 0, "exact",
+	    GF_NO_EDGE | GF_NO_NONCONTIG,
+	    "kv_c=[T,R] k_pe=[T,P] kv_cache=[NB,BS,R+P] "
+	    "slot_mapping=[T]:i(NB*BS)@i64 kv_cache_dtype='auto' scale=[1]:p@f32",
+	    "T=7 R=512 P=64 NB=4 BS=16", "T=33 R=128 P=16 NB=3 BS=16",
+	    "T=1 R=512 P=64 NB=2 BS=64", "T=5 R=1024 P=64 NB=2 BS=8",
+	    "T=256 R=512 P=64 NB=32 BS=16"),
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),
@@ -332,6 +372,14 @@ const struct gen_entry gen_table[] = {
 	    "output_mask=[1,1,1]",
 	    "A=2 B=3 D=33", "A=1 B=1 D=4097", "A=4 B=5 D=7",
 	    "A=3 B=2 D=65"),
+	/* the library's own weight_norm (fused::): dim 0, the last, a middle one */
+	RC("fused::weight_norm", F, 0, "float", GF_NO_EMPTY | GF_NO_OPTIONS,
+	    "v=[O,I] g=[O,1] dim=0",
+	    "O=5 I=33", "O=1 I=1031", "dim=1 g=[1,I] O=7 I=9",
+	    "v=[O,I,K] g=[1,I,1] dim=1 O=3 I=4 K=5",
+	    "v=[O,I,K] g=[O,1,1] dim=-3 O=64 I=32 K=3"),
+	RC("fused::outer", F, 0, "float", 0, "inp=[M] weight=[N]",
+	    "M=7 N=33", "M=1 N=1", "M=1025 N=3", "M=0 N=5"),
 	RC("_weight_norm_interface", F, 0, "float", GF_NO_EMPTY | GF_NO_OPTIONS,
 	    "v=[O,I] g=[O,1] dim=0",
 	    "O=5 I=33", "O=1 I=1031", "dim=1 g=[1,I] O=7 I=9"),

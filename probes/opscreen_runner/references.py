@@ -103,6 +103,40 @@ def _reglu(input):
     return F.relu(a) * b
 
 
+# their backward (TransformerEngine's dswiglu, dgeglu, dreglu): the gradient
+# of the input given the output's, the activation's part then the gate's
+def _dswiglu(grad_output, input):
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return torch.cat([torch.ops.aten.silu_backward(grad_output * b, a),
+                      grad_output * F.silu(a)], -1)
+
+
+def _dgeglu(grad_output, input):
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return torch.cat([torch.ops.aten.gelu_backward(grad_output * b, a, approximate="tanh"),
+                      grad_output * F.gelu(a, approximate="tanh")], -1)
+
+
+def _dreglu(grad_output, input):
+    if input.dim() == 0 or input.shape[-1] % 2:
+        raise ValueError("the last dimension of the input must be even")
+    a, b = input.chunk(2, -1)
+    return torch.cat([torch.where(a > 0, grad_output * b, 0), grad_output * F.relu(a)], -1)
+
+
+def _outer(inp, weight):
+    return torch.outer(inp, weight)
+
+
+def _weight_norm(v, g, dim=0):
+    """v scaled to g's norm over every dim but dim (torch's weight_norm)."""
+    return torch._weight_norm(v, g, dim)
+
+
 def _apply_repetition_penalties(logits, prompt_mask, output_mask, repetition_penalties):
     """vLLM's sampler (apply_repetition_penalties_torch): a token seen in the
     prompt or the output has its logit divided by the sequence's penalty
@@ -170,6 +204,65 @@ def grouped_routing_ok(scores, n_group, topk_group, bias, scoring_func, ids, tol
     return ok & ((maybe & ~known & (best <= low)).sum(-1) >= topk_group - known.sum(-1))
 
 
+# vLLM's KV-cache writes (reshape_and_cache_flash, reshape_and_cache,
+# concat_and_cache_mla): each token's key and value go to the cache slot
+# slot_mapping gives it (block = slot // block_size, offset = slot %
+# block_size); slot -1 is padding, written nowhere. An engine never maps two
+# tokens to one slot: a case's random slots keep each slot's first token
+# and make the later ones padding (_unique_slots, the same for the library's
+# call and the reference's)
+def _unique_slots(slot_mapping):
+    # static shapes (no torch.unique): the library's call traces whole
+    s, n = slot_mapping, len(slot_mapping)
+    earlier = torch.ones(n, n, dtype=torch.bool, device=s.device).tril(-1)
+    return torch.where(((s[:, None] == s[None, :]) & earlier).any(1), -1, s)
+
+
+def _kv_put(rows, slot_mapping, vals):
+    """rows [slots, ...] with each token's vals at its slot (padding: a row
+    past the end, dropped; no data-dependent shapes, so it traces)."""
+    n, s = len(rows), _unique_slots(slot_mapping).long()
+    out = torch.cat([rows, rows.new_zeros(1, *rows.shape[1:])])
+    out[torch.where(s >= 0, s, n)] = vals.to(rows.dtype)
+    return out[:n]
+
+
+def _kv_auto(kv_cache_dtype):
+    if kv_cache_dtype != "auto":  # fp8 caches: not probed (FlagGems 5.0.2 writes raw)
+        raise ValueError("only kv_cache_dtype 'auto' has a reference")
+
+
+def _reshape_and_cache_flash(key, value, key_cache, value_cache, slot_mapping,
+                             kv_cache_dtype, k_scale, v_scale):
+    """Caches [num_blocks, block_size, heads, head_size]."""
+    _kv_auto(kv_cache_dtype)
+    return tuple(_kv_put(c.reshape(c.shape[0] * c.shape[1], *c.shape[2:]), slot_mapping,
+                         x).view(c.shape)
+                 for c, x in ((key_cache, key), (value_cache, value)))
+
+
+def _reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_cache_dtype,
+                       k_scale, v_scale):
+    """vLLM's paged layout: key_cache [num_blocks, heads, head_size / x,
+    block_size, x], value_cache [num_blocks, heads, head_size, block_size]."""
+    _kv_auto(kv_cache_dtype)
+    (nb, h, dx, bs, x), t, d = key_cache.shape, len(key), value_cache.shape[2]
+    kc = _kv_put(key_cache.permute(0, 3, 1, 2, 4).reshape(nb * bs, h, dx, x), slot_mapping,
+                 key.reshape(t, h, dx, x))
+    vc = _kv_put(value_cache.permute(0, 3, 1, 2).reshape(nb * bs, h, d), slot_mapping, value)
+    return (kc.view(nb, bs, h, dx, x).permute(0, 2, 3, 1, 4).contiguous(),
+            vc.view(nb, bs, h, d).permute(0, 2, 3, 1).contiguous())
+
+
+def _concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, scale):
+    """MLA's cache [num_blocks, block_size, kv_lora_rank + pe_dim]: each
+    token's compressed kv, then its rotary part."""
+    _kv_auto(kv_cache_dtype)
+    rows = kv_cache.reshape(kv_cache.shape[0] * kv_cache.shape[1], kv_cache.shape[2])
+    return _kv_put(rows, slot_mapping, torch.cat([kv_c, k_pe.to(kv_c.dtype)], -1)).view(
+        kv_cache.shape)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -203,6 +296,21 @@ def _in_place_first(fn, x, *args, **kwargs):
     output is that tensor after the call, on a private copy."""
     fn(x := x.clone(), *args, **kwargs)
     return x
+
+
+def _kv_pair(fn, key, value, key_cache, value_cache, slot_mapping, *args):
+    """The library writes the two caches in place and returns nothing
+    (vLLM, FlagGems): the outputs are the caches after the call, private
+    copies of the ones passed (a slot no token maps to keeps its value)."""
+    fn(key, value, kc := key_cache.clone(), vc := value_cache.clone(),
+       _unique_slots(slot_mapping), *args)
+    return kc, vc
+
+
+def _kv_one(fn, kv_c, k_pe, kv_cache, slot_mapping, *args):
+    """As _kv_pair, one cache (MLA's)."""
+    fn(kv_c, k_pe, c := kv_cache.clone(), _unique_slots(slot_mapping), *args)
+    return c
 
 
 def _out_alloc(fn, A, B):
@@ -260,6 +368,10 @@ _define("silu_and_mul_out(Tensor A, Tensor B) -> Tensor", _silu_and_mul, _out_al
 _define("swiglu(Tensor input) -> Tensor", _swiglu, _direct)
 _define("geglu(Tensor input) -> Tensor", _geglu, _direct)
 _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
+for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
+    _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
+_define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
+_define("weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", _weight_norm, _direct)
 _define("apply_repetition_penalties(Tensor logits, Tensor prompt_mask, Tensor output_mask, "
         "Tensor repetition_penalties) -> Tensor", _apply_repetition_penalties,
         _in_place_first)
@@ -267,6 +379,16 @@ _define("grouped_topk(Tensor scores, int n_group, int topk_group, int topk, "
         "bool renormalize, float routed_scaling_factor, Tensor bias, int scoring_func=0) "
         "-> (Tensor, Tensor)", _grouped_topk, _direct)
 HELPERS["grouped_topk"] = (_grouped_scores, _grouped_weights)
+for _n, _f, _c in (("reshape_and_cache_flash", _reshape_and_cache_flash, _kv_pair),
+                   ("reshape_and_cache", _reshape_and_cache, _kv_pair)):
+    _define(f"{_n}(Tensor key, Tensor value, Tensor key_cache, Tensor value_cache, "
+            "Tensor slot_mapping, str kv_cache_dtype, Tensor k_scale, Tensor v_scale) "
+            "-> (Tensor, Tensor)", _f, _c)
+    HELPERS[_n] = (_unique_slots, _kv_put, _kv_auto)
+_define("concat_and_cache_mla(Tensor kv_c, Tensor k_pe, Tensor kv_cache, "
+        "Tensor slot_mapping, str kv_cache_dtype, Tensor scale) -> Tensor",
+        _concat_and_cache_mla, _kv_one)
+HELPERS["concat_and_cache_mla"] = (_unique_slots, _kv_put, _kv_auto)
 _define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
         "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 

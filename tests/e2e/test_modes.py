@@ -46,19 +46,25 @@ def test_entry_points_are_screened_against_their_references(screened):
     entries = dict(rows(d, "SELECT key, screened FROM entries WHERE run_id=? "
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::apply_repetition_penalties": 1,
+                       "fused::concat_and_cache_mla": 1, "fused::dgeglu": 1,
+                       "fused::dreglu": 1, "fused::dswiglu": 1,
                        "fused::fused_add_rms_norm": 1, "fused::geglu": 1,
                        "fused::gelu_and_mul": 1, "fused::grouped_topk": 1,
-                       "fused::moe_sum": 1,
-                       "fused::reglu": 1, "fused::silu_and_mul": 1,
+                       "fused::moe_sum": 1, "fused::outer": 1,
+                       "fused::reglu": 1, "fused::reshape_and_cache": 1,
+                       "fused::reshape_and_cache_flash": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
-                       "fused::swiglu": 1, "fused::topk_softmax": 1}, entries
+                       "fused::swiglu": 1, "fused::topk_softmax": 1,
+                       "fused::weight_norm": 1}, entries
     st, allow = d.get_json("/allowlist")
     assert st == 200, allow
     assert "silu_and_mul" in allow["names"] and "gelu_and_mul" in allow["names"]
     # right, with the output buffer the engine passes, or the input's last
     # dim split into input and gate
     for name in ("silu_and_mul_out", "swiglu", "geglu", "reglu",
-                 "apply_repetition_penalties"):
+                 "apply_repetition_penalties", "reshape_and_cache_flash",
+                 "reshape_and_cache", "concat_and_cache_mla", "dswiglu", "dgeglu",
+                 "dreglu", "outer", "weight_norm"):
         assert name in allow["names"], (name, allow["names"])
     # the experts it picks are judged by the logits they pick: a tie broken
     # the other way is right (its ties case ran and passed)
@@ -103,7 +109,8 @@ def test_compile_list_denies_the_entry_point_that_breaks_tracing(screened):
     assert "silu_and_mul" in comp["names"], comp
     # right entry points whose call allocates (the output buffer an engine
     # passes) or routes trace whole: opscreen's own call wrapper traces too
-    for name in ("silu_and_mul_out", "grouped_topk", "topk_softmax", "swiglu"):
+    for name in ("silu_and_mul_out", "grouped_topk", "topk_softmax", "swiglu",
+                 "reshape_and_cache_flash", "concat_and_cache_mla"):
         assert name in comp["names"], (name, comp)
     assert "gelu_and_mul" not in comp["names"]
     st, deny = d.get_json("/denylist?mode=compile")

@@ -464,3 +464,101 @@ def test_a_grouped_routing_repro_judges_the_route_not_the_ids(cases, tmp_path):
     bad = repro.render(real, "badroute", {}, "cpu", op, args, kwargs, kinds)
     err = repro_fails(bad, tmp_path, str(lib), limit=repro_lines(c))
     assert "tokens routed wrong" in err, err
+
+
+def test_kv_cache_writes_put_each_token_at_its_slot():
+    """vLLM's cache layouts: slot = block * block_size + offset; padding
+    (-1) and a slot's later tokens (a random case's repeats) write nothing;
+    every other slot keeps its value."""
+    g = torch.Generator().manual_seed(2)
+    T, H, D, NB, BS = 6, 2, 16, 2, 4
+    s = torch.tensor([3, 5, 3, -1, 0, 7])  # the second 3 and the -1 write nothing
+    assert references._unique_slots(s).tolist() == [3, 5, -1, -1, 0, 7]
+    k, v = torch.randn(T, H, D, generator=g), torch.randn(T, H, D, generator=g)
+    scale = torch.ones(1)
+    kc, vc = torch.randn(NB, BS, H, D, generator=g), torch.randn(NB, BS, H, D, generator=g)
+    a, b = inputs.resolve_op("fused::reshape_and_cache_flash")(k, v, kc, vc, s, "auto",
+                                                                 scale, scale)
+    want = {(0, 3): 0, (1, 1): 1, (0, 0): 4, (1, 3): 5}
+    for blk in range(NB):
+        for off in range(BS):
+            t = want.get((blk, off))
+            assert torch.equal(a[blk, off], kc[blk, off] if t is None else k[t])
+            assert torch.equal(b[blk, off], vc[blk, off] if t is None else v[t])
+    x = 8  # vLLM's paged layout: key [NB, H, D/x, BS, x], value [NB, H, D, BS]
+    kp, vp = torch.randn(NB, H, D // x, BS, x, generator=g), torch.randn(NB, H, D, BS, generator=g)
+    a, b = inputs.resolve_op("fused::reshape_and_cache")(k, v, kp, vp, s, "auto", scale, scale)
+    for (blk, off), t in want.items():
+        assert torch.equal(a[blk, :, :, off, :].reshape(H, D), k[t])
+        assert torch.equal(b[blk, :, :, off], v[t])
+    assert torch.equal(a[0, :, :, 1, :], kp[0, :, :, 1, :]) and torch.equal(b[1, :, :, 2], vp[1, :, :, 2])
+    c = torch.randn(NB, BS, 24, generator=g)
+    kv, pe = torch.randn(T, 16, generator=g), torch.randn(T, 8, generator=g)
+    o = inputs.resolve_op("fused::concat_and_cache_mla")(kv, pe, c, s, "auto", scale)
+    assert torch.equal(o[1, 1], torch.cat([kv[1], pe[1]])) and torch.equal(o[1, 2], c[1, 2])
+    with pytest.raises(ValueError):  # fp8 caches have no reference
+        inputs.resolve_op("fused::concat_and_cache_mla")(kv, pe, c, s, "fp8", scale)
+
+
+def test_a_kv_cache_write_that_writes_padding_is_found(cases):
+    """A kernel that takes slot -1 as an index (the last slot, as a
+    negative offset wraps) is found on the table's cases, where random slots
+    make padding; the demo library's right versions are not."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+    from opscreen_demolib import fused
+    from opscreen_runner import figures
+
+    def wraps(key, value, key_cache, value_cache, slot_mapping, *rest):
+        for t, sl in enumerate(slot_mapping.tolist()):
+            key_cache.view(-1, *key_cache.shape[2:])[sl] = key[t]
+            value_cache.view(-1, *value_cache.shape[2:])[sl] = value[t]
+    found, right = 0, 0
+    for c in cases:
+        if c["class"] != "same_shape" or c["key"] not in (
+                "fused::reshape_and_cache_flash", "fused::reshape_and_cache",
+                "fused::concat_and_cache_mla"):
+            continue
+        name = c["key"].split("::")[1]
+        op = inputs.resolve_op(c["key"])
+        args, kwargs = inputs.build_args(c, "cpu")
+        native, oracle = op(*args), op(*inputs.upcast(args))
+        for lib in (getattr(fused, name),) + ((wraps,) if name.endswith("flash") else ()):
+            cand = references.candidate(name, lib)(*args)
+            outs = figures.compare(c, op, args, {}, cand, native, oracle)
+            bad = sum(o.get("mismatch_c", 0) for o in outs)
+            if lib is wraps:
+                found += bad > 0
+            else:
+                assert bad == 0, (c, outs)
+                right += 1
+    assert right >= 20 and found >= 3, (right, found)
+
+
+def test_the_gated_units_backward_is_the_input_gradient_of_the_forward():
+    """dswiglu, dgeglu, dreglu: the gradient of the input (activation part,
+    then gate) of the forward reference, as autograd computes it in fp64."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(3, 5, 2 * 7, generator=g, dtype=torch.float64)
+    go = torch.randn(3, 5, 7, generator=g, dtype=torch.float64)
+    for name in ("swiglu", "geglu", "reglu"):
+        xi = x.clone().requires_grad_()
+        inputs.resolve_op("fused::" + name)(xi).backward(go)
+        got = inputs.resolve_op("fused::d" + name)(go, x)
+        assert torch.allclose(got, xi.grad, rtol=1e-12, atol=1e-12), name
+        with pytest.raises(ValueError):
+            inputs.resolve_op("fused::d" + name)(go, x[..., :-1])
+
+
+def test_outer_and_weight_norm():
+    a, b = torch.randn(4, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+    assert torch.equal(inputs.resolve_op("fused::outer")(a, b), a[:, None] * b[None, :])
+    v = torch.randn(5, 4, 3, dtype=torch.float64)
+    # (torch's weight_norm takes dim -1 for the whole tensor: not probed)
+    for dim, gs in ((0, (5, 1, 1)), (1, (1, 4, 1)), (2, (1, 1, 3))):
+        gv = torch.rand(gs, dtype=torch.float64) + 0.5
+        w = inputs.resolve_op("fused::weight_norm")(v, gv, dim)
+        others = [d for d in range(3) if d != dim % 3]
+        # each slice along dim has g's norm and v's direction
+        assert torch.allclose(w.norm(dim=others, keepdim=True), gv)
+        assert torch.allclose(w / w.norm(dim=others, keepdim=True),
+                              v / v.norm(dim=others, keepdim=True))
