@@ -295,6 +295,28 @@ const struct gen_entry gen_table[] = {
 	    "T=7 R=512 P=64 NB=4 BS=16", "T=33 R=128 P=16 NB=3 BS=16",
 	    "T=1 R=512 P=64 NB=2 BS=64", "T=5 R=1024 P=64 NB=2 BS=8",
 	    "T=256 R=512 P=64 NB=32 BS=16"),
+	/*
+	 * vLLM's fused MoE (unquantised, SiLU; fused_experts_impl returns the
+	 * output, outplace_fused_experts too, inplace_fused_experts writes it
+	 * into hidden_states): T tokens of width H through their KT experts
+	 * of E (random ids, repeats in a row included: their sum), w1 gate
+	 * and up [E,2N,H], w2 [E,H,N].  Not noncontig: vLLM's and FlagGems'
+	 * assert contiguous hidden states and weights.
+	 */
+#define MOE_SIZES "T=7 E=8 N=64 H=128 KT=2", "T=33 E=16 N=96 H=64 KT=4", \
+	    "T=1 E=64 N=256 H=512 KT=8", "T=64 E=64 N=256 H=512 KT=8", \
+	    "T=5 E=4 N=80 H=136 KT=1", \
+	    "accumulation T=3 E=2 N=16 H=16384 KT=2"
+#define MOE_ARGS "hidden_states=[T,H] w1=[E,2*N,H] w2=[E,H,N] " \
+	    "topk_weights=[T,KT]:p@f32 topk_ids=[T,KT]:i(E)@i32"
+	RC("fused::fused_experts_impl", F, 0, "float",
+	    GF_NO_EDGE | GF_NO_NONCONTIG, MOE_ARGS, MOE_SIZES),
+	RC("fused::outplace_fused_experts", F, 0, "float",
+	    GF_NO_EDGE | GF_NO_NONCONTIG, MOE_ARGS, MOE_SIZES),
+	RC("fused::inplace_fused_experts", F, 0, "float",
+	    GF_NO_EDGE | GF_NO_NONCONTIG, MOE_ARGS, MOE_SIZES),
+#undef MOE_ARGS
+#undef MOE_SIZES
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),

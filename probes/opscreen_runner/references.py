@@ -263,6 +263,19 @@ def _concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, sc
         kv_cache.shape)
 
 
+def _fused_experts(hidden_states, w1, w2, topk_weights, topk_ids):
+    """vLLM's fused MoE (unquantised, SiLU): each token through its top-k
+    experts' w1 [experts, 2N, hidden] (gate then up), SiLU-and-mul, w2
+    [experts, hidden, N], weighed by topk_weights and summed. Every expert
+    on every token (dense: no data-dependent shapes, so it traces), the
+    intermediates in the input dtype as vLLM's caches hold them."""
+    n = w2.shape[2]
+    h = torch.einsum("th,eih->tei", hidden_states, w1)
+    y = torch.einsum("ten,ehn->teh", F.silu(h[..., :n]) * h[..., n:], w2)
+    picked = y.gather(1, topk_ids.long()[..., None].expand(-1, -1, y.shape[2]))
+    return (topk_weights.to(y.dtype)[..., None] * picked).sum(1)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -371,6 +384,10 @@ _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
 for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
     _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
 _define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
+for _n, _c in (("fused_experts_impl", _direct), ("outplace_fused_experts", _direct),
+               ("inplace_fused_experts", _in_place_first)):
+    _define(f"{_n}(Tensor hidden_states, Tensor w1, Tensor w2, Tensor topk_weights, "
+            "Tensor topk_ids) -> Tensor", _fused_experts, _c)
 _define("weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor", _weight_norm, _direct)
 _define("apply_repetition_penalties(Tensor logits, Tensor prompt_mask, Tensor output_mask, "
         "Tensor repetition_penalties) -> Tensor", _apply_repetition_penalties,

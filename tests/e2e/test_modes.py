@@ -48,9 +48,12 @@ def test_entry_points_are_screened_against_their_references(screened):
     assert entries == {"fused::apply_repetition_penalties": 1,
                        "fused::concat_and_cache_mla": 1, "fused::dgeglu": 1,
                        "fused::dreglu": 1, "fused::dswiglu": 1,
-                       "fused::fused_add_rms_norm": 1, "fused::geglu": 1,
+                       "fused::fused_add_rms_norm": 1,
+                       "fused::fused_experts_impl": 1, "fused::geglu": 1,
                        "fused::gelu_and_mul": 1, "fused::grouped_topk": 1,
+                       "fused::inplace_fused_experts": 1,
                        "fused::moe_sum": 1, "fused::outer": 1,
+                       "fused::outplace_fused_experts": 1,
                        "fused::reglu": 1, "fused::reshape_and_cache": 1,
                        "fused::reshape_and_cache_flash": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
@@ -64,7 +67,8 @@ def test_entry_points_are_screened_against_their_references(screened):
     for name in ("silu_and_mul_out", "swiglu", "geglu", "reglu",
                  "apply_repetition_penalties", "reshape_and_cache_flash",
                  "reshape_and_cache", "concat_and_cache_mla", "dswiglu", "dgeglu",
-                 "dreglu", "outer", "weight_norm"):
+                 "dreglu", "outer", "weight_norm", "fused_experts_impl",
+                 "outplace_fused_experts", "inplace_fused_experts"):
         assert name in allow["names"], (name, allow["names"])
     # the experts it picks are judged by the logits they pick: a tie broken
     # the other way is right (its ties case ran and passed)

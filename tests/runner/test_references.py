@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "probes"))
@@ -562,3 +563,30 @@ def test_outer_and_weight_norm():
         assert torch.allclose(w.norm(dim=others, keepdim=True), gv)
         assert torch.allclose(w / w.norm(dim=others, keepdim=True),
                               v / v.norm(dim=others, keepdim=True))
+
+
+def test_the_fused_moe_reference_is_each_tokens_experts_weighed():
+    """fused_experts_impl and its two forms: each token through its top-k
+    experts (gate and up, SiLU-and-mul, down), weighed and summed (a
+    repeated expert counts twice), against a loop over tokens in fp64;
+    inplace_fused_experts's output is the hidden states it wrote."""
+    g = torch.Generator().manual_seed(6)
+    d = dict(generator=g, dtype=torch.float64)
+    x, w1, w2 = torch.randn(5, 16, **d), torch.randn(4, 16, 16, **d), torch.randn(4, 16, 8, **d)
+    w = torch.rand(5, 3, **d)
+    ids = torch.tensor([[0, 1, 2], [3, 3, 0], [1, 2, 3], [0, 0, 0], [2, 1, 0]],
+                       dtype=torch.int32)
+    want = torch.zeros(5, 16, dtype=torch.float64)
+    for t in range(5):
+        for j in range(3):
+            e = int(ids[t, j])
+            h = w1[e] @ x[t]
+            want[t] += w[t, j] * (w2[e] @ (F.silu(h[:8]) * h[8:]))
+    for name in ("fused_experts_impl", "outplace_fused_experts", "inplace_fused_experts"):
+        got = inputs.resolve_op("fused::" + name)(x, w1, w2, w, ids)
+        assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), name
+
+    def writes_in_place(hidden_states, *args):
+        hidden_states.copy_(inputs.resolve_op("fused::fused_experts_impl")(hidden_states, *args))
+    out = references.candidate("inplace_fused_experts", writes_in_place)(x, w1, w2, w, ids)
+    assert torch.allclose(out, want) and not torch.equal(x, out)  # a copy was written

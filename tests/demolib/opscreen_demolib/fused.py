@@ -10,7 +10,8 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
   compile recompiles when the count crosses the branch.
 
 apply_repetition_penalties, silu_and_mul_out, swiglu, geglu and reglu are
-right, as are their backward dswiglu, dgeglu and dreglu, outer,
+right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
+(fused_experts_impl, outplace_fused_experts, inplace_fused_experts), outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -24,8 +25,9 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "dgeglu", "dreglu",
-           "dswiglu", "fused_add_rms_norm", "geglu", "gelu_and_mul", "grouped_topk",
-           "moe_sum", "outer", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
+           "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
+           "grouped_topk", "inplace_fused_experts", "moe_sum", "outer",
+           "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
            "weight_norm",
            "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
            "topk_softmax"]
@@ -208,3 +210,27 @@ def concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, sca
     _write_rows(kv_cache.view(kv_cache.shape[0] * kv_cache.shape[1], kv_cache.shape[2]),
                 slot_mapping,
                 torch.cat([kv_c, k_pe.to(kv_c.dtype)], -1))
+
+
+def fused_experts_impl(hidden_states, w1, w2, topk_weights, topk_ids, inplace=False,
+                       activation="silu", **unused):
+    """The fused MoE expert by expert (each expert's tokens through its
+    two matrices in float32, weighed and added up)."""
+    n = w2.shape[2]
+    out = torch.zeros(hidden_states.shape, dtype=torch.float32, device=hidden_states.device)
+    for e in range(w1.shape[0]):
+        t, j = torch.nonzero(topk_ids == e, as_tuple=True)
+        h = hidden_states[t].float() @ w1[e].float().t()
+        y = (F.silu(h[:, :n]) * h[:, n:]) @ w2[e].float().t()
+        out.index_add_(0, t, topk_weights[t, j].float()[:, None] * y)
+    if inplace:
+        return hidden_states.copy_(out)
+    return out.to(hidden_states.dtype)
+
+
+def outplace_fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, **kwargs):
+    return fused_experts_impl(hidden_states, w1, w2, topk_weights, topk_ids, **kwargs)
+
+
+def inplace_fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, **kwargs):
+    fused_experts_impl(hidden_states, w1, w2, topk_weights, topk_ids, inplace=True, **kwargs)
