@@ -400,6 +400,28 @@ const struct gen_entry gen_table[] = {
 	    "O=5 I=33", "O=1 I=1031", "dim=1 g=[1,I] O=7 I=9",
 	    "v=[O,I,K] g=[1,I,1] dim=1 O=3 I=4 K=5",
 	    "v=[O,I,K] g=[O,1,1] dim=-3 O=64 I=32 K=3"),
+	/*
+	 * the library's cross_entropy_loss: class indices (a vocabulary-sized
+	 * row too) or probabilities, per-class weights, an ignored class,
+	 * label smoothing, every reduction (the options class tries the
+	 * table's values)
+	 */
+	RC("fused::cross_entropy_loss", F, 0, "float", GF_NO_EDGE,
+	    "inp=[N,C] target=[N]:i(C)@i64 reduction='sum' ignore_index=1 "
+	    "label_smoothing=0.1",
+	    "N=8 C=10", "N=1 C=32000", "N=33 C=7 reduction='none'",
+	    "inp=[N,C,D] target=[N,D]:i(C)@i64 N=2 C=5 D=9",
+	    "weight=[C]:p N=16 C=12 reduction='mean'",
+	    "target=[N,C]:q ignore_index=-100 N=6 C=11",
+	    "ignore_index=-100 N=4 C=3"),
+	/* instance_norm over each sample's channels, the input's own stats
+	 * (GF_NO_EMPTY: aten's raises on an empty batch or channel) */
+	RC("fused::instance_norm", F, 0, "float", GF_NO_OPTIONS | GF_NO_EMPTY,
+	    "input=[N,C,L] weight=[C] bias=[C] running_mean=~ running_var=~ "
+	    "use_input_stats=1 momentum=0.1 eps=1e-5",
+	    "N=2 C=3 L=17", "input=[N,C,H,W] N=2 C=4 H=5 W=7",
+	    "weight=~ bias=~ N=3 C=2 L=1025", "N=1 C=1 L=65536",
+	    "input=[N,C,H,W] N=1 C=64 H=32 W=32"),
 	RC("fused::outer", F, 0, "float", 0, "inp=[M] weight=[N]",
 	    "M=7 N=33", "M=1 N=1", "M=1025 N=3", "M=0 N=5"),
 	RC("_weight_norm_interface", F, 0, "float", GF_NO_EMPTY | GF_NO_OPTIONS,

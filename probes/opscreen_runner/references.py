@@ -276,6 +276,19 @@ def _fused_experts(hidden_states, w1, w2, topk_weights, topk_ids):
     return (topk_weights.to(y.dtype)[..., None] * picked).sum(1)
 
 
+def _cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=-100,
+                        label_smoothing=0.0):
+    """torch's cross_entropy: class indices or class probabilities."""
+    return F.cross_entropy(inp, target, weight, ignore_index=ignore_index,
+                           reduction=reduction, label_smoothing=label_smoothing)
+
+
+def _instance_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
+                   use_input_stats=True, momentum=0.1, eps=1e-05, cudnn_enable=False):
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
 def _direct(fn, *args, **kwargs):
     return fn(*args, **kwargs)
 
@@ -384,6 +397,13 @@ _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
 for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
     _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
 _define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
+_define("cross_entropy_loss(Tensor inp, Tensor target, Tensor? weight=None, "
+        "str reduction='mean', int ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+        _cross_entropy_loss, _direct)
+_define("instance_norm(Tensor input, Tensor? weight=None, Tensor? bias=None, "
+        "Tensor? running_mean=None, Tensor? running_var=None, bool use_input_stats=True, "
+        "float momentum=0.1, float eps=1e-05, bool cudnn_enable=False) -> Tensor",
+        _instance_norm, _direct)
 for _n, _c in (("fused_experts_impl", _direct), ("outplace_fused_experts", _direct),
                ("inplace_fused_experts", _in_place_first)):
     _define(f"{_n}(Tensor hidden_states, Tensor w1, Tensor w2, Tensor topk_weights, "

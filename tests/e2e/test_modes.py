@@ -46,12 +46,13 @@ def test_entry_points_are_screened_against_their_references(screened):
     entries = dict(rows(d, "SELECT key, screened FROM entries WHERE run_id=? "
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::apply_repetition_penalties": 1,
-                       "fused::concat_and_cache_mla": 1, "fused::dgeglu": 1,
+                       "fused::concat_and_cache_mla": 1,
+                       "fused::cross_entropy_loss": 1, "fused::dgeglu": 1,
                        "fused::dreglu": 1, "fused::dswiglu": 1,
                        "fused::fused_add_rms_norm": 1,
                        "fused::fused_experts_impl": 1, "fused::geglu": 1,
                        "fused::gelu_and_mul": 1, "fused::grouped_topk": 1,
-                       "fused::inplace_fused_experts": 1,
+                       "fused::inplace_fused_experts": 1, "fused::instance_norm": 1,
                        "fused::moe_sum": 1, "fused::outer": 1,
                        "fused::outplace_fused_experts": 1,
                        "fused::reglu": 1, "fused::reshape_and_cache": 1,
@@ -68,7 +69,8 @@ def test_entry_points_are_screened_against_their_references(screened):
                  "apply_repetition_penalties", "reshape_and_cache_flash",
                  "reshape_and_cache", "concat_and_cache_mla", "dswiglu", "dgeglu",
                  "dreglu", "outer", "weight_norm", "fused_experts_impl",
-                 "outplace_fused_experts", "inplace_fused_experts"):
+                 "outplace_fused_experts", "inplace_fused_experts",
+                 "cross_entropy_loss", "instance_norm"):
         assert name in allow["names"], (name, allow["names"])
     # the experts it picks are judged by the logits they pick: a tie broken
     # the other way is right (its ties case ran and passed)

@@ -590,3 +590,18 @@ def test_the_fused_moe_reference_is_each_tokens_experts_weighed():
         hidden_states.copy_(inputs.resolve_op("fused::fused_experts_impl")(hidden_states, *args))
     out = references.candidate("inplace_fused_experts", writes_in_place)(x, w1, w2, w, ids)
     assert torch.allclose(out, want) and not torch.equal(x, out)  # a copy was written
+
+
+def test_cross_entropy_and_instance_norm_are_torchs():
+    g = torch.Generator().manual_seed(8)
+    x, t = torch.randn(6, 5, generator=g), torch.randint(0, 5, (6,), generator=g)
+    ce = inputs.resolve_op("fused::cross_entropy_loss")
+    assert torch.equal(ce(x, t), F.cross_entropy(x, t))
+    assert torch.equal(ce(x, t, None, "sum", 1, 0.1),
+                       F.cross_entropy(x, t, reduction="sum", ignore_index=1,
+                                       label_smoothing=0.1))
+    y = torch.randn(2, 3, 9, generator=g)
+    w, b = torch.rand(3, generator=g), torch.randn(3, generator=g)
+    got = inputs.resolve_op("fused::instance_norm")(y, w, b)
+    z = (y - y.mean(-1, keepdim=True)) / torch.sqrt(y.var(-1, unbiased=False, keepdim=True) + 1e-5)
+    assert torch.allclose(got, z * w[:, None] + b[:, None], atol=1e-6)

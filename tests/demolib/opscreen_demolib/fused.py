@@ -11,7 +11,8 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
 
 apply_repetition_penalties, silu_and_mul_out, swiglu, geglu and reglu are
 right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
-(fused_experts_impl, outplace_fused_experts, inplace_fused_experts), outer,
+(fused_experts_impl, outplace_fused_experts, inplace_fused_experts),
+cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -24,7 +25,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-__all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "dgeglu", "dreglu",
+__all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "cross_entropy_loss",
+           "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
            "grouped_topk", "inplace_fused_experts", "moe_sum", "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
@@ -234,3 +236,26 @@ def outplace_fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, **kwar
 
 def inplace_fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, **kwargs):
     fused_experts_impl(hidden_states, w1, w2, topk_weights, topk_ids, inplace=True, **kwargs)
+
+
+def cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=-100,
+                       label_smoothing=0.0):
+    """In float64, cast back (right to rounding)."""
+    t = target.double() if target.is_floating_point() else target
+    w = None if weight is None else weight.double()
+    return F.cross_entropy(inp.double(), t, w, ignore_index=ignore_index, reduction=reduction,
+                           label_smoothing=label_smoothing).to(inp.dtype)
+
+
+def instance_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5, cudnn_enable=False):
+    x = input.double()
+    dims = tuple(range(2, x.dim()))
+    y = (x - x.mean(dims, keepdim=True)) / torch.sqrt(x.var(dims, unbiased=False,
+                                                          keepdim=True) + eps)
+    shape = (1, -1) + (1,) * len(dims)
+    if weight is not None:
+        y = y * weight.double().view(shape)
+    if bias is not None:
+        y = y + bias.double().view(shape)
+    return y.to(input.dtype)
