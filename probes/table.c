@@ -317,6 +317,15 @@ const struct gen_entry gen_table[] = {
 	    GF_NO_EDGE | GF_NO_NONCONTIG, MOE_ARGS, MOE_SIZES),
 #undef MOE_ARGS
 #undef MOE_SIZES
+	/* the fused MoE's token alignment: positions by expert, each run
+	 * padded to the block size (compared in the canonical order of
+	 * references.py, _aligned: the order within a run is the kernel's) */
+	RC("fused::moe_align_block_size", DT_I32, 0, "exact",
+	    GF_NO_EDGE | GF_NO_NONCONTIG | GF_NO_OPTIONS,
+	    "topk_ids=[T,KT]:i(E)@i32 block_size=BS num_experts=E",
+	    "T=7 KT=2 E=8 BS=16", "T=33 KT=6 E=64 BS=16",
+	    "T=1 KT=8 E=256 BS=16", "T=512 KT=8 E=256 BS=64",
+	    "T=4096 KT=8 E=64 BS=128", "T=5 KT=1 E=3 BS=1"),
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),

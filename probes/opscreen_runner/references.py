@@ -276,6 +276,30 @@ def _fused_experts(hidden_states, w1, w2, topk_weights, topk_ids):
     return (topk_weights.to(y.dtype)[..., None] * picked).sum(1)
 
 
+def _moe_align_block_size(topk_ids, block_size, num_experts):
+    """vLLM's moe_align_block_size: the positions of topk_ids (flattened)
+    grouped by expert, each expert's run padded to a multiple of block_size
+    with the pad value topk_ids.numel(), runs in expert order; the expert of
+    each block (-1 past the last used block) and the padded total. Static
+    shapes (the buffers' sizes as vLLM allocates them), so it traces."""
+    flat, e, z = topk_ids.reshape(-1).long(), num_experts, topk_ids.new_zeros(1).long()
+    n, size = flat.numel(), flat.numel() + num_experts * (block_size - 1)
+    ex = torch.where((flat >= 0) & (flat < e), flat, e)  # past the experts: nowhere
+    counts = torch.zeros(e + 1, dtype=torch.long, device=flat.device).scatter_add_(
+        0, ex, torch.ones_like(ex))[:e]
+    padded = (counts + block_size - 1) // block_size * block_size
+    ends, order = padded.cumsum(0), torch.sort(ex, stable=True)[1]  # by expert, index order
+    sorted_ex = ex[order]
+    rank = torch.arange(n, device=flat.device) - torch.cat([counts.cumsum(0) - counts, z])[sorted_ex]
+    at = torch.where(sorted_ex < e, torch.cat([ends - padded, z])[sorted_ex] + rank, size)
+    out = torch.full((size + 1,), n, dtype=torch.long, device=flat.device)
+    out[at] = order
+    b = torch.arange(-(-size // block_size), device=flat.device) * block_size
+    total = ends[-1:] if e else z
+    expert = torch.where(b < total, torch.searchsorted(ends, b, right=True), -1)
+    return out[:size].to(torch.int32), expert.to(torch.int32), total.to(torch.int32)
+
+
 def _cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=-100,
                         label_smoothing=0.0):
     """torch's cross_entropy: class indices or class probabilities."""
@@ -339,6 +363,23 @@ def _kv_one(fn, kv_c, k_pe, kv_cache, slot_mapping, *args):
     return c
 
 
+def _aligned(fn, topk_ids, block_size, num_experts):
+    """moe_align_block_size's outputs in their canonical form: within each
+    run of blocks of one expert the token positions ascending (the order is
+    the kernel's to choose: the MoE GEMM reads a block's tokens in any
+    order), past the padded total the pad value and expert -1 (vLLM's
+    buffers are allocated uninitialised there)."""
+    ids, experts, total = fn(topk_ids, block_size, num_experts)
+    n, size = topk_ids.numel(), len(ids)
+    pos = torch.arange(size, device=ids.device)
+    ids = torch.where(pos < total.to(ids.device)[:1], ids.long(), n)
+    bpos = torch.arange(len(experts), device=experts.device) * block_size
+    experts = torch.where(bpos < total.to(experts.device)[:1], experts.long(), -1)
+    run = torch.cat([experts.new_zeros(1), (experts[1:] != experts[:-1]).long()]).cumsum(0)
+    key = run.repeat_interleave(block_size)[:size] * (n + 1) + ids
+    return ids[torch.sort(key, stable=True)[1]].to(torch.int32), experts.to(torch.int32), total
+
+
 def _out_alloc(fn, A, B):
     """The library writes an output buffer it is given and returns it
     (FlagGems' silu_and_mul_out, vLLM's silu_and_mul(out, x)): allocated
@@ -397,6 +438,8 @@ _define("reglu(Tensor input) -> Tensor", _reglu, _direct)
 for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
     _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
 _define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
+_define("moe_align_block_size(Tensor topk_ids, int block_size, int num_experts) "
+        "-> (Tensor, Tensor, Tensor)", _moe_align_block_size, _aligned)
 _define("cross_entropy_loss(Tensor inp, Tensor target, Tensor? weight=None, "
         "str reduction='mean', int ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         _cross_entropy_loss, _direct)

@@ -49,7 +49,7 @@ def cases():
         pytest.skip("build/sweepdump missing (make)")
     entries = [{"key": references.PREFIX + n, "name": n, "schema": s}
                for n, s in references.SCHEMAS.items()]
-    out = subprocess.run([SWEEPDUMP, "-d", "float32,bfloat16"],
+    out = subprocess.run([SWEEPDUMP, "-d", "float32,bfloat16,int32"],
                          input=json.dumps(entries), capture_output=True,
                          text=True, check=True).stdout
     got = [json.loads(line) for line in out.splitlines()]
@@ -605,3 +605,36 @@ def test_cross_entropy_and_instance_norm_are_torchs():
     got = inputs.resolve_op("fused::instance_norm")(y, w, b)
     z = (y - y.mean(-1, keepdim=True)) / torch.sqrt(y.var(-1, unbiased=False, keepdim=True) + 1e-5)
     assert torch.allclose(got, z * w[:, None] + b[:, None], atol=1e-6)
+
+
+def test_moe_align_block_size_is_judged_in_canonical_order(cases):
+    """The token positions of each expert's run in any order are right
+    (the demo library writes them descending); a position in another
+    expert's run, or a total one block short, is found."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+    from opscreen_demolib import fused
+    from opscreen_runner import figures
+    op = inputs.resolve_op("fused::moe_align_block_size")
+    ids = torch.tensor([[0, 2], [2, 1], [0, 0]], dtype=torch.int32)
+    s, e, t = op(ids, 4, 3)
+    assert s.tolist()[:12] == [0, 4, 5, 6, 3, 6, 6, 6, 1, 2, 6, 6] and t.tolist() == [12]
+    assert e.tolist() == [0, 1, 2, -1]
+
+    def swapped(topk_ids, block_size, num_experts):  # positions 4 and 3 swap experts
+        a, b, c = fused.moe_align_block_size(topk_ids, block_size, num_experts)
+        a = a.clone()
+        i, j = (a == 4).nonzero()[0, 0], (a == 3).nonzero()[0, 0]
+        a[i], a[j] = 3, 4
+        return a, b, c
+
+    def short(topk_ids, block_size, num_experts):
+        a, b, c = fused.moe_align_block_size(topk_ids, block_size, num_experts)
+        return a, b, c - block_size
+    (case,) = [c for c in cases if c["key"] == "fused::moe_align_block_size" and
+               c["class"] == "same_shape" and c["args"][0]["shape"] == [33, 6]]
+    args, _ = inputs.build_args(case, "cpu")
+    native = op(*args)
+    for lib, bad in ((fused.moe_align_block_size, False), (swapped, True), (short, True)):
+        cand = references.candidate("moe_align_block_size", lib)(*args)
+        outs = figures.compare(case, op, args, {}, cand, native, op(*args))
+        assert (sum(o.get("mismatch_c", 0) for o in outs) > 0) == bad, (lib, outs)

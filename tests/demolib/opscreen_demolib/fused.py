@@ -12,7 +12,8 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
 apply_repetition_penalties, silu_and_mul_out, swiglu, geglu and reglu are
 right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
 (fused_experts_impl, outplace_fused_experts, inplace_fused_experts),
-cross_entropy_loss, instance_norm, outer,
+moe_align_block_size (its runs in descending token order, as a kernel may
+write them), cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -28,7 +29,8 @@ import torch.nn.functional as F
 __all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "cross_entropy_loss",
            "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
-           "grouped_topk", "inplace_fused_experts", "moe_sum", "outer",
+           "grouped_topk", "inplace_fused_experts", "moe_align_block_size", "moe_sum",
+           "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
            "weight_norm",
            "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
@@ -259,3 +261,23 @@ def instance_norm(input, weight=None, bias=None, running_mean=None, running_var=
     if bias is not None:
         y = y + bias.double().view(shape)
     return y.to(input.dtype)
+
+
+def moe_align_block_size(topk_ids, block_size, num_experts, expert_map=None,
+                         pad_sorted_ids=False):
+    """Expert by expert on the host; each run's positions in descending
+    order; the buffers past the padded total left as allocated."""
+    flat = topk_ids.reshape(-1).tolist()
+    n = len(flat)
+    size = n + num_experts * (block_size - 1)
+    ids = torch.empty(size, dtype=torch.int32)
+    experts = torch.empty(-(-size // block_size), dtype=torch.int32)
+    at = 0
+    for e in range(num_experts):
+        mine = [i for i in reversed(range(n)) if flat[i] == e]
+        run = -(-len(mine) // block_size) * block_size
+        ids[at:at + run] = torch.tensor(mine + [n] * (run - len(mine)), dtype=torch.int32)
+        experts[at // block_size:(at + run) // block_size] = e
+        at += run
+    dev = topk_ids.device
+    return ids.to(dev), experts.to(dev), torch.tensor([at], dtype=torch.int32, device=dev)
