@@ -638,3 +638,27 @@ def test_moe_align_block_size_is_judged_in_canonical_order(cases):
         cand = references.candidate("moe_align_block_size", lib)(*args)
         outs = figures.compare(case, op, args, {}, cand, native, op(*args))
         assert (sum(o.get("mismatch_c", 0) for o in outs) > 0) == bad, (lib, outs)
+
+
+def test_the_demo_entry_points_run_every_case_their_references_run(cases):
+    """The demo library's entry points (right, or wrong only where a test
+    plants it) take every input their reference takes, empty ones
+    included: an e2e screen denying one for raising would be the demo's
+    fault, not a finding."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+    from opscreen_demolib import fused
+    failed = []
+    for c in cases:
+        name = c["key"].split("::", 1)[1]
+        if c.get("huge") or c["class"] in ("trace", "graph") or not hasattr(fused, name):
+            continue
+        args, kwargs = inputs.build_args(c, "cpu")
+        try:
+            inputs.resolve_op(c["key"])(*args, **kwargs)
+        except Exception:  # noqa: BLE001 (the reference refuses it: not applicable)
+            continue
+        try:
+            references.candidate(name, getattr(fused, name))(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001
+            failed.append((name, c["class"], f"{type(e).__name__}: {e}"[:120]))
+    assert not failed, failed[:5]

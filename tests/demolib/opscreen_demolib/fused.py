@@ -174,7 +174,7 @@ def grouped_topk(scores, n_group, topk_group, topk, renormalize, routed_scaling_
     t, e = scores.shape
     s = scores.float().sigmoid() if scoring_func else scores.float()
     sel = (s + bias.float()).flip(-1)
-    g = sel.view(t, n_group, -1).topk(2, -1)[0].sum(-1)
+    g = sel.view(t, n_group, e // n_group).topk(2, -1)[0].sum(-1)
     keep = torch.zeros_like(g, dtype=torch.bool).scatter_(1, g.topk(topk_group, -1)[1], True)
     ids = sel.masked_fill(~keep.repeat_interleave(e // n_group, 1), float("-inf")).topk(topk, -1)[1]
     w = s.flip(-1).gather(1, ids)
