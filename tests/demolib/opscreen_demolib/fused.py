@@ -103,7 +103,10 @@ def dgeglu(grad_output, input_tensor, quantizer=None):
 
 
 def dreglu(grad_output, input_tensor, quantizer=None):
-    return _dgated(F.relu, lambda a: (a > 0).double(), grad_output, input_tensor)
+    a, b = (x.double() for x in _gated(input_tensor))
+    g = grad_output.double()
+    # where, not a 0/1 factor: an inf or NaN gradient stays out where a <= 0
+    return torch.cat([torch.where(a > 0, g * b, 0), g * F.relu(a)], -1).to(input_tensor.dtype)
 
 
 def outer(inp, weight):
@@ -251,16 +254,10 @@ def cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=
 
 def instance_norm(input, weight=None, bias=None, running_mean=None, running_var=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5, cudnn_enable=False):
-    x = input.double()
-    dims = tuple(range(2, x.dim()))
-    y = (x - x.mean(dims, keepdim=True)) / torch.sqrt(x.var(dims, unbiased=False,
-                                                          keepdim=True) + eps)
-    shape = (1, -1) + (1,) * len(dims)
-    if weight is not None:
-        y = y * weight.double().view(shape)
-    if bias is not None:
-        y = y + bias.double().view(shape)
-    return y.to(input.dtype)
+    """In float64, cast back (right to rounding)."""
+    d = lambda t: None if t is None else t.double()  # noqa: E731
+    return F.instance_norm(input.double(), d(running_mean), d(running_var), d(weight),
+                           d(bias), use_input_stats, momentum, eps).to(input.dtype)
 
 
 def moe_align_block_size(topk_ids, block_size, num_experts, expert_map=None,
