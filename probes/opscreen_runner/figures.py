@@ -374,7 +374,7 @@ def grouped_routing(op, args, kwargs, C, N):
             c.shape != n.shape or c.dtype != n.dtype for c, n in zip(C, N)) or \
             C[1].dim() != 2 or len(C[1]) != len(scores):
         return outs  # the daemon judges the shapes and dtypes
-    tol = 4 * torch.finfo(scores.dtype).eps
+    tol = references.grouped_tolerance(scores.dtype)
     bad = [~references.grouped_routing_ok(scores, ng, arg("topk_group"), bias, sf,
                                           x[1].to(scores.device), tol)[:, None].expand(
         x[1].shape) for x in (C, N)]

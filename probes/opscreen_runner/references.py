@@ -80,51 +80,44 @@ def _topk_softmax(gating_output, topk, renormalize=False):
 
 # TransformerEngine's gated units, which FlagGems' swiglu, geglu and reglu
 # follow: the last dim holds the activation's input, then the gate, so it
-# must be even (each reference checks it itself: a repro embeds only the
-# reference's own source)
-def _swiglu(input):
+# must be even (_halves checks it; a repro embeds it, HELPERS)
+def _halves(input):
     if input.dim() == 0 or input.shape[-1] % 2:
         raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    return input.chunk(2, -1)
+
+
+def _swiglu(input):
+    a, b = _halves(input)
     return F.silu(a) * b
 
 
 def _geglu(input):  # the tanh form of GELU, as TransformerEngine's
-    if input.dim() == 0 or input.shape[-1] % 2:
-        raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    a, b = _halves(input)
     return F.gelu(a, approximate="tanh") * b
 
 
 def _reglu(input):
-    if input.dim() == 0 or input.shape[-1] % 2:
-        raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    a, b = _halves(input)
     return F.relu(a) * b
 
 
 # their backward (TransformerEngine's dswiglu, dgeglu, dreglu): the gradient
 # of the input given the output's, the activation's part then the gate's
 def _dswiglu(grad_output, input):
-    if input.dim() == 0 or input.shape[-1] % 2:
-        raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    a, b = _halves(input)
     return torch.cat([torch.ops.aten.silu_backward(grad_output * b, a),
                       grad_output * F.silu(a)], -1)
 
 
 def _dgeglu(grad_output, input):
-    if input.dim() == 0 or input.shape[-1] % 2:
-        raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    a, b = _halves(input)
     return torch.cat([torch.ops.aten.gelu_backward(grad_output * b, a, approximate="tanh"),
                       grad_output * F.gelu(a, approximate="tanh")], -1)
 
 
 def _dreglu(grad_output, input):
-    if input.dim() == 0 or input.shape[-1] % 2:
-        raise ValueError("the last dimension of the input must be even")
-    a, b = input.chunk(2, -1)
+    a, b = _halves(input)
     return torch.cat([torch.where(a > 0, grad_output * b, 0), grad_output * F.relu(a)], -1)
 
 
@@ -179,6 +172,12 @@ def _grouped_topk(scores, n_group, topk_group, topk, renormalize, routed_scaling
     return w.to(torch.promote_types(w.dtype, torch.float32)), ids.to(torch.int32)
 
 
+def grouped_tolerance(dtype):
+    """The ties grouped_routing_ok allows for a routing computed in dtype:
+    4 of its epsilons (relative to a token's largest score)."""
+    return 4 * torch.finfo(dtype).eps
+
+
 def grouped_routing_ok(scores, n_group, topk_group, bias, scoring_func, ids, tol):
     """Per token, whether expert ids are a right grouped routing in fp64,
     with ties within tol (relative to the row's largest score) broken any
@@ -218,10 +217,11 @@ def _unique_slots(slot_mapping):
     return torch.where(((s[:, None] == s[None, :]) & earlier).any(1), -1, s)
 
 
-def _kv_put(rows, slot_mapping, vals):
-    """rows [slots, ...] with each token's vals at its slot (padding: a row
-    past the end, dropped; no data-dependent shapes, so it traces)."""
-    n, s = len(rows), _unique_slots(slot_mapping).long()
+def _kv_put(rows, slots, vals):
+    """rows [slots, ...] with each token's vals at its slot (slots as
+    _unique_slots gives them; padding: a row past the end, dropped; no
+    data-dependent shapes, so it traces)."""
+    n, s = len(rows), slots.long()
     out = torch.cat([rows, rows.new_zeros(1, *rows.shape[1:])])
     out[torch.where(s >= 0, s, n)] = vals.to(rows.dtype)
     return out[:n]
@@ -236,8 +236,8 @@ def _reshape_and_cache_flash(key, value, key_cache, value_cache, slot_mapping,
                              kv_cache_dtype, k_scale, v_scale):
     """Caches [num_blocks, block_size, heads, head_size]."""
     _kv_auto(kv_cache_dtype)
-    return tuple(_kv_put(c.reshape(c.shape[0] * c.shape[1], *c.shape[2:]), slot_mapping,
-                         x).view(c.shape)
+    s = _unique_slots(slot_mapping)
+    return tuple(_kv_put(c.reshape(c.shape[0] * c.shape[1], *c.shape[2:]), s, x).view(c.shape)
                  for c, x in ((key_cache, key), (value_cache, value)))
 
 
@@ -247,9 +247,10 @@ def _reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_cach
     block_size, x], value_cache [num_blocks, heads, head_size, block_size]."""
     _kv_auto(kv_cache_dtype)
     (nb, h, dx, bs, x), t, d = key_cache.shape, len(key), value_cache.shape[2]
-    kc = _kv_put(key_cache.permute(0, 3, 1, 2, 4).reshape(nb * bs, h, dx, x), slot_mapping,
+    s = _unique_slots(slot_mapping)
+    kc = _kv_put(key_cache.permute(0, 3, 1, 2, 4).reshape(nb * bs, h, dx, x), s,
                  key.reshape(t, h, dx, x))
-    vc = _kv_put(value_cache.permute(0, 3, 1, 2).reshape(nb * bs, h, d), slot_mapping, value)
+    vc = _kv_put(value_cache.permute(0, 3, 1, 2).reshape(nb * bs, h, d), s, value)
     return (kc.view(nb, bs, h, dx, x).permute(0, 2, 3, 1, 4).contiguous(),
             vc.view(nb, bs, h, d).permute(0, 2, 3, 1).contiguous())
 
@@ -259,7 +260,8 @@ def _concat_and_cache_mla(kv_c, k_pe, kv_cache, slot_mapping, kv_cache_dtype, sc
     token's compressed kv, then its rotary part."""
     _kv_auto(kv_cache_dtype)
     rows = kv_cache.reshape(kv_cache.shape[0] * kv_cache.shape[1], kv_cache.shape[2])
-    return _kv_put(rows, slot_mapping, torch.cat([kv_c, k_pe.to(kv_c.dtype)], -1)).view(
+    return _kv_put(rows, _unique_slots(slot_mapping), torch.cat([kv_c, k_pe.to(kv_c.dtype)],
+                                                                -1)).view(
         kv_cache.shape)
 
 
@@ -432,11 +434,12 @@ _define("apply_rotary_pos_emb(Tensor q, Tensor k, Tensor cos, Tensor sin, "
         "Tensor? position_ids=None, bool rotary_interleaved=False, "
         "bool inplace=False) -> (Tensor, Tensor)", _apply_rotary_pos_emb, _q_k_copies)
 _define("silu_and_mul_out(Tensor A, Tensor B) -> Tensor", _silu_and_mul, _out_alloc)
-_define("swiglu(Tensor input) -> Tensor", _swiglu, _direct)
-_define("geglu(Tensor input) -> Tensor", _geglu, _direct)
-_define("reglu(Tensor input) -> Tensor", _reglu, _direct)
+for _n, _f in (("swiglu", _swiglu), ("geglu", _geglu), ("reglu", _reglu)):
+    _define(f"{_n}(Tensor input) -> Tensor", _f, _direct)
+    HELPERS[_n] = (_halves,)
 for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
     _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
+    HELPERS[_n] = (_halves,)
 _define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
 _define("moe_align_block_size(Tensor topk_ids, int block_size, int num_experts) "
         "-> (Tensor, Tensor, Tensor)", _moe_align_block_size, _aligned)

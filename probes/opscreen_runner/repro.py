@@ -421,7 +421,7 @@ def _routed(op, args, kwargs, ins):
     arg = lambda name: figures.bound_arg(op, args, kwargs, name)  # noqa: E731
     x, bias = ins.name(arg("scores")), ins.name(arg("bias"))
     sf, ng = int(arg("scoring_func") or 0), int(arg("n_group"))
-    tol = 4 * torch.finfo(arg("scores").dtype).eps
+    tol = references.grouped_tolerance(arg("scores").dtype)
     return [_source(references.grouped_routing_ok),
             "def routed(tag, c, n, o, b):  # a right routing, ties within the tolerance "
             "broken any way",
