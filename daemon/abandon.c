@@ -17,6 +17,7 @@ void
 worker_respawn(struct worker *w)
 {
 	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
+	replay_lost(w, "cancelled");
 	worker_kill(w);
 	w->restarts++;
 	free(w->repro);

@@ -417,7 +417,7 @@ enum MHD_Result
 serve_list(struct MHD_Connection *c, int deny)
 {
 	static const char	*allowed[] = { "format", "dtypes", "gpu", "stale",
-	    "policy", "faster", "mode", NULL };
+	    "policy", "faster", "mode", "deterministic", NULL };
 	struct rollup_query	 q;
 	const char		*fmt, *v, *ct;
 	char			 bad[128], ckey[512], *out = NULL;
@@ -441,7 +441,7 @@ serve_list(struct MHD_Connection *c, int deny)
 	if (query_unknown(c, allowed, bad, sizeof(bad)))
 		return list_refusef(c, 400, fmt, deny, "unknown query parameter "
 		    "'%s' (known: format, dtypes, gpu, stale, policy, faster, "
-		    "mode)", bad);
+		    "mode, deterministic)", bad);
 	memset(&q, 0, sizeof(q));
 	q.gpu = -1;
 	if ((v = arg(c, "dtypes")) != NULL) {
@@ -491,9 +491,16 @@ serve_list(struct MHD_Connection *c, int deny)
 	if ((v = arg(c, "mode")) != NULL && rollup_mode_parse(v, &q.mode) == -1)
 		return list_refusef(c, 400, fmt, deny, "mode must be eager, "
 		    "compile or cudagraph");
-	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s|%.17g|%s", deny, fmt,
+	if ((v = arg(c, "deterministic")) != NULL) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return list_refusef(c, 400, fmt, deny, "deterministic "
+			    "must be 0 or 1 (1: leave out names whose output "
+			    "bits differed between two calls on the same inputs)");
+		q.deterministic = !strcmp(v, "1");
+	}
+	snprintf(ckey, sizeof(ckey), "%d|%s|%s|%d|%d|%s|%.17g|%s|%d", deny, fmt,
 	    q.dtypes, q.gpu, q.stale_ok, rollup_policy_name(q.policy), q.faster,
-	    rollup_mode_name(q.mode));
+	    rollup_mode_name(q.mode), q.deterministic);
 	if (env->fault[0] != '\0')	/* nothing screened: nothing vouched for */
 		return list_refusef(c, 503, fmt, deny, "%s", env->fault);
 	/* fail-closed: a library that may have changed unseen is not vouched for */

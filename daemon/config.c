@@ -91,6 +91,9 @@ config_defaults(struct config *c)
 	c->api_max_connections_per_ip = 32;
 	c->api_request_timeout = 10;
 	c->critical_ratio = VERDICT_CRITICAL_RATIO;
+	c->consensus_split = 1;
+	c->consensus_per_mille = 20;
+	c->consensus_threshold = 1;
 }
 
 static int
@@ -152,6 +155,9 @@ valid_devices(const char *v)
 
 	if (!strcmp(v, "all") || !strcmp(v, "cpu"))
 		return 1;
+	/* cpu:N, N CPU runners standing for N GPUs (2..8) */
+	if (!strncmp(v, "cpu:", 4))
+		return v[4] >= '2' && v[4] <= '8' && v[5] == '\0';
 	if (*v == '\0')
 		return 0;
 	for (p = v; *p; p++)
@@ -211,7 +217,8 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.devices"))
 		return (!valid_devices(v) ||
 		    set_str(c->devices, sizeof(c->devices), v)) ?
-		    "must be all, cpu or a list of GPU indices" : NULL;
+		    "must be all, cpu, cpu:N (N = 2..8 CPU runners standing "
+		    "for N GPUs) or a list of GPU indices" : NULL;
 	if (IS("runner.nvml_library"))
 		return (*v == '\0' ||
 		    set_str(c->nvml_library, sizeof(c->nvml_library), v)) ?
@@ -284,6 +291,16 @@ config_apply(struct config *c, const char *section, const char *key,
 			return "must be all, engine or off";
 		return NULL;
 	}
+	if (IS("consensus.split"))
+		return parse_bool(v, &c->consensus_split) ?
+		    "must be yes or no" : NULL;
+	if (IS("consensus.sample_per_mille"))
+		return parse_int(v, 0, 1000, &c->consensus_per_mille) ?
+		    "must be an integer 0..1000 (0: no consensus phase, with "
+		    "split = no only)" : NULL;
+	if (IS("consensus.quarantine_threshold"))
+		return parse_int(v, 1, 1000000, &c->consensus_threshold) ?
+		    "must be an integer 1..1000000" : NULL;
 	if (IS("runner.modes")) {
 		char	 buf[sizeof(c->modes)], *p, *tok, *save = NULL;
 
@@ -595,6 +612,12 @@ config_check(const struct config *c, const char *path, FILE *errs)
 		fprintf(errs, "%s: [daemon] database = \"%s\": database directory "
 		    "'%s' is not writable: %s\n", path, c->database, dir,
 		    strerror(errno));
+		n++;
+	}
+	if (c->consensus_split && c->consensus_per_mille == 0) {
+		fprintf(errs, "%s: [consensus] split = yes needs "
+		    "sample_per_mille above 0: no GPU would check another's "
+		    "half of the screen\n", path);
 		n++;
 	}
 	if (config_token_file(c, why, sizeof(why)) == -1) {

@@ -140,6 +140,10 @@ on_result(struct worker *w, json_t *msg)
 		shrink_result(w, msg);
 		return;
 	}
+	if (w->replay) {
+		replay_result(w, msg);
+		return;
+	}
 	spec = store_case_spec(env->store, id, &attempt);
 	if (spec == NULL) {
 		/* unjudged: it runs again once the store answers */

@@ -125,6 +125,16 @@ resolve_devices(void)
 		env->cpu = 1;
 		return 0;
 	}
+	if (!strncmp(env->conf.devices, "cpu:", 4)) {
+		/* CPU runners standing for GPUs: the several-GPU paths, tested */
+		env->cpu = 1;
+		env->ndevices = atoi(env->conf.devices + 4);
+		for (i = 0; i < env->ndevices; i++)
+			env->devices[i] = i;
+		log_info("%d CPU runners stand for %d GPUs (devices = %s)",
+		    env->ndevices, env->ndevices, env->conf.devices);
+		return 0;
+	}
 	if (!strcmp(env->conf.devices, "all")) {
 		n = nvml_device_count(env->conf.nvml_library, why, sizeof(why));
 		if (n <= 0 && gpuhost) {

@@ -35,7 +35,7 @@ struct config {
 	char	 python[4096];
 	char	 runner_path[4096];
 	char	 library[64];		/* auto | flag_gems | demolib | <module> */
-	char	 devices[256];		/* all | cpu | 0,1,... */
+	char	 devices[256];		/* all | cpu | cpu:N | 0,1,... */
 	char	 nvml_library[4096];	/* dlopen()ed for devices = all */
 	char	 gpu_host_paths[1024];	/* any of them: a host with NVIDIA GPUs */
 	int	 case_deadline;		/* seconds */
@@ -72,6 +72,9 @@ struct config {
 	char	 default_classes[256];
 	char	 modes[64];		/* runner.modes: eager[,compile][,cudagraph] */
 	char	 default_dtypes[256];
+	int	 consensus_split;	/* several devices divide a full screen */
+	int	 consensus_per_mille;	/* of each other device's cases replayed */
+	int	 consensus_threshold;	/* suspect cases that quarantine a device */
 	int	 nerrors;
 };
 void	 config_defaults(struct config *);
@@ -172,6 +175,8 @@ struct rollup_query {
 	double	 faster;		/* > 0: faster=RATIO (native/candidate
 					 * at every passing case), 0: off */
 	enum rollup_mode mode;		/* 0: eager */
+	int	 deterministic;		/* 1: leave out names with a
+					 * nondeterministic key x dtype */
 };
 const char *rollup_mode_name(enum rollup_mode);
 int	 rollup_mode_parse(const char *, enum rollup_mode *);

@@ -179,6 +179,9 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	if (fcb == 2)
 		json_object_set_new(spec, "cold", json_true());
 	verdict_case_steady(spec, env->conf.speed);
+	/* a split run: the owner's digest, for the consensus phase */
+	if (sched.cur.split != NULL)
+		json_object_set_new(spec, "digest", json_true());
 	json_object_set_new(spec, "id", json_integer(id));
 	msg = json_pack("{ss sO}", "type", "case", "case", spec);
 	rc = supervise_send(w->proc, msg);
@@ -206,7 +209,7 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	    json_object_get(spec, "dtype")) ?: "");
 	w->case_t0 = now_mono();
 	w->deadline = now_mono() + (compile ? compile_deadline() :
-	    w->device < 0 ? env->conf.cpu_case_deadline :
+	    env->cpu ? env->conf.cpu_case_deadline :
 	    env->conf.case_deadline);
 	/*
 	 * A deployment mode's case compiles (torch.compile, or the warm-up of

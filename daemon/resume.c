@@ -178,7 +178,7 @@ sched_resume(int *full)
 		    store_errmsg(env->store));
 	for (i = 0; i < n && why[0] == '\0'; i++) {
 		device = devices[i];
-		if ((device < 0) != (env->cpu != 0) ||
+		if ((device < 0) != (env->cpu && env->ndevices == 0) ||
 		    (s = slot_of_device(device)) < 0)
 			snprintf(why, sizeof(why), "device %d (-1 = cpu) "
 			    "is not screened any more (devices = %s)",

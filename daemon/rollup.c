@@ -336,7 +336,7 @@ mode_check(sqlite3_stmt *st, int col, enum rollup_mode mode,
 static int
 rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
     enum rollup_policy policy, double faster, enum rollup_mode mode,
-    json_t *names)
+    int deterministic, json_t *names)
 {
 	sqlite3_stmt	*st;
 	json_t		*n, *k, *keys = json_object(), *dt;
@@ -381,7 +381,7 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	    "speed_ratio, speed_cases, compile_verdict, compile_reason, "
 	    "compile_detail, compile_severity, compile_case, cudagraph_verdict, "
 	    "cudagraph_reason, cudagraph_detail, cudagraph_severity, "
-	    "cudagraph_case FROM "
+	    "cudagraph_case, nondeterministic FROM "
 	    "verdicts v WHERE run_id=? AND device=? ORDER BY key, dtype", -1,
 	    &st, NULL) != SQLITE_OK)
 		goto out;
@@ -433,6 +433,15 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 				mode_check(st, 17 + 5 * (mode - 1), mode, policy,
 				    n, names, (const char *)sqlite3_column_text(
 				    st, 1), key, dtype, device, run);
+			if (!any && deterministic && sqlite3_column_int(st,
+			    27) > 0) {
+				snprintf(why, sizeof(why), "nondeterministic: %d "
+				    "case(s) gave other output bits on a second "
+				    "call with the same inputs (deterministic=1)",
+				    sqlite3_column_int(st, 27));
+				withhold(names, (const char *)sqlite3_column_text(
+				    st, 1), key, dtype, why, device, run);
+			}
 			continue;
 		}
 		sev = row_severity(vd, sevw);
@@ -492,6 +501,40 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
  out:
 	json_decref(keys);
 	return rc;
+}
+
+/*
+ * The refusal of a device that run's consensus phase quarantined (its
+ * output differed from the other devices' on the same inputs; db/010), or
+ * NULL. An error reading it refuses too: fail closed.
+ */
+static json_t *
+quarantined(sqlite3 *db, int64_t run, int device)
+{
+	sqlite3_stmt	*st;
+	json_t		*o = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT detail, evidence_case, "
+	    "suspect_cases, sampled_cases FROM quarantine WHERE run_id=? AND "
+	    "device=?", -1, &st, NULL) != SQLITE_OK)
+		return json_pack("{ss}", "error", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int(st, 2, device);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		o = json_pack("{ss si sI ss si si sI}", "error", "this device is "
+		    "quarantined: the consensus phase of its last screen found "
+		    "it computing differently from the host's other devices on "
+		    "the same inputs; nothing is served for it until a later "
+		    "screen clears it", "device", device, "run", (json_int_t)run,
+		    "why", (const char *)sqlite3_column_text(st, 0),
+		    "suspect_cases", sqlite3_column_int(st, 2),
+		    "sampled_cases", sqlite3_column_int(st, 3), "case",
+		    (json_int_t)sqlite3_column_int64(st, 1));
+	else if (rc != SQLITE_DONE)
+		o = json_pack("{ss}", "error", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return o;
 }
 
 /* Library-wide bootstrap findings of the serving runs (events). */
@@ -606,7 +649,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	json_t		*allowed = json_array(), *denied = json_array();
 	json_t		*withheld = json_array(), *n, *rd;
 	json_t		*tolerated = json_array(), *by_sev[VERDICT_NSEVERITIES];
-	json_t		*speeds = json_object();
+	json_t		*speeds = json_object(), *qd;
 	size_t		 i, nn = 0, j;
 	const char	**keys = NULL, *name;
 	int		 any_stale = 0, stale, ndev = 0;
@@ -652,8 +695,14 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		}
 		json_object_set_new(rd, "stale", json_boolean(stale));
 		json_array_append_new(runs, rd);
+		if ((qd = quarantined(db, run, device)) != NULL) {
+			/* its screen computed differently: nothing it vouches */
+			*status = 503;
+			*err = qd;
+			goto out;
+		}
 		if (rollup_device(db, run, device, q->dtypes, q->policy,
-		    q->faster, q->mode, names) == -1) {
+		    q->faster, q->mode, q->deterministic, names) == -1) {
 			*status = 500;
 			*err = json_pack("{ss}", "error", sqlite3_errmsg(db));
 			goto out;

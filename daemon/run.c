@@ -55,6 +55,8 @@ run_clear(void)
 		free(sched.cur.cq[s].kix);
 	}
 	json_decref(sched.cur.keys);
+	json_decref(sched.cur.split);
+	free(sched.cur.rp);
 	json_decref(sched.cur.dtypes);
 	json_decref(sched.cur.ops);
 	memset(&sched.cur, 0, sizeof(sched.cur));
@@ -268,6 +270,9 @@ run_expand(int slot, struct worker *w)
 			goto fail;
 		if (!op_requested(key, name))
 			continue;
+		/* a split run: another device screens it (split.c) */
+		if (!split_owns(q->device, key))
+			continue;
 		cases = json_array();
 		/* every entry, probed or not, gets its registration checked */
 		if ((sched.cur.classes & PROBE_BOOTSTRAP) && json_array_append_new(cases,
@@ -292,7 +297,7 @@ run_expand(int slot, struct worker *w)
 			 * 2^31-element cases and an engine's sizes are for
 			 * GPUs, not the CPU demo
 			 */
-			if (q->device < 0 && (json_is_true(json_object_get(c,
+			if (env->cpu && (json_is_true(json_object_get(c,
 			    "huge")) || json_is_true(json_object_get(c,
 			    "engine"))))
 				continue;
@@ -438,7 +443,7 @@ run_finish(void)
 	double		 speed_min = -1;	/* the slowest passing case's
 						 * native/candidate ratio */
 	int		 nt = 0, have = 0, nreg = 0, nevents = 0, erc;
-	int		 nspeed = 0;
+	int		 nspeed = 0, nnondet = 0;
 	int64_t		 unstored, carried = 0;	/* -1: a case was measured */
 
 	if (store_begin(env->store) == -1)
@@ -509,6 +514,7 @@ run_finish(void)
 				}
 				sv.speed_ratio = nspeed > 0 ? speed_min : -1;
 				sv.speed_cases = nspeed;
+				sv.nondeterministic = nnondet;
 				for (mi = 0; mi < 2; mi++)
 					mode_verdict(&fm[mi], &sv.mode[mi],
 					    mreason[mi], sizeof(mreason[mi]));
@@ -526,6 +532,7 @@ run_finish(void)
 			verdict_fold_init(&fm[1]);
 			nt = 0;
 			nspeed = 0;
+			nnondet = 0;
 			speed_min = -1;
 			have = 0;
 			carried = 0;
@@ -549,6 +556,7 @@ run_finish(void)
 		/* none or unknown: verdict_severity reads a failure as critical */
 		if (severity_parse(row.severity, &v.severity) == -1)
 			v.severity = SEVERITY_NONE;
+		nnondet += row.nondeterministic != 0;
 		if (row.carried_run <= 0)
 			carried = -1;
 		else if (carried >= 0 && row.carried_run > carried)
@@ -592,6 +600,10 @@ run_finish(void)
 		nverified -= k;
 		nbroken += k;
 	}
+	/* a split run: each device's lists get the others' verdicts */
+	if (sched.cur.split != NULL && store_verdicts_share(env->store,
+	    sched.cur.run_id) == -1)
+		goto fail;
 	if (run_set_state(sched.cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{

@@ -105,9 +105,15 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
 
 	worker_collect(w, how, sizeof(how));
-	if (w->shrink_try != NULL) {
-		/* the case itself was recorded; only its variant died */
-		shrink_abort(w);
+	if (w->shrink_try != NULL || w->replay) {
+		/*
+		 * the case itself was recorded; only its variant died, or its
+		 * replay, which gave no output (replay.c)
+		 */
+		if (w->replay)
+			replay_lost(w, "crash");
+		else
+			shrink_abort(w);
 		w->restarts++;
 		free(w->repro);
 		w->repro = NULL;
@@ -160,7 +166,13 @@ sched_on_deadline(struct worker *w)
 	char	 what[256];
 	int64_t	 hung = w->case_id;
 
-	if (w->state == W_BUSY && w->shrink_try != NULL) {
+	if (w->state == W_BUSY && w->replay) {
+		log_warnx("case %lld: its replay on device %d gave no result "
+		    "within the deadline; runner process group killed",
+		    (long long)w->case_id, w->device);
+		replay_lost(w, "timeout");
+		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->shrink_try != NULL) {
 		log_info("case %lld: a shrunk variant hung; shrinking stopped",
 		    (long long)w->case_id);
 		shrink_abort(w);
@@ -191,7 +203,7 @@ sched_on_deadline(struct worker *w)
 	} else if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
 		    "deadline; runner process group killed", w->case_mode ?
-		    env->conf.mode_deadline : w->device < 0 ?
+		    env->conf.mode_deadline : env->cpu ?
 		    env->conf.cpu_case_deadline : env->conf.case_deadline);
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		worker_respawn(w);
@@ -263,7 +275,7 @@ void
 sched_poll(void)
 {
 	double	 t = now_mono();
-	int	 i, s, busy, rc;
+	int	 i, s, busy, rc, split;
 	int64_t	 creq;
 	unsigned char	*memo;
 
@@ -307,6 +319,9 @@ sched_poll(void)
 	if (sched.cur.run_id == 0 && run_activate() <= 0)
 		return;
 
+	/* a split run waits for every device's table (split.c) */
+	if ((split = split_decide()) == -1)
+		return;
 	for (s = 0; s < sched.cur.nq; s++) {
 		struct devq	*q = &sched.cur.q[s];
 
@@ -315,7 +330,7 @@ sched_poll(void)
 		for (i = 0; i < sched.nworkers; i++) {
 			struct worker	*w = &sched.workers[i];
 
-			if (w->device != q->device)
+			if (w->device != q->device || split == 0)
 				continue;
 			if (w->state == W_IDLE && w->entries && q->resume) {
 				if ((rc = run_resume_device(s, w)) == -1)
@@ -386,12 +401,18 @@ sched_poll(void)
 
 	busy = 0;
 	for (i = 0; i < sched.nworkers; i++)
-		if (sched.workers[i].state == W_BUSY)
+		if (sched.workers[i].state == W_BUSY && !sched.workers[i].replay)
 			busy = 1;
 	for (s = 0; s < sched.cur.nq; s++)
 		if (!sched.cur.q[s].expanded || sched.cur.q[s].head < sched.cur.q[s].len ||
 		    sched.cur.cq[s].head < sched.cur.cq[s].len)
 			busy = 1;
+	/* every case done: a split run's consensus phase, then its end */
+	if (!busy && (rc = replay_poll()) != 0) {
+		if (rc == 1 && sched.cur.run_id != 0)
+			progress_update("running");
+		return;
+	}
 	progress_update("running");
 	if (!busy) {
 		int64_t	 id = sched.cur.run_id;

@@ -54,6 +54,16 @@ struct worker {
 	int		 fp_stale;		/* library changed: restart when idle */
 	json_t		*owned;			/* runner.key_affinity: the ops its
 						 * process ran (reset at hello) */
+	int		 replay;		/* 1 + the consensus phase's item in
+						 * flight (replay.c), 0: none */
+};
+
+/* one run of the consensus phase: a sampled case on a device (replay.c) */
+struct replay_item {
+	int64_t	 case_id;
+	int	 device;
+	int	 attempt;	/* 0 another device's, 1 the owner's second */
+	int	 state;		/* 0 to send, 1 in flight, 2 done */
 };
 
 struct devq {
@@ -83,6 +93,15 @@ struct sched_run {
 	int		 resumed;	/* after a restart (sched_resume) */
 	int		 carry;		/* the request did not say carry: false */
 	json_t		*keys;		/* key names of the queues' kix */
+	/* several devices (split.c, replay.c) */
+	int		 split_decided;
+	json_t		*split;		/* key -> owner device; NULL: each
+					 * device screens every key */
+	int		 consensus;	/* the phase: 0 not begun, 1 running,
+					 * 2 judged */
+	double		 consensus_t0;
+	struct replay_item *rp;
+	size_t		 rp_n, rp_cap, rp_left;
 };
 
 struct sched {
@@ -242,6 +261,15 @@ void	 fingerprint_poll(double t);
 
 /* request.c */
 void	 request_init(void);			/* on the main loop's thread */
+
+/* split.c */
+int	 split_decide(void);
+int	 split_owns(int device, const char *key);
+
+/* replay.c */
+int	 replay_poll(void);
+void	 replay_result(struct worker *w, json_t *msg);
+void	 replay_lost(struct worker *w, const char *status);
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);

@@ -25,6 +25,7 @@ extern const char migration_006[];
 extern const char migration_007[];
 extern const char migration_008[];
 extern const char migration_009[];
+extern const char migration_010[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -36,6 +37,7 @@ static const char *migrations[] = {
 	migration_007,
 	migration_008,
 	migration_009,
+	migration_010,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

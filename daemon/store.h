@@ -194,6 +194,8 @@ struct store_fold_row {
 					 * result, 0: measured in this run */
 	int		 has_speed;	/* RESULT's speed was stored */
 	double		 speed_native_ms, speed_cand_ms;
+	int		 nondeterministic;	/* its output bits differed
+						 * between two calls (db/010) */
 };
 /* a key x dtype verdict; a NULL text or a negative time is stored as NULL */
 struct store_verdict {
@@ -211,6 +213,7 @@ struct store_verdict {
 	double		 speed_ratio;	/* min native/candidate over passing
 					 * cases; < 0: none */
 	int		 speed_cases;
+	int		 nondeterministic;	/* cases whose bits differed */
 	/*
 	 * The deployment modes' verdicts (STORE_MODE_COMPILE: the trace
 	 * class, STORE_MODE_CUDAGRAPH: graph): verdict NULL when the run
@@ -227,5 +230,24 @@ int64_t	 store_run_unstored(struct store *, int64_t run);
 struct store_cursor *store_fold_cursor(struct store *, int64_t run);
 int	 store_fold_next(struct store_cursor *, struct store_fold_row *);
 int	 store_verdict_add(struct store *, const struct store_verdict *);
+
+/* store_consensus.c: several GPUs of one host (db/010) */
+int	 store_split_load(struct store *, int64_t run, json_t **map);
+int	 store_split_add(struct store *, int64_t run, const char *key,
+	    int device, double cost);
+int	 store_run_set_split(struct store *, int64_t run, int split);
+int	 store_key_costs(struct store *, int64_t run, json_t *costs);
+struct store_cursor *store_replay_candidates(struct store *, int64_t run);
+int	 store_replay_have(struct store *, int64_t case_id, int device,
+	    int attempt);
+int	 store_replay_add(struct store *, int64_t run, int64_t case_id,
+	    int device, int attempt, const char *status, const char *digest,
+	    int oracle_ok, double created);
+struct store_cursor *store_replay_cursor(struct store *, int64_t run);
+int	 store_replay_outcome(struct store *, int64_t case_id,
+	    const char *outcome);
+int	 store_quarantine_add(struct store *, int64_t run, int device,
+	    int suspect, int sampled, int64_t evidence_case, const char *detail);
+int64_t	 store_verdicts_share(struct store *, int64_t run);
 
 #endif

@@ -43,7 +43,10 @@ store_fold_cursor(struct store *s, int64_t run)
 	    "json_extract(c.spec, '$.ladder.budget_ms'), r.severity, (SELECT "
 	    "o.run_id FROM cases o WHERE o.id = r.carried_from), "
 	    "json_extract(r.figures, '$.speed.native_ms'), "
-	    "json_extract(r.figures, '$.speed.cand_ms') FROM cases c "
+	    "json_extract(r.figures, '$.speed.cand_ms'), "
+	    "json_type(r.figures, '$.repeat') IS NOT NULL OR EXISTS (SELECT 1 "
+	    "FROM replays p WHERE p.case_id = c.id AND p.outcome = "
+	    "'nondeterministic') FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id=? AND "
 	    "(r.status != 'skipped' OR r.reason IN ('key_budget', "
 	    "'skip_replay', 'first_call_budget', 'needs_device')) ORDER BY "
@@ -88,6 +91,7 @@ store_fold_next(struct store_cursor *c, struct store_fold_row *r)
 	    sqlite3_column_type(st, 18) != SQLITE_NULL;
 	r->speed_native_ms = sqlite3_column_double(st, 17);
 	r->speed_cand_ms = sqlite3_column_double(st, 18);
+	r->nondeterministic = sqlite3_column_int(st, 19);
 	return 1;
 }
 
@@ -103,8 +107,10 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 	    "n_numerics, carried_from, speed_ratio, speed_cases, "
 	    "compile_verdict, compile_reason, compile_detail, compile_severity, "
 	    "compile_case, cudagraph_verdict, cudagraph_reason, "
-	    "cudagraph_detail, cudagraph_severity, cudagraph_case) VALUES "
-	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) ==
+	    "cudagraph_detail, cudagraph_severity, cudagraph_case, "
+	    "nondeterministic) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"))
+	    ==
 	    NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, v->run);
@@ -152,6 +158,7 @@ store_verdict_add(struct store *s, const struct store_verdict *v)
 		if (mv->evidence_case > 0)
 			sqlite3_bind_int64(st, 26 + 5 * m, mv->evidence_case);
 	}
+	sqlite3_bind_int(st, 32, v->nondeterministic);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_reset(st);
 	return rc;

@@ -93,7 +93,8 @@ env_overridden(const char *e)
 	    "OPSCREEN_DEVICE=", "OPSCREEN_LIBRARY=", "PYTHONPATH=",
 	    "PYTHONUNBUFFERED=", "OPSCREEN_NICE=", "OPSCREEN_ROLE=",
 	    "TRITON_CACHE_AUTOTUNING=", "OPSCREEN_CUDA_SYNC=",
-	    "OPSCREEN_AUTOTUNE_REP=", "OPSCREEN_DAEMON_PID=" };
+	    "OPSCREEN_AUTOTUNE_REP=", "OPSCREEN_DAEMON_PID=",
+	    "OPSCREEN_DEVICE_INDEX=" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -108,6 +109,7 @@ supervise_spawn(struct runner *w)
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 at;
 	char				*envp[ENV_MAX], **e, dev[16], nice[16], rep[32];
+	char				 dev_index[16];
 	char				 me[16], threads[16];
 	char				*pp = NULL;
 	char				*argv[4];
@@ -130,14 +132,20 @@ supervise_spawn(struct runner *w)
 		snprintf(dev, sizeof(dev), "%d", w->device);
 	else
 		dev[0] = '\0';
+	snprintf(dev_index, sizeof(dev_index), "%s", dev);
+	/* CPU runners standing for GPUs (devices = cpu:N) see no GPU at all */
+	if (env->cpu)
+		dev[0] = '\0';
 	oldpp = getenv("PYTHONPATH");
 	if (asprintf(&pp, "%s%s%s", env->conf.runner_path,
 	    oldpp && *oldpp ? ":" : "", oldpp ? oldpp : "") == -1)
 		goto fail;
 	if (env_push(envp, &n, "CUDA_VISIBLE_DEVICES", dev) == -1 ||
 	    env_push(envp, &n, "OPSCREEN_FD", "3") == -1 ||
-	    env_push(envp, &n, "OPSCREEN_DEVICE", w->device >= 0 ? "cuda" : "cpu")
+	    env_push(envp, &n, "OPSCREEN_DEVICE", env->cpu ? "cpu" : "cuda")
 	    == -1 ||
+	    env_push(envp, &n, "OPSCREEN_DEVICE_INDEX", w->device >= 0 ? dev_index :
+	    "") == -1 ||
 	    env_push(envp, &n, "OPSCREEN_LIBRARY", env->library) == -1 ||
 	    env_push(envp, &n, "PYTHONPATH", pp) == -1 ||
 	    env_push(envp, &n, "PYTHONUNBUFFERED", "1") == -1)
@@ -203,7 +211,7 @@ supervise_spawn(struct runner *w)
 		free(envp[i]);
 	free(pp);
 	log_debug("worker %d: spawned pid %d for %s", w->slot, (int)w->pid,
-	    w->device >= 0 ? dev : "cpu");
+	    env->cpu ? "cpu" : dev);
 	return 0;
  fail:
 	for (i = 0; i < n; i++)

@@ -31,13 +31,13 @@ slot_of_device(int device)
 int
 nslots(void)
 {
-	return env->cpu ? 1 : env->ndevices;
+	return env->ndevices > 0 ? env->ndevices : 1;
 }
 
 int
 device_of_slot(int slot)
 {
-	return env->cpu ? -1 : env->devices[slot];
+	return env->ndevices > 0 ? env->devices[slot] : -1;
 }
 
 void
@@ -49,6 +49,7 @@ worker_idle(struct worker *w)
 	w->case_compile = 0;
 	w->case_fcb = 0;
 	w->case_in_first = 0;
+	w->replay = 0;
 	w->state = W_IDLE;
 	w->deadline = 0;
 }

@@ -1,5 +1,6 @@
 """One case: build inputs, run native, oracle and candidate, report figures."""
 
+import hashlib
 import math
 import os
 import shutil
@@ -464,6 +465,36 @@ def _sampled(args, idx, n):
             else a for a in args]
 
 
+def output_digest(out):
+    """The 64-bit digest of a case's output, 16 hex digits (CASE "digest":
+    the consensus phase of several devices compares them): each output
+    tensor's digest of its logical contents (osk_digest, computed where the
+    tensor lives) or, for a tensor the kernels do not take, SHA-256 of its
+    bytes, folded with its dtype and shape by FNV-1a."""
+    h = 0xcbf29ce484222325
+
+    def mix(data):
+        nonlocal h
+        for b in data:
+            h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    for t in figures.flatten(out):
+        mix(f"{t.dtype}{tuple(t.shape)}".encode())
+        d = None
+        if t.numel() and t.dtype in kernels.CODE and t.dim() <= kernels.MAXDIM:
+            try:
+                d = kernels.digest(t)
+            except kernels.KernelError:
+                d = None
+        if d is None:
+            x = t.detach().cpu().reshape(-1).clone()
+            if x.is_complex():
+                x = torch.view_as_real(x).reshape(-1).clone()
+            raw = x.view(torch.uint8).numpy().tobytes() if x.numel() else b""
+            d = int.from_bytes(hashlib.sha256(raw).digest()[:8], "little")
+        mix(d.to_bytes(8, "little"))
+    return f"{h:016x}"
+
+
 def run_case(case, adapter, device, notify=None, built=None):
     """The RESULT fields of one case (without type and id). notify(phase),
     when given, is called just before ("first_call") and just after
@@ -692,6 +723,11 @@ def run_case(case, adapter, device, notify=None, built=None):
                                     if facts["changed"] and facts["reproduced"]
                                     else [])
         times["compare_ms"] = (time.perf_counter() - t0) * 1e3
+        if case.get("digest") is True and cand is not None:
+            try:
+                res["digest"] = output_digest(cand)
+            except Exception as e:  # never the verdict's business
+                res["digest_error"] = _describe(e)
         if mutates and mode is None:  # a mode's outputs are its own copies
             res["alias_c"] = _aliases(cand, c_mut)
             res["alias_n"] = _aliases(native, n_mut)

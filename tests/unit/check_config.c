@@ -95,6 +95,35 @@ START_TEST(critical_ratio)
 }
 END_TEST
 
+START_TEST(consensus_keys)
+{
+	struct config	 c;
+	char		 errs[2048] = "";
+
+	ck_assert_int_eq(load("[runner]\ndevices = cpu:2\n[consensus]\n"
+	    "split = no\nsample_per_mille = 1000\nquarantine_threshold = 3\n",
+	    &c, errs, sizeof(errs)), 0);
+	ck_assert_str_eq(c.devices, "cpu:2");
+	ck_assert_int_eq(c.consensus_split, 0);
+	ck_assert_int_eq(c.consensus_per_mille, 1000);
+	ck_assert_int_eq(c.consensus_threshold, 3);
+	config_defaults(&c);
+	ck_assert_int_eq(c.consensus_split, 1);
+	ck_assert_int_eq(c.consensus_per_mille, 20);
+	ck_assert_int_eq(c.consensus_threshold, 1);
+	errs[0] = '\0';
+	ck_assert_int_eq(load("[runner]\ndevices = cpu:1\ndevices = cpu:9\n"
+	    "devices = cpu:\n[consensus]\nsample_per_mille = 1001\n"
+	    "quarantine_threshold = 0\nsplit = maybe\n", &c, errs,
+	    sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 6);
+	ck_assert_ptr_nonnull(strstr(errs, ":2: [runner] devices = \"cpu:1\""));
+	ck_assert_ptr_nonnull(strstr(errs, "cpu:N (N = 2..8"));
+	ck_assert_ptr_nonnull(strstr(errs, ":6: [consensus] sample_per_mille"));
+	ck_assert_ptr_nonnull(strstr(errs, ":8: [consensus] split"));
+}
+END_TEST
+
 START_TEST(good_file)
 {
 	struct config	 c;
@@ -280,6 +309,16 @@ START_TEST(check_named_paths)
 	e = fmemopen(errs, sizeof(errs), "w");
 	ck_assert_int_eq(config_check(&c, "f.conf", e), 0);
 	fclose(e);
+	/* a split screen that no device would check is refused */
+	c.consensus_per_mille = 0;
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 1);
+	fclose(e);
+	ck_assert_ptr_nonnull(strstr(errs, "[consensus] split = yes needs"));
+	c.consensus_split = 0;
+	e = fmemopen(errs, sizeof(errs), "w");
+	ck_assert_int_eq(config_check(&c, "f.conf", e), 0);
+	fclose(e);
 	rmdir(dir);
 }
 END_TEST
@@ -315,6 +354,7 @@ main(void)
 	tcase_add_test(t, every_syntax_error);
 	tcase_add_test(t, long_line_keeps_the_numbers);
 	tcase_add_test(t, duplicate_key);
+	tcase_add_test(t, consensus_keys);
 	tcase_add_test(t, listen_address);
 	tcase_add_test(t, check_named_paths);
 	suite_add_tcase(s, t);

@@ -14,7 +14,7 @@ import torch
 from .ops import (
     abs, abs_out, add, addmm, amax, argmin, clamp, clone, cos, cumsum, div, eq, eq_scalar,
     exp, exp2, maximum, mean_dim, minimum, layer_norm, mul, mul_, neg, neg_out, relu,
-    rsqrt, sigmoid, sigmoid_, sin, softmax, sqrt, sub, sum, sum_dim, tanh, topk, uniform_,
+    rsqrt, sigmoid, sigmoid_, silu, sin, softmax, sqrt, sub, sum, sum_dim, tanh, topk, uniform_,
     where_self,
 )
 from . import fused  # noqa: F401  the entry points engines call directly
@@ -55,6 +55,7 @@ _FULL_CONFIG = (
     ("rsqrt", rsqrt),
     ("sigmoid", sigmoid),
     ("sigmoid_", sigmoid_),
+    ("silu", silu),
     ("sin", sin),
     ("sqrt", sqrt),
     ("_softmax", softmax),
@@ -127,6 +128,33 @@ def _delayed(fn):
     return slow
 
 
+# OPSCREEN_DEMOLIB_FAULTY_DEVICE=1: a faulty GPU. The runner of device 1
+# (OPSCREEN_DEVICE_INDEX, set by the daemon; devices = cpu:N numbers its CPU
+# runners 0..N-1) computes every floating output 17/16 too large, the other
+# devices right: what a device with a hardware fault does to each op it runs.
+_FAULTY = os.environ.get("OPSCREEN_DEMOLIB_FAULTY_DEVICE", "")
+
+
+def _scaled(out):
+    if isinstance(out, torch.Tensor):
+        if out.is_floating_point():
+            out.mul_(17 / 16)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            _scaled(o)
+    return out
+
+
+def _faulty(fn):
+    if not _FAULTY or os.environ.get("OPSCREEN_DEVICE_INDEX", "") != _FAULTY:
+        return fn
+
+    @functools.wraps(fn)
+    def wrong(*args, **kwargs):
+        return _scaled(fn(*args, **kwargs))
+    return wrong
+
+
 def _register(lib, names=None, exclude=()):
     _registered.clear()
     for key, fn, *cond in _FULL_CONFIG:
@@ -136,7 +164,7 @@ def _register(lib, names=None, exclude=()):
             continue
         if fn.__name__ in exclude:
             continue
-        lib.impl(key, _delayed(fn), _DISPATCH_KEY)
+        lib.impl(key, _faulty(_delayed(fn)), _DISPATCH_KEY)
         _registered.append(fn.__name__)
 
 

@@ -6,6 +6,7 @@ shadow builtins on purpose (abs, sum): the library's enable names are the Python
 function names, as in FlagGems, so this module never uses those builtins.
 """
 
+import math
 import os
 import struct
 import time
@@ -81,6 +82,31 @@ def neg(self):
     if "neg" in _SLOWER:
         time.sleep(0.005)
     return _back(np.negative(_np(self, self.dtype)), self.dtype)
+
+
+def silu(self):
+    # NONDETERMINISTIC (right): computed in float64 and rounded to the
+    # dtype, then outputs are moved to the dtype's other value around the
+    # exact one, a fresh random choice on every call (a kernel whose result
+    # depends on the order its threads accumulate in): its output bits
+    # change from call to call, and every output stays within the rule
+    # (less than an ULP off, and within 1.5 R of the exact value, R the
+    # largest rounding error of the outputs: the rule allows 2R).
+    x = self.detach().to(torch.float64)
+    exact = x / (1 + torch.exp(-x))
+    out = exact.to(self.dtype)
+    if not self.dtype.is_floating_point or out.numel() < 2:
+        return out
+    fin = torch.isfinite(exact) & torch.isfinite(out)
+    back = out.to(torch.float64)
+    r = (exact - back).abs().where(fin, torch.zeros_like(exact)).max()
+    toward = torch.where(back < exact, math.inf, -math.inf).to(self.dtype)
+    other = torch.nextafter(out, toward)
+    g = torch.Generator().manual_seed(int.from_bytes(os.urandom(7), "little"))
+    coin = torch.rand(exact.shape, generator=g) < 0.5
+    near = (other.to(torch.float64) - exact).abs() <= 1.5 * r
+    pick = coin & fin & torch.isfinite(other) & near & (back != exact)
+    return torch.where(pick, other, out)
 
 
 def relu(self):
