@@ -216,6 +216,8 @@ replay_judge(void)
 	size_t			 n = 0, cap = 0, i;
 	int			 rc, counts[CONSENSUS_MAX_GPUS], outcome[5] = { 0 };
 	int			 g, ngpu = 0, have = 0;
+	int			 planned[CONSENSUS_MAX_GPUS] = { 0 };
+	int			 got[CONSENSUS_MAX_GPUS] = { 0 };
 	unsigned		 q;
 	json_t			*ev = NULL, *qs;
 	char			 detail[512], what[160] = "";
@@ -285,9 +287,14 @@ replay_judge(void)
 			have = 1;
 		}
 		g = sqlite3_column_int(st, 4);
-		if (g < 0 || g >= ngpu || hex64((const char *)
-		    sqlite3_column_text(st, 6), &d) == -1)
+		if (g < 0 || g >= ngpu)
+			continue;
+		if (sqlite3_column_int(st, 5) == 0)
+			planned[g]++;
+		if (hex64((const char *)sqlite3_column_text(st, 6), &d) == -1)
 			continue;	/* no output: nothing to compare */
+		if (sqlite3_column_int(st, 5) == 0)
+			got[g]++;
 		if (sqlite3_column_int(st, 5) == 1) {
 			if (g == r.owner) {
 				r.have_again = 1;
@@ -303,6 +310,14 @@ replay_judge(void)
 	c = NULL;
 	q = consensus_quarantine(j, n, ngpu, env->conf.consensus_threshold,
 	    counts);
+	/*
+	 * A device whose replays of the others' cases mostly gave no output
+	 * (its runner crashed or hung on them) checked nothing: it is not
+	 * known to compute as they do, so its share is not vouched for.
+	 */
+	for (g = 0; g < ngpu; g++)
+		if (planned[g] > 0 && 2 * got[g] < planned[g] && !(q & (1u << g)))
+			q |= 1u << g;
 	qs = json_array();
 	for (g = 0; g < ngpu; g++) {
 		const char	*ev_what = "";
@@ -312,11 +327,19 @@ replay_judge(void)
 		for (i = 0; i < n; i++)
 			if (jc[i].case_id == first_suspect[g])
 				ev_what = jc[i].what;
-		snprintf(detail, sizeof(detail), "%d of the %zu sampled cases "
-		    "found device %d computing differently from the others on "
-		    "the same inputs (its output failed the rule where another "
-		    "device's passed, or it was outvoted); first: case %lld, %s",
-		    counts[g], n, g, (long long)first_suspect[g], ev_what);
+		if (counts[g] >= env->conf.consensus_threshold)
+			snprintf(detail, sizeof(detail), "%d of the %zu sampled "
+			    "cases found device %d computing differently from "
+			    "the others on the same inputs (its output failed "
+			    "the rule where another device's passed, or it was "
+			    "outvoted); first: case %lld, %s", counts[g], n, g,
+			    (long long)first_suspect[g], ev_what);
+		else
+			snprintf(detail, sizeof(detail), "device %d's replays "
+			    "of the other devices' cases gave no output for %d "
+			    "of %d (its runner crashed or hung on them): nothing "
+			    "checked that it computes as they do", g,
+			    planned[g] - got[g], planned[g]);
 		if (store_quarantine_add(env->store, sched.cur.run_id, g,
 		    counts[g], (int)n, first_suspect[g], detail) == -1) {
 			json_decref(qs);

@@ -6,10 +6,13 @@ found and quarantined: its lists and the host's answer 503, the other
 device's list withholds what the faulty one screened. The demo library's
 nondeterministic `silu` is found and deterministic=1 leaves it out."""
 import json
+import os
+import signal
+import time
 
 import pytest
 
-from e2e_harness import full_screen, query
+from e2e_harness import Daemon, children, descendants, full_screen, query
 
 # every case of the scope sampled: the test must not depend on the sample
 SCOPE = {"runner__devices": "cpu:2", "runner__dtypes": "float32",
@@ -161,3 +164,115 @@ def test_cleared_by_a_later_screen(faulty, tmp_path):
     assert r["state"] == "complete", (r, d.logtext())
     st, allow = d.get_json("/allowlist?gpu=1")
     assert st == 200 and allow["names"], allow
+
+
+def test_device_that_faults_on_every_call_quarantined(tmp_path):
+    """A device whose every call raises (a GPU with a fault that kills each
+    launch) gives no output to compare: it checked nothing of the others'
+    share, so it is quarantined too, and the host's list is refused."""
+    d, run = full_screen(tmp_path / "d", SCOPE,
+                         {"OPSCREEN_DEMOLIB_FAULTY_DEVICE": "1:raise"})
+    try:
+        q = query(d.db, "SELECT device, detail FROM quarantine WHERE run_id=?",
+                  (run,))
+        assert [r[0] for r in q] == [1], (q, d.logtext())
+        assert "gave no output" in q[0][1], q
+        assert d.get("/allowlist")[0] == 503
+        assert d.get("/allowlist?gpu=1")[0] == 503
+        st, allow = d.get_json("/allowlist?gpu=0")
+        assert st == 200, allow
+    finally:
+        d.stop()
+
+
+def _wait_replays(d, run, n=3, timeout=300):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        state, k = query(d.db, "SELECT state, (SELECT count(*) FROM replays "
+                         "WHERE run_id=?1) FROM runs WHERE id=?1", (run,))[0]
+        assert state in ("queued", "running"), (state, d.logtext())
+        if k >= n:
+            return k
+        time.sleep(0.05)
+    raise AssertionError("no consensus phase: " + d.logtext())
+
+
+# neg slowed: its replays keep the consensus phase going for a while
+SLOW = {"OPSCREEN_DEMOLIB_DELAY": "neg:0.2,abs:0.2"}
+
+
+def test_killed_daemon_resumes_the_consensus_phase(tmp_path):
+    """opscreend SIGKILLed in the consensus phase: the restarted daemon
+    resumes the run with its stored division, keeps the replays stored
+    before (not run again), runs the rest and completes; nothing was served
+    from the half-checked run meanwhile."""
+    d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
+    d.wait_fingerprint()
+    st, out = d.post_run({})
+    assert st == 202, out
+    run = out["run"]
+    _wait_replays(d, run)
+    d.proc.send_signal(signal.SIGSTOP)
+    kids = descendants(d.proc.pid)[1:]
+    d.proc.send_signal(signal.SIGKILL)
+    d.proc.wait(30)
+    d.logf.close()
+    for p in kids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    before = dict(((c, dev, a), t) for c, dev, a, t in query(
+        d.db, "SELECT case_id, device, attempt, created FROM replays WHERE "
+        "run_id=?", (run,)))
+    split = query(d.db, "SELECT key, device FROM run_split WHERE run_id=?",
+                  (run,))
+    assert before and query(d.db, "SELECT state FROM runs WHERE id=?",
+                            (run,))[0][0] == "running"
+    try:
+        d.start()
+        st, body = d.get_json("/allowlist")
+        assert st == 503, body          # a half-checked run serves nothing
+        r = d.wait_run(run, timeout=600)
+        assert r["state"] == "complete", (r, d.logtext())
+        after = dict(((c, dev, a), t) for c, dev, a, t in query(
+            d.db, "SELECT case_id, device, attempt, created FROM replays "
+            "WHERE run_id=?", (run,)))
+        assert all(after[k] == t for k, t in before.items()), "replayed again"
+        assert len(after) > len(before)
+        # every sampled case: once on the other device, once more on its owner
+        sampled = {c for c, _, _ in after}
+        assert len(after) == 2 * len(sampled)
+        assert query(d.db, "SELECT key, device FROM run_split WHERE "
+                     "run_id=?", (run,)) == split
+        assert len(query(d.db, "SELECT 1 FROM events WHERE run_id=? AND "
+                         "kind='consensus'", (run,))) == 1
+        st, allow = d.get_json("/allowlist")
+        assert st == 200 and allow["names"], allow
+    finally:
+        d.stop()
+
+
+def test_killed_runners_during_the_consensus_phase(tmp_path):
+    """Runners SIGKILLed while they replay: the replays in flight give no
+    output (stored as crash), fresh runners take the rest, and the run
+    completes with every device checked."""
+    d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = out["run"]
+        _wait_replays(d, run)
+        for p in children(d.proc.pid, b"opscreen_runner"):
+            os.killpg(p, signal.SIGKILL)
+        r = d.wait_run(run, timeout=600)
+        assert r["state"] == "complete", (r, d.logtext())
+        crashed = query(d.db, "SELECT count(*) FROM replays WHERE run_id=? "
+                        "AND status='crash' AND digest IS NULL", (run,))[0][0]
+        assert crashed >= 1, d.logtext()
+        assert query(d.db, "SELECT count(*) FROM quarantine WHERE run_id=?",
+                     (run,))[0][0] == 0
+        assert d.get("/allowlist")[0] == 200
+    finally:
+        d.stop()

@@ -132,7 +132,9 @@ def _delayed(fn):
 # (OPSCREEN_DEVICE_INDEX, set by the daemon; devices = cpu:N numbers its CPU
 # runners 0..N-1) computes every floating output 17/16 too large, the other
 # devices right: what a device with a hardware fault does to each op it runs.
-_FAULTY = os.environ.get("OPSCREEN_DEMOLIB_FAULTY_DEVICE", "")
+# "1:raise": every call on device 1 raises instead (a GPU that faults).
+_FAULTY, _, _FAULT_KIND = os.environ.get(
+    "OPSCREEN_DEMOLIB_FAULTY_DEVICE", "").partition(":")
 
 
 def _scaled(out):
@@ -151,6 +153,9 @@ def _faulty(fn):
 
     @functools.wraps(fn)
     def wrong(*args, **kwargs):
+        if _FAULT_KIND == "raise":
+            raise RuntimeError("CUDA error: an illegal memory access was "
+                               "encountered (demo faulty device)")
         return _scaled(fn(*args, **kwargs))
     return wrong
 
