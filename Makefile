@@ -22,6 +22,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c dae
 	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c daemon/repro.c \
 	daemon/consensus.c daemon/store_consensus.c daemon/split.c daemon/replay.c \
+	daemon/gather.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c probes/views.c probes/modes.c probes/empty.c probes/options.c \

@@ -94,6 +94,7 @@ config_defaults(struct config *c)
 	c->consensus_split = 1;
 	c->consensus_per_mille = 20;
 	c->consensus_threshold = 1;
+	c->consensus_nccl = 2;
 }
 
 static int
@@ -301,6 +302,13 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("consensus.quarantine_threshold"))
 		return parse_int(v, 1, 1000000, &c->consensus_threshold) ?
 		    "must be an integer 1..1000000" : NULL;
+	if (IS("consensus.nccl")) {
+		if (!strcmp(v, "auto"))
+			c->consensus_nccl = 2;
+		else if (parse_bool(v, &c->consensus_nccl))
+			return "must be auto, yes or no";
+		return NULL;
+	}
 	if (IS("runner.modes")) {
 		char	 buf[sizeof(c->modes)], *p, *tok, *save = NULL;
 

@@ -238,6 +238,8 @@ sched_on_message(struct worker *w, json_t *msg)
 		on_first_call(w, msg, !strcmp(type, "first_call"));
 	else if (!strcmp(type, "fingerprint"))
 		on_fingerprint(w, msg);
+	else if (!strcmp(type, "nccl_uid") || !strcmp(type, "nccl_done"))
+		gather_message(w, msg, !strcmp(type, "nccl_done"));
 	else
 		log_warnx("worker %d: unknown message type '%s'", w->slot, type);
 }

@@ -75,6 +75,7 @@ struct config {
 	int	 consensus_split;	/* several devices divide a full screen */
 	int	 consensus_per_mille;	/* of each other device's cases replayed */
 	int	 consensus_threshold;	/* suspect cases that quarantine a device */
+	int	 consensus_nccl;	/* 0 no, 1 yes, 2 auto (GPUs only) */
 	int	 nerrors;
 };
 void	 config_defaults(struct config *);

@@ -442,6 +442,9 @@ replay_poll(void)
 	}
 	if (sched.cur.rp_left > 0 || busy || !pw_ready())
 		return 1;
+	/* the runners' communicator (gather.c); it may fail the run */
+	if ((k = gather_poll()) != 0 || sched.cur.run_id == 0)
+		return k == -1 ? -1 : 1;
 	if (replay_judge() == -1)
 		return pw_retry_later("judging the consensus phase");
 	sched.cur.consensus = PHASE_JUDGED;

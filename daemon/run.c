@@ -57,6 +57,8 @@ run_clear(void)
 	json_decref(sched.cur.keys);
 	json_decref(sched.cur.split);
 	free(sched.cur.rp);
+	json_decref(sched.cur.nccl_values);
+	json_decref(sched.cur.nccl_done);
 	json_decref(sched.cur.dtypes);
 	json_decref(sched.cur.ops);
 	memset(&sched.cur, 0, sizeof(sched.cur));
@@ -85,6 +87,7 @@ run_fail(const char *why)
 			worker_kill(&sched.workers[i]);
 			free(sched.workers[i].repro);
 			sched.workers[i].repro = NULL;
+			sched.workers[i].replay = sched.workers[i].nccl = 0;
 		}
 	run_end(sched.cur.run_id, "failed", why);
 	progress_update("failed");

@@ -105,12 +105,19 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
 
 	worker_collect(w, how, sizeof(how));
-	if (w->shrink_try != NULL || w->replay) {
+	if (w->shrink_try != NULL || w->replay || w->nccl) {
 		/*
 		 * the case itself was recorded; only its variant died, or its
-		 * replay, which gave no output (replay.c)
+		 * replay, which gave no output (replay.c), or it was in the
+		 * consensus phase's communicator (gather.c)
 		 */
-		if (w->replay)
+		if (w->nccl) {
+			char	 what[512];
+
+			snprintf(what, sizeof(what), "the runner %s in the "
+			    "NCCL communicator", how);
+			gather_lost(w, what);
+		} else if (w->replay)
 			replay_lost(w, "crash");
 		else
 			shrink_abort(w);
@@ -166,7 +173,13 @@ sched_on_deadline(struct worker *w)
 	char	 what[256];
 	int64_t	 hung = w->case_id;
 
-	if (w->state == W_BUSY && w->replay) {
+	if (w->state == W_BUSY && w->nccl) {
+		snprintf(what, sizeof(what), "no answer within %d s in the NCCL "
+		    "communicator; runner process group killed",
+		    NCCL_TIMEOUT_S + 30);
+		gather_lost(w, what);
+		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->replay) {
 		log_warnx("case %lld: its replay on device %d gave no result "
 		    "within the deadline; runner process group killed",
 		    (long long)w->case_id, w->device);
@@ -320,8 +333,8 @@ sched_poll(void)
 		return;
 
 	/* a split run waits for every device's table (split.c) */
-	if ((split = split_decide()) == -1)
-		return;
+	if ((split = split_decide()) == -1 || sched.cur.run_id == 0)
+		return;		/* the store refused, or the run failed */
 	for (s = 0; s < sched.cur.nq; s++) {
 		struct devq	*q = &sched.cur.q[s];
 

@@ -56,6 +56,8 @@ struct worker {
 						 * process ran (reset at hello) */
 	int		 replay;		/* 1 + the consensus phase's item in
 						 * flight (replay.c), 0: none */
+	int		 nccl;			/* in the phase's communicator step
+						 * (gather.c) */
 };
 
 /* one run of the consensus phase: a sampled case on a device (replay.c) */
@@ -102,6 +104,13 @@ struct sched_run {
 	double		 consensus_t0;
 	struct replay_item *rp;
 	size_t		 rp_n, rp_cap, rp_left;
+	/* its NCCL communicator step (gather.c) */
+	int		 nccl_state;
+	int		 nccl_w[NSLOTS];	/* each rank's worker */
+	int		 nccl_left;	/* ranks yet to answer */
+	json_t		*nccl_values;	/* each rank's digests */
+	size_t		 nccl_width;
+	json_t		*nccl_done;	/* each rank's answer */
 };
 
 struct sched {
@@ -270,6 +279,12 @@ int	 split_owns(int device, const char *key);
 int	 replay_poll(void);
 void	 replay_result(struct worker *w, json_t *msg);
 void	 replay_lost(struct worker *w, const char *status);
+
+/* gather.c */
+#define NCCL_TIMEOUT_S	120
+int	 gather_poll(void);
+void	 gather_message(struct worker *w, json_t *msg, int done);
+void	 gather_lost(struct worker *w, const char *how);
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);

@@ -105,6 +105,36 @@ split_make(json_t *keys)
 }
 
 /*
+ * Two devices whose runners report one GPU (the same gpu_uuid) were pinned
+ * wrong: a split screen would measure that GPU twice and the other never.
+ * The run fails with both devices named; -1 then, else 0.
+ */
+static int
+same_gpu(void)
+{
+	const char	*u, *v;
+	char		 why[512];
+	int		 s, t;
+
+	for (s = 0; s < sched.cur.nq; s++) {
+		u = json_string_value(json_object_get(table_of(device_of_slot(
+		    s))->fingerprint, "gpu_uuid"));
+		for (t = s + 1; u != NULL && *u && t < sched.cur.nq; t++) {
+			v = json_string_value(json_object_get(table_of(
+			    device_of_slot(t))->fingerprint, "gpu_uuid"));
+			if (v == NULL || strcmp(u, v) != 0)
+				continue;
+			snprintf(why, sizeof(why), "host pinning failure: the "
+			    "runners of devices %d and %d both report GPU %s",
+			    device_of_slot(s), device_of_slot(t), u);
+			run_fail(why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Whether the current run's keys are divided: 1 decided (sched.cur.split
  * set for a split run, NULL for one that every device screens in full),
  * 0 waiting for every device's table, -1 the store refused (again after the
@@ -135,6 +165,8 @@ split_decide(void)
 	for (s = 0; s < sched.cur.nq; s++)
 		if (table_of(device_of_slot(s)) == NULL)
 			return 0;
+	if (same_gpu() == -1)
+		return 1;		/* the run failed: nothing to split */
 	keys = requested_keys(table_of(device_of_slot(0)));
 	for (s = 1; s < sched.cur.nq && same; s++) {
 		other = requested_keys(table_of(device_of_slot(s)));

@@ -50,6 +50,7 @@ worker_idle(struct worker *w)
 	w->case_fcb = 0;
 	w->case_in_first = 0;
 	w->replay = 0;
+	w->nccl = 0;
 	w->state = W_IDLE;
 	w->deadline = 0;
 }

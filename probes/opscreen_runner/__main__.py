@@ -114,6 +114,39 @@ def _case(fd, adapter, device, case):
     return not res.get("fatal")
 
 
+def _nccl(fd, msg):
+    """The consensus phase's communicator (docs/protocol.md, "NCCL"): joins
+    rank `rank` of `nranks` on this runner's GPU (a unique id it makes and
+    sends first when the daemon gives none), all-gathers `values` (16 hex
+    digits each, padded with zeros to `width`) and answers nccl_done with
+    every rank's values, or NCCL's error and its kind (same_gpu: two ranks
+    on one GPU, NCCL's own refusal)."""
+    from . import nccl
+    out = {"type": "nccl_done", "ok": False}
+    timeout = float(msg.get("timeout_s") or nccl.TIMEOUT)
+    try:
+        uid = msg.get("uid")
+        if uid is None:
+            uid = nccl.unique_id().hex()
+            proto.send(fd, {"type": "nccl_uid", "uid": uid})
+        try:
+            out["device"], out["bus_id"] = nccl.bus_id()
+        except nccl.NcclError:
+            pass
+        vals = [int(v, 16) for v in msg.get("values") or []]
+        vals += [0] * (int(msg.get("width") or 0) - len(vals))
+        with nccl.Comm(bytes.fromhex(uid), int(msg["nranks"]), int(msg["rank"]),
+                       timeout=timeout) as comm:
+            got = comm.allgather_u64(vals, timeout=timeout)
+        out.update(ok=True, gathered=[[f"{v:016x}" for v in row] for row in got])
+    except nccl.NcclError as e:
+        out.update(error=str(e), kind=e.kind, available=nccl.available())
+    except Exception as e:  # a bad message: told, the runner goes on
+        out.update(error=f"{type(e).__name__}: {e}", kind="other",
+                   available=nccl.available())
+    proto.send(fd, out)
+
+
 def main():
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="opscreen_runner[%(process)d] %(levelname)s %(message)s")
@@ -164,6 +197,9 @@ def main():
             fp = adapter.fingerprint(device)
             _FINGERPRINT.update(fp)
             proto.send(fd, {"type": "fingerprint", "fingerprint": fp})
+            continue
+        if isinstance(msg, dict) and msg.get("type") == "nccl":
+            _nccl(fd, msg)
             continue
         if not isinstance(msg, dict) or msg.get("type") != "case":
             log.warning("ignored message %.200r", msg)

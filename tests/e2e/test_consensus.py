@@ -276,3 +276,30 @@ def test_killed_runners_during_the_consensus_phase(tmp_path):
         assert d.get("/allowlist")[0] == 200
     finally:
         d.stop()
+
+
+def test_nccl_communicator_failure_fails_the_run(tmp_path):
+    """[consensus] nccl = yes on CPU runners: rank 0's runner makes the
+    unique id (or cannot: no libopscreen_nccl where nvcc is missing), the
+    daemon hands it to the other runner, and the communicator fails without
+    a GPU. The run fails with the runners' NCCL message and serves nothing:
+    the step that checks the host's GPUs is not skipped in silence."""
+    d = Daemon(tmp_path / "d", **dict(SCOPE, consensus__nccl="yes")).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        r = d.wait_run(out["run"], timeout=600)
+        assert r["state"] == "failed", r
+        assert "NCCL communicator failed" in r["error"], r
+        ev = query(d.db, "SELECT kind, json FROM events WHERE run_id=? AND "
+                   "kind LIKE 'nccl%'", (out["run"],))
+        assert len(ev) == 1, ev
+        answers = json.loads(ev[0][1])["answers"]
+        assert len(answers) == 2 and not any(a["ok"] for a in answers), answers
+        assert d.get("/allowlist")[0] == 503
+        # the daemon goes on: the same screen without the communicator
+        st, out = d.post_run({})
+        assert st == 202, out
+    finally:
+        d.stop()

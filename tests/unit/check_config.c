@@ -107,6 +107,13 @@ START_TEST(consensus_keys)
 	ck_assert_int_eq(c.consensus_split, 0);
 	ck_assert_int_eq(c.consensus_per_mille, 1000);
 	ck_assert_int_eq(c.consensus_threshold, 3);
+	ck_assert_int_eq(c.consensus_nccl, 2);		/* auto */
+	ck_assert_int_eq(load("[consensus]\nnccl = yes\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert_int_eq(c.consensus_nccl, 1);
+	ck_assert_int_eq(load("[consensus]\nnccl = sometimes\n", &c, errs,
+	    sizeof(errs)), -1);
+	ck_assert_ptr_nonnull(strstr(errs, "must be auto, yes or no"));
 	config_defaults(&c);
 	ck_assert_int_eq(c.consensus_split, 1);
 	ck_assert_int_eq(c.consensus_per_mille, 20);

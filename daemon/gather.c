@@ -1,0 +1,297 @@
+/*
+ * gather.c: the consensus phase's NCCL communicator (docs/design.md,
+ * "Several GPUs"). Once every replay is done, one runner per device joins
+ * one communicator (rank = the device's slot; rank 0's runner makes the
+ * unique id and the daemon hands it to the others over the runner channel)
+ * and the runners all-gather the digests of the replays each device ran.
+ * NCCL refusing the communicator because two runners sit on one GPU is a
+ * host pinning failure and fails the run with NCCL's message; the gathered
+ * digests must be those the daemon stored from the runners' results (the
+ * host's GPUs reached each other the way an engine's tensor-parallel ranks
+ * do). kernels/osk_nccl.c makes the NCCL calls; the runner's side is
+ * __main__.py's _nccl.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscreend.h"
+#include "scheduler.h"
+
+#define G_IDLE		0
+#define G_UID		1	/* rank 0 makes the unique id */
+#define G_JOIN		2	/* every rank joins and gathers */
+#define G_DONE		3
+
+/* Whether the phase joins a communicator: nccl = yes, or auto on GPUs. */
+static int
+gather_wanted(void)
+{
+	return env->conf.consensus_nccl == 1 ||
+	    (env->conf.consensus_nccl == 2 && !env->cpu);
+}
+
+/* Each device's replay digests in (case, attempt) order, and the width. */
+static int
+gather_values(json_t **values, size_t *width)
+{
+	sqlite3_stmt	*st;
+	json_t		*v = json_array();
+	int		 s, rc = 0;
+
+	*width = 0;
+	if ((st = store_stmt(env->store, "SELECT coalesce(digest, "
+	    "'0000000000000000') FROM replays WHERE run_id=? AND device=? "
+	    "ORDER BY case_id, attempt")) == NULL) {
+		json_decref(v);
+		return -1;
+	}
+	for (s = 0; s < sched.cur.nq && rc == 0; s++) {
+		json_t	*row = json_array();
+
+		sqlite3_bind_int64(st, 1, sched.cur.run_id);
+		sqlite3_bind_int(st, 2, device_of_slot(s));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			json_array_append_new(row, json_string((const char *)
+			    sqlite3_column_text(st, 0)));
+		rc = rc == SQLITE_DONE ? 0 : -1;
+		sqlite3_reset(st);
+		if (json_array_size(row) > *width)
+			*width = json_array_size(row);
+		json_array_append_new(v, row);
+	}
+	if (rc == -1) {
+		json_decref(v);
+		return -1;
+	}
+	*values = v;
+	return 0;
+}
+
+static int
+gather_send(int s, const char *uid)
+{
+	struct worker	*w = &sched.workers[sched.cur.nccl_w[s]];
+	json_t		*msg;
+	int		 rc;
+
+	msg = json_pack("{ss si si sO si si}", "type", "nccl", "nranks",
+	    sched.cur.nq, "rank", s, "values", json_array_get(
+	    sched.cur.nccl_values, s), "width", (int)sched.cur.nccl_width,
+	    "timeout_s", NCCL_TIMEOUT_S);
+	json_object_set_new(msg, "uid", uid ? json_string(uid) : json_null());
+	rc = supervise_send(w->proc, msg);
+	json_decref(msg);
+	if (rc == -1)
+		return -1;
+	w->state = W_BUSY;
+	w->nccl = 1;
+	w->case_id = 0;
+	w->deadline = now_mono() + NCCL_TIMEOUT_S + 30;
+	return 0;
+}
+
+/* Ends the communicator step: decides from every rank's answer. */
+static void
+gather_end(void)
+{
+	json_t		*a, *ev;
+	const char	*err = NULL, *kind = NULL;
+	size_t		 s;
+	int		 unavailable = 1, ok = 1, erc;
+	char		 why[1536];
+
+	sched.cur.nccl_state = G_DONE;
+	json_array_foreach(sched.cur.nccl_done, s, a) {
+		if (json_is_true(json_object_get(a, "ok")))
+			continue;
+		ok = 0;
+		if (err == NULL || (kind && strcmp(kind, "same_gpu") &&
+		    !strcmp(json_string_value(json_object_get(a, "kind")) ?: "",
+		    "same_gpu"))) {
+			err = json_string_value(json_object_get(a, "error")) ?:
+			    "no answer";
+			kind = json_string_value(json_object_get(a, "kind")) ?:
+			    "other";
+		}
+		if (!json_is_false(json_object_get(a, "available")))
+			unavailable = 0;
+	}
+	ev = json_pack("{si sO}", "ranks", sched.cur.nq, "answers",
+	    sched.cur.nccl_done);
+	if (ok) {
+		/* every rank must have gathered what the results said */
+		json_array_foreach(sched.cur.nccl_done, s, a) {
+			json_t	*g = json_object_get(a, "gathered"), *row;
+			size_t	 r, i;
+
+			for (r = 0; r < (size_t)sched.cur.nq; r++) {
+				json_t	*want = json_array_get(sched.cur.nccl_values,
+				    r);
+
+				row = json_array_get(g, r);
+				for (i = 0; i < sched.cur.nccl_width; i++) {
+					const char *x = json_string_value(
+					    json_array_get(row, i));
+					const char *y = json_string_value(
+					    json_array_get(want, i)) ?:
+					    "0000000000000000";
+
+					if (x == NULL || strcmp(x, y))
+						ok = -1;
+				}
+			}
+		}
+	}
+	erc = run_event(sched.cur.run_id, ok == 1 ? "nccl_gather" : unavailable ?
+	    "nccl_unavailable" : "nccl_failure", ev);
+	json_decref(ev);
+	(void)erc;
+	if (ok == 1) {
+		log_info("run %lld: the %d devices' runners all-gathered their "
+		    "%zu replay digests each through NCCL", (long long)
+		    sched.cur.run_id, sched.cur.nq, sched.cur.nccl_width);
+		return;
+	}
+	if (ok == -1) {
+		run_fail("consensus phase: the digests all-gathered through NCCL "
+		    "are not those the runners reported: the host's GPUs do not "
+		    "exchange data faithfully");
+		return;
+	}
+	if (kind != NULL && !strcmp(kind, "same_gpu")) {
+		snprintf(why, sizeof(why), "host pinning failure: two of the "
+		    "runners of devices %s are on one GPU, so the split screen "
+		    "measured one GPU twice; NCCL: %s", env->conf.devices, err);
+		run_fail(why);
+		return;
+	}
+	if (unavailable && env->conf.consensus_nccl == 2) {
+		/* nccl = auto without the library: the digests stand */
+		log_warnx("run %lld: consensus phase without NCCL (%s); the "
+		    "runners' digests were compared by the daemon alone",
+		    (long long)sched.cur.run_id, err);
+		return;
+	}
+	snprintf(why, sizeof(why), "consensus phase: the runners' NCCL "
+	    "communicator failed ([consensus] nccl = no skips it): %s", err);
+	run_fail(why);
+}
+
+/* A runner's nccl_uid or nccl_done. */
+void
+gather_message(struct worker *w, json_t *msg, int done)
+{
+	int	 s;
+
+	for (s = 0; s < sched.cur.nq; s++)
+		if (&sched.workers[sched.cur.nccl_w[s]] == w)
+			break;
+	if (s == sched.cur.nq || !w->nccl || sched.cur.nccl_state == G_IDLE ||
+	    sched.cur.nccl_state == G_DONE) {
+		log_warnx("worker %d: NCCL message out of turn; ignored", w->slot);
+		return;
+	}
+	if (!done) {
+		const char	*uid = json_string_value(json_object_get(msg, "uid"));
+		int		 r;
+
+		if (s != 0 || uid == NULL || sched.cur.nccl_state != G_UID)
+			return;
+		sched.cur.nccl_state = G_JOIN;
+		for (r = 1; r < sched.cur.nq; r++)
+			if (gather_send(r, uid) == -1) {
+				json_array_set_new(sched.cur.nccl_done, r,
+				    json_pack("{sb ss ss}", "ok", 0, "error",
+				    "cannot send to the runner", "kind",
+				    "other"));
+				sched.cur.nccl_left--;
+			}
+		return;
+	}
+	json_array_set(sched.cur.nccl_done, s, msg);
+	w->nccl = 0;
+	worker_idle(w);
+	/* rank 0 failing before its id: nobody else was asked */
+	if (sched.cur.nccl_state == G_UID) {
+		sched.cur.nccl_left = 0;
+		gather_end();
+		return;
+	}
+	if (--sched.cur.nccl_left <= 0)
+		gather_end();
+}
+
+/* A rank's runner that exited or hung in the communicator step. */
+void
+gather_lost(struct worker *w, const char *how)
+{
+	int	 s;
+
+	w->nccl = 0;
+	for (s = 0; s < sched.cur.nq; s++)
+		if (&sched.workers[sched.cur.nccl_w[s]] == w)
+			break;
+	if (s == sched.cur.nq)
+		return;
+	json_array_set_new(sched.cur.nccl_done, s, json_pack("{sb ss ss}",
+	    "ok", 0, "error", how, "kind", "other"));
+	if (sched.cur.nccl_state == G_UID) {
+		sched.cur.nccl_left = 0;
+		gather_end();
+	} else if (--sched.cur.nccl_left <= 0)
+		gather_end();
+}
+
+/*
+ * The communicator step: 0 done (or not wanted), 1 in progress, -1 the store
+ * refused.
+ */
+int
+gather_poll(void)
+{
+	int	 s, i;
+
+	if (!gather_wanted() || sched.cur.nccl_state == G_DONE)
+		return 0;
+	if (sched.cur.nccl_state != G_IDLE)
+		return 1;
+	/* one idle runner per device */
+	for (s = 0; s < sched.cur.nq; s++) {
+		sched.cur.nccl_w[s] = -1;
+		for (i = 0; i < sched.nworkers; i++)
+			if (sched.workers[i].device == device_of_slot(s) &&
+			    sched.workers[i].state == W_IDLE &&
+			    !sched.workers[i].compile) {
+				sched.cur.nccl_w[s] = i;
+				break;
+			}
+		for (i = 0; i < sched.nworkers && sched.cur.nccl_w[s] < 0; i++)
+			if (sched.workers[i].device == device_of_slot(s) &&
+			    sched.workers[i].state == W_IDLE)
+				sched.cur.nccl_w[s] = i;
+		if (sched.cur.nccl_w[s] < 0)
+			return 1;
+	}
+	json_decref(sched.cur.nccl_values);
+	sched.cur.nccl_values = NULL;
+	if (gather_values(&sched.cur.nccl_values, &sched.cur.nccl_width) == -1)
+		return pw_retry_later("reading the replays' digests");
+	json_decref(sched.cur.nccl_done);
+	sched.cur.nccl_done = json_array();
+	for (s = 0; s < sched.cur.nq; s++)
+		json_array_append_new(sched.cur.nccl_done, json_null());
+	sched.cur.nccl_left = sched.cur.nq;
+	sched.cur.nccl_state = G_UID;
+	if (gather_send(0, NULL) == -1) {
+		json_array_set_new(sched.cur.nccl_done, 0, json_pack(
+		    "{sb ss ss}", "ok", 0, "error", "cannot send to the runner",
+		    "kind", "other"));
+		sched.cur.nccl_left = 0;
+		gather_end();
+		return sched.cur.run_id == 0 ? 1 : 0;
+	}
+	log_info("run %lld: the devices' runners join one NCCL communicator",
+	    (long long)sched.cur.run_id);
+	return 1;
+}
