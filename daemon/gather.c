@@ -8,20 +8,27 @@
  * host pinning failure and fails the run with NCCL's message; the gathered
  * digests must be those the daemon stored from the runners' results (the
  * host's GPUs reached each other the way an engine's tensor-parallel ranks
- * do). kernels/osk_nccl.c makes the NCCL calls; the runner's side is
- * __main__.py's _nccl.
+ * do). Before it, in a run with the bootstrap class, the multi-rank
+ * bootstrap probe (multirank.py) runs on rank 0's runner over the host's
+ * GPUs: importing the library before each rank is pinned, NCCL then finding
+ * every rank on one GPU, is the library's bootstrap hazard.
+ * kernels/osk_nccl.c makes the NCCL calls; the runner's side is
+ * __main__.py's _nccl and _multirank.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opscreend.h"
+#include "probes.h"
 #include "scheduler.h"
 
 #define G_IDLE		0
 #define G_UID		1	/* rank 0 makes the unique id */
 #define G_JOIN		2	/* every rank joins and gathers */
 #define G_DONE		3
+#define G_MULTIRANK	4	/* the multi-rank bootstrap probe runs */
+#define G_PROBED	5	/* it answered: the communicator next */
 
 /* Whether the phase joins a communicator: nccl = yes, or auto on GPUs. */
 static int
@@ -222,6 +229,42 @@ gather_message(struct worker *w, json_t *msg, int done)
 		gather_end();
 }
 
+/*
+ * The multi-rank bootstrap probe's answer: stored as a multirank event, and
+ * its import-first finding as the library's bootstrap hazard (the deny-list's
+ * library_hazards).
+ */
+static void
+multirank_end(json_t *ans)
+{
+	json_t		*f = json_object_get(json_object_get(ans, "import_first"),
+			    "finding"), *ev;
+
+	sched.cur.nccl_state = G_PROBED;
+	json_object_del(ans, "type");
+	run_event(sched.cur.run_id, "multirank", ans);
+	if (!json_is_string(f))
+		return;
+	ev = json_pack("{ss sO}", "finding", json_string_value(f), "multirank",
+	    json_object_get(ans, "import_first"));
+	run_event(sched.cur.run_id, "bootstrap_hazard", ev);
+	json_decref(ev);
+	log_warnx("run %lld: %s", (long long)sched.cur.run_id,
+	    json_string_value(f));
+}
+
+void
+gather_multirank(struct worker *w, json_t *msg)
+{
+	if (!w->nccl || sched.cur.nccl_state != G_MULTIRANK) {
+		log_warnx("worker %d: multi-rank answer out of turn; ignored",
+		    w->slot);
+		return;
+	}
+	worker_idle(w);
+	multirank_end(msg);
+}
+
 /* A rank's runner that exited or hung in the communicator step. */
 void
 gather_lost(struct worker *w, const char *how)
@@ -229,6 +272,13 @@ gather_lost(struct worker *w, const char *how)
 	int	 s;
 
 	w->nccl = 0;
+	if (sched.cur.nccl_state == G_MULTIRANK) {
+		json_t	*a = json_pack("{ss}", "error", how);
+
+		multirank_end(a);
+		json_decref(a);
+		return;
+	}
 	for (s = 0; s < sched.cur.nq; s++)
 		if (&sched.workers[sched.cur.nccl_w[s]] == w)
 			break;
@@ -243,6 +293,42 @@ gather_lost(struct worker *w, const char *how)
 		gather_end();
 }
 
+/* Sends the multi-rank probe to rank 0's runner; 1 (in progress). */
+static int
+multirank_send(void)
+{
+	struct worker	*w = &sched.workers[sched.cur.nccl_w[0]];
+	json_t		*msg;
+	char		 visible[256] = "";
+	size_t		 off = 0;
+	int		 s, rc;
+
+	for (s = 0; s < sched.cur.nq && off < sizeof(visible) - 8; s++)
+		off += snprintf(visible + off, sizeof(visible) - off, "%s%d",
+		    s ? "," : "", device_of_slot(s));
+	msg = json_pack("{ss si si}", "type", "multirank", "ranks", 2,
+	    "timeout_s", NCCL_TIMEOUT_S);
+	/* CPU runners stand for GPUs: the probe sees the host's (none) */
+	if (!env->cpu)
+		json_object_set_new(msg, "visible", json_string(visible));
+	rc = supervise_send(w->proc, msg);
+	json_decref(msg);
+	if (rc == -1) {
+		msg = json_pack("{ss}", "error", "cannot send to the runner");
+		multirank_end(msg);
+		json_decref(msg);
+		return 1;
+	}
+	w->state = W_BUSY;
+	w->nccl = 1;
+	w->case_id = 0;
+	w->deadline = now_mono() + 2 * NCCL_TIMEOUT_S + 30;
+	sched.cur.nccl_state = G_MULTIRANK;
+	log_info("run %lld: the multi-rank bootstrap probe (devices %s)",
+	    (long long)sched.cur.run_id, visible);
+	return 1;
+}
+
 /*
  * The communicator step: 0 done (or not wanted), 1 in progress, -1 the store
  * refused.
@@ -254,7 +340,7 @@ gather_poll(void)
 
 	if (!gather_wanted() || sched.cur.nccl_state == G_DONE)
 		return 0;
-	if (sched.cur.nccl_state != G_IDLE)
+	if (sched.cur.nccl_state != G_IDLE && sched.cur.nccl_state != G_PROBED)
 		return 1;
 	/* one idle runner per device */
 	for (s = 0; s < sched.cur.nq; s++) {
@@ -273,6 +359,10 @@ gather_poll(void)
 		if (sched.cur.nccl_w[s] < 0)
 			return 1;
 	}
+	/* first the multi-rank bootstrap probe, with the bootstrap class */
+	if (sched.cur.nccl_state == G_IDLE && (sched.cur.classes &
+	    PROBE_BOOTSTRAP))
+		return multirank_send();
 	json_decref(sched.cur.nccl_values);
 	sched.cur.nccl_values = NULL;
 	if (gather_values(&sched.cur.nccl_values, &sched.cur.nccl_width) == -1)

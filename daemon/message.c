@@ -240,6 +240,8 @@ sched_on_message(struct worker *w, json_t *msg)
 		on_fingerprint(w, msg);
 	else if (!strcmp(type, "nccl_uid") || !strcmp(type, "nccl_done"))
 		gather_message(w, msg, !strcmp(type, "nccl_done"));
+	else if (!strcmp(type, "multirank_done"))
+		gather_multirank(w, msg);
 	else
 		log_warnx("worker %d: unknown message type '%s'", w->slot, type);
 }

@@ -285,6 +285,7 @@ void	 replay_lost(struct worker *w, const char *status);
 int	 gather_poll(void);
 void	 gather_message(struct worker *w, json_t *msg, int done);
 void	 gather_lost(struct worker *w, const char *how);
+void	 gather_multirank(struct worker *w, json_t *msg);
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);

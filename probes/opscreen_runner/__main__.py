@@ -147,6 +147,31 @@ def _nccl(fd, msg):
     proto.send(fd, out)
 
 
+def _multirank(fd, msg):
+    """The multi-rank bootstrap probe (multirank.py), both orders, over the
+    GPUs the daemon names in `visible` (this runner itself is pinned to
+    one): answers multirank_done with each order's answer."""
+    from . import multirank
+    out = {"type": "multirank_done"}
+    old = os.environ.get("CUDA_VISIBLE_DEVICES")
+    try:
+        if msg.get("visible") is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(msg["visible"])
+        lib = os.environ.get("OPSCREEN_LIBRARY", "flag_gems")
+        for order in ("import-first", "pin-first"):
+            out[order.replace("-", "_")] = multirank.probe(
+                lib, order, ranks=int(msg.get("ranks") or 2),
+                timeout=float(msg.get("timeout_s") or 120))
+    except Exception as e:  # told, the runner goes on
+        out["error"] = f"{type(e).__name__}: {e}"
+    finally:
+        if old is None:
+            os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+        else:
+            os.environ["CUDA_VISIBLE_DEVICES"] = old
+    proto.send(fd, out)
+
+
 def main():
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="opscreen_runner[%(process)d] %(levelname)s %(message)s")
@@ -200,6 +225,9 @@ def main():
             continue
         if isinstance(msg, dict) and msg.get("type") == "nccl":
             _nccl(fd, msg)
+            continue
+        if isinstance(msg, dict) and msg.get("type") == "multirank":
+            _multirank(fd, msg)
             continue
         if not isinstance(msg, dict) or msg.get("type") != "case":
             log.warning("ignored message %.200r", msg)

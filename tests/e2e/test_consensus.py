@@ -279,12 +279,15 @@ def test_killed_runners_during_the_consensus_phase(tmp_path):
 
 
 def test_nccl_communicator_failure_fails_the_run(tmp_path):
-    """[consensus] nccl = yes on CPU runners: rank 0's runner makes the
+    """[consensus] nccl = yes on CPU runners: the multi-rank bootstrap probe
+    runs first (skipped: no GPU), then rank 0's runner makes the
     unique id (or cannot: no libopscreen_nccl where nvcc is missing), the
     daemon hands it to the other runner, and the communicator fails without
     a GPU. The run fails with the runners' NCCL message and serves nothing:
     the step that checks the host's GPUs is not skipped in silence."""
-    d = Daemon(tmp_path / "d", **dict(SCOPE, consensus__nccl="yes")).start()
+    scope = dict(SCOPE, consensus__nccl="yes",
+                 runner__classes="same_shape,reduction,bootstrap")
+    d = Daemon(tmp_path / "d", **scope).start()
     try:
         d.wait_fingerprint()
         st, out = d.post_run({})
@@ -298,6 +301,15 @@ def test_nccl_communicator_failure_fails_the_run(tmp_path):
         answers = json.loads(ev[0][1])["answers"]
         assert len(answers) == 2 and not any(a["ok"] for a in answers), answers
         assert d.get("/allowlist")[0] == 503
+        # before it, the multi-rank bootstrap probe ran on rank 0's runner:
+        # both orders, skipped without two GPUs (CPU runners)
+        mr = query(d.db, "SELECT json FROM events WHERE run_id=? AND "
+                   "kind='multirank'", (out["run"],))
+        assert len(mr) == 1, mr
+        mr = json.loads(mr[0][0])
+        for order in ("import_first", "pin_first"):
+            assert mr[order]["ok"] is None, mr
+            assert "needs 2 GPUs" in mr[order]["skipped"], mr
         # the daemon goes on: the same screen without the communicator
         st, out = d.post_run({})
         assert st == 202, out
