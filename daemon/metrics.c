@@ -269,6 +269,41 @@ metrics_cases(struct mbuf *m, sqlite3 *db, json_t *fps)
 }
 
 /*
+ * Whether the consensus phase of the device's newest complete full screen
+ * quarantined it (docs/design.md, "Several GPUs"): alert on it, the device's
+ * lists and the host's answer 503 until a later screen clears it.
+ */
+static void
+metrics_quarantine(struct mbuf *m, sqlite3 *db, json_t *fps)
+{
+	sqlite3_stmt	*st;
+	json_t		*d;
+	size_t		 i;
+	char		 lab[320];
+	int		 device;
+
+	metrics_head(m, "opscreen_device_quarantined", "gauge", "1 when the "
+	    "consensus phase of the device's newest complete full screen found "
+	    "it computing differently from the host's other devices (its lists "
+	    "and the host's answer 503), else 0.");
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM quarantine WHERE "
+	    "device=?1 AND run_id = (SELECT max(r.id) FROM runs r JOIN "
+	    "run_devices d ON d.run_id = r.id WHERE r.state='complete' AND "
+	    "r.full=1 AND d.device=?1)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	json_array_foreach(fps, i, d) {
+		device = json_integer_value(json_object_get(d, "device"));
+		metrics_labels(fps, device, lab, sizeof(lab));
+		sqlite3_reset(st);
+		sqlite3_bind_int(st, 1, device);
+		metrics_add(m, "opscreen_device_quarantined{%s} %d\n", lab,
+		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st,
+		    0) > 0);
+	}
+	sqlite3_finalize(st);
+}
+
+/*
  * opscreen_build_info (the daemon's own version) and, per device, an info
  * metric with the library fingerprint it screens, labelled as
  * dcgm-exporter labels a GPU (gpu, UUID, modelName, plus the driver) so the
@@ -341,6 +376,7 @@ metrics_render(sqlite3 *db, size_t *len)
 	    (long long)h.write_failures);
 	metrics_names(&m, db, fps);
 	metrics_cases(&m, db, fps);
+	metrics_quarantine(&m, db, fps);
 
 	metrics_build_info(&m, fps);
 	/*

@@ -71,7 +71,7 @@ ctl_usage_text(FILE *fp)
 	    " opscreend\n"
 	    "  allowlist|denylist [--format F] [--dtypes L] [--gpu N] [--stale-ok]\n"
 	    "      [--policy strict|tolerant] [--faster RATIO]"
-	    " [--mode eager|compile|cudagraph]\n"
+	    " [--mode eager|compile|cudagraph] [--deterministic]\n"
 	    "      F: json, text, csv, yaml; allowlist also vllm-env, vllm-yaml,"
 	    " sglang-env\n"
 	    "  run [--ops a,b] [--wait]\n"
@@ -274,7 +274,8 @@ ctl_print_message(const char *msg)
 		{ "stale=ok", "--stale-ok" }, { "dtypes=", "--dtypes " },
 		{ "format=", "--format " }, { "policy=", "--policy " },
 		{ "ops=", "--ops " }, { "gpu=", "--gpu " },
-		{ "faster=", "--faster " }, { "mode=", "--mode " }
+		{ "faster=", "--faster " }, { "mode=", "--mode " },
+		{ "deterministic=1", "--deterministic" }
 	};
 	const char	*p = msg;
 	size_t		 i, n;
@@ -323,10 +324,12 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 	const char	*gpu = NULL, *faster = NULL, *mode = NULL;
 	char		 path[1024], gq[96] = "";
 	struct ctl_resp	 r, jr;
-	int		 i, rc, stale_ok = 0, stale;
+	int		 i, rc, stale_ok = 0, stale, deterministic = 0;
 
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--format") && i + 1 < argc)
+		if (!strcmp(argv[i], "--deterministic"))
+			deterministic = 1;
+		else if (!strcmp(argv[i], "--format") && i + 1 < argc)
 			format = argv[++i];
 		else if (!strncmp(argv[i], "--format=", 9))
 			format = argv[i] + 9;
@@ -392,6 +395,11 @@ ctl_list(const struct ctl *c, const char *which, int argc, char *argv[])
 			return CTL_USAGE;
 		}
 		snprintf(gq + l, sizeof(gq) - l, "&mode=%s", mode);
+	}
+	if (deterministic) {
+		size_t	 l = strlen(gq);
+
+		snprintf(gq + l, sizeof(gq) - l, "&deterministic=1");
 	}
 	if (policy && strcmp(policy, "strict") && strcmp(policy, "tolerant")) {
 		fprintf(stderr, "opscreenctl: --policy must be strict or "

@@ -8,11 +8,14 @@ nondeterministic `silu` is found and deterministic=1 leaves it out."""
 import json
 import os
 import signal
+import subprocess
 import time
 
 import pytest
 
-from e2e_harness import Daemon, children, descendants, full_screen, query
+from e2e_harness import ROOT, Daemon, children, descendants, full_screen, query
+
+CTL = os.path.join(ROOT, "build", "opscreenctl")
 
 # every case of the scope sampled: the test must not depend on the sample
 SCOPE = {"runner__devices": "cpu:2", "runner__dtypes": "float32",
@@ -110,6 +113,13 @@ def test_nondeterministic_silu_left_out(agreed):
                           "run_id=? AND nondeterministic > 0", (run,))}
     st, bad = _lists(d, "?deterministic=yes")
     assert st == 400, bad
+    # opscreenctl, for deployment scripts: the same list
+    r = subprocess.run([CTL, "-H", f"127.0.0.1:{d.port}", "allowlist",
+                        "--deterministic", "--format", "text"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    names = [ln for ln in r.stdout.splitlines() if not ln.startswith("#")]
+    assert names == det["names"], r.stdout
 
 
 def test_faulty_device_quarantined(faulty):
@@ -129,6 +139,14 @@ def test_faulty_device_quarantined(faulty):
     assert "quarantined" in err["error"] and err["device"] == 1, err
     st, _ = d.get_json("/denylist")
     assert st == 503
+    # for the fleet's alerts
+    st, _, body = d.get("/metrics")
+    assert st == 200
+    q_lines = [ln for ln in body.decode().splitlines()
+               if ln.startswith("opscreen_device_quarantined{")]
+    assert len(q_lines) == 2, q_lines
+    assert sorted(ln.rsplit(" ", 1)[1] for ln in q_lines) == ["0", "1"]
+    assert any('gpu="1"' in ln and ln.endswith(" 1") for ln in q_lines), q_lines
     # the healthy device serves only what it screened itself
     st, allow = _lists(d, "?gpu=0")
     assert st == 200, allow
