@@ -12,8 +12,9 @@
  * The newest complete full screen before `run` on `device` whose
  * environment equals the fingerprint `fpid`'s: the same library, torch,
  * triton, CUDA, driver, GPU (name and UUID) and Python; the library's
- * version and source may differ. 0 none, -1 error; *same_library: it had
- * this very fingerprint (nothing changed).
+ * version and source may differ; not one whose consensus phase quarantined
+ * the device (its measurements there are suspect). 0 none, -1 error;
+ * *same_library: it had this very fingerprint (nothing changed).
  */
 int64_t
 store_carry_source(struct store *s, int64_t run, int device, int64_t fpid,
@@ -31,7 +32,9 @@ store_carry_source(struct store *s, int64_t run, int device, int64_t fpid,
 	    "AND f.triton = c.triton AND f.cuda = c.cuda AND f.driver = "
 	    "c.driver AND f.gpu_name = c.gpu_name AND f.gpu_uuid = c.gpu_uuid "
 	    "AND json_extract(f.json, '$.python') IS json_extract(c.json, "
-	    "'$.python') ORDER BY r.id DESC LIMIT 1", -1, &st, NULL) !=
+	    "'$.python') AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE "
+	    "q.run_id = r.id AND q.device = d.device) ORDER BY r.id DESC "
+	    "LIMIT 1", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, run);

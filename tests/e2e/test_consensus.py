@@ -172,6 +172,11 @@ def test_cleared_by_a_later_screen(faulty, tmp_path):
     d, run = faulty
     d.stop()
     d.env.pop("OPSCREEN_DEMOLIB_FAULTY_DEVICE", None)
+    # carrying on: the quarantined device's results must not be carried
+    with open(d.conf) as f:
+        conf = f.read()
+    with open(d.conf, "w") as f:
+        f.write(conf.replace("carry = no", "carry = yes"))
     d.start()
     d.wait_fingerprint()
     st, err = d.get_json("/allowlist?gpu=1&stale=ok")
@@ -182,6 +187,15 @@ def test_cleared_by_a_later_screen(faulty, tmp_path):
     assert r["state"] == "complete", (r, d.logtext())
     st, allow = d.get_json("/allowlist?gpu=1")
     assert st == 200 and allow["names"], allow
+    new = out["run"]
+    carried = dict(query(d.db, "SELECT c.device, count(*) FROM results r JOIN "
+                         "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
+                         "r.carried_from IS NOT NULL GROUP BY c.device", (new,)))
+    assert carried.get(1, 0) == 0, carried
+    stayed = query(d.db, "SELECT count(*) FROM run_split a JOIN run_split b "
+                   "ON a.key = b.key WHERE a.run_id=? AND b.run_id=? AND "
+                   "a.device = 0 AND b.device = 0", (run, new))[0][0]
+    assert carried.get(0, 0) > 0 or stayed == 0, (carried, stayed)
 
 
 def test_device_that_faults_on_every_call_quarantined(tmp_path):
