@@ -347,3 +347,46 @@ def test_nccl_communicator_failure_fails_the_run(tmp_path):
         assert st == 202, out
     finally:
         d.stop()
+
+
+def test_store_locked_in_the_consensus_phase(tmp_path):
+    """Another process holds the store's write lock while the consensus
+    phase runs: the replays' records wait (nothing dropped), the half-checked
+    run is neither served nor completed, and once the lock goes the phase
+    ends with every replay stored once and one judgement."""
+    from test_store_faults import Locked
+    fault = Locked()
+    d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = out["run"]
+        _wait_replays(d, run)
+        fault.inject(d)
+        t0, degraded = time.time(), False
+        while time.time() - t0 < 10:
+            st, h = d.get_json("/healthz")
+            degraded |= h["store"]["state"] == "degraded"
+            assert d.get("/allowlist")[0] == 503
+            st, r = d.get_json(f"/runs/{run}")
+            assert r["state"] == "running", r
+            time.sleep(0.25)
+        assert degraded, d.logtext()
+        fault.clear(d)
+        r = d.wait_run(run, timeout=600)
+        assert r["state"] == "complete", (r, d.logtext())
+        n, distinct = query(d.db, "SELECT count(*), count(DISTINCT case_id || "
+                            "'|' || device || '|' || attempt) FROM replays "
+                            "WHERE run_id=?", (run,))[0]
+        sampled = query(d.db, "SELECT count(DISTINCT case_id) FROM replays "
+                        "WHERE run_id=?", (run,))[0][0]
+        assert n == distinct == 2 * sampled, (n, distinct, sampled)
+        assert query(d.db, "SELECT count(*) FROM replays WHERE run_id=? AND "
+                     "outcome IS NULL", (run,))[0][0] == 0
+        assert len(query(d.db, "SELECT 1 FROM events WHERE run_id=? AND "
+                         "kind='consensus'", (run,))) == 1
+        assert d.get("/allowlist")[0] == 200
+    finally:
+        d.stop()
+        fault.teardown(d)
