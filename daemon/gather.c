@@ -106,6 +106,7 @@ gather_end(void)
 	const char	*err = NULL, *kind = NULL;
 	size_t		 s;
 	int		 unavailable = 1, ok = 1, erc;
+	int		 pin = sched.cur.nccl_pin;
 	char		 why[1536];
 
 	sched.cur.nccl_state = G_DONE;
@@ -150,10 +151,22 @@ gather_end(void)
 			}
 		}
 	}
-	erc = run_event(sched.cur.run_id, ok == 1 ? "nccl_gather" : unavailable ?
-	    "nccl_unavailable" : "nccl_failure", ev);
+	erc = run_event(sched.cur.run_id, ok == 1 ? (pin ? "nccl_pincheck" :
+	    "nccl_gather") : unavailable ? "nccl_unavailable" : "nccl_failure",
+	    ev);
 	json_decref(ev);
 	(void)erc;
+	if (pin && (ok == 1 || (unavailable && env->conf.consensus_nccl == 2))) {
+		/* on distinct GPUs (or no NCCL: split.c's UUID check) */
+		if (ok == 1)
+			log_info("run %lld: NCCL took the %d devices' runners as "
+			    "ranks of one communicator: each on a GPU of its own",
+			    (long long)sched.cur.run_id, sched.cur.nq);
+		sched.cur.pinned = 1;
+		sched.cur.nccl_pin = 0;
+		sched.cur.nccl_state = G_IDLE;
+		return;
+	}
 	if (ok == 1) {
 		log_info("run %lld: the %d devices' runners all-gathered their "
 		    "%zu replay digests each through NCCL", (long long)
@@ -168,8 +181,9 @@ gather_end(void)
 	}
 	if (kind != NULL && !strcmp(kind, "same_gpu")) {
 		snprintf(why, sizeof(why), "host pinning failure: two of the "
-		    "runners of devices %s are on one GPU, so the split screen "
-		    "measured one GPU twice; NCCL: %s", env->conf.devices, err);
+		    "runners of devices %s are on one GPU, so a split screen "
+		    "would measure one GPU twice and another never; NCCL: %s",
+		    env->conf.devices, err);
 		run_fail(why);
 		return;
 	}
@@ -180,8 +194,9 @@ gather_end(void)
 		    (long long)sched.cur.run_id, err);
 		return;
 	}
-	snprintf(why, sizeof(why), "consensus phase: the runners' NCCL "
-	    "communicator failed ([consensus] nccl = no skips it): %s", err);
+	snprintf(why, sizeof(why), "%s: the runners' NCCL communicator failed "
+	    "([consensus] nccl = no skips it): %s", pin ? "the devices' pinning "
+	    "check" : "consensus phase", err);
 	run_fail(why);
 }
 
@@ -329,20 +344,12 @@ multirank_send(void)
 	return 1;
 }
 
-/*
- * The communicator step: 0 done (or not wanted), 1 in progress, -1 the store
- * refused.
- */
-int
-gather_poll(void)
+/* One idle runner per device as its rank: 0, or 1 to wait for one. */
+static int
+pick_ranks(void)
 {
 	int	 s, i;
 
-	if (!gather_wanted() || sched.cur.nccl_state == G_DONE)
-		return 0;
-	if (sched.cur.nccl_state != G_IDLE && sched.cur.nccl_state != G_PROBED)
-		return 1;
-	/* one idle runner per device */
 	for (s = 0; s < sched.cur.nq; s++) {
 		sched.cur.nccl_w[s] = -1;
 		for (i = 0; i < sched.nworkers; i++)
@@ -359,14 +366,15 @@ gather_poll(void)
 		if (sched.cur.nccl_w[s] < 0)
 			return 1;
 	}
-	/* first the multi-rank bootstrap probe, with the bootstrap class */
-	if (sched.cur.nccl_state == G_IDLE && (sched.cur.classes &
-	    PROBE_BOOTSTRAP))
-		return multirank_send();
-	json_decref(sched.cur.nccl_values);
-	sched.cur.nccl_values = NULL;
-	if (gather_values(&sched.cur.nccl_values, &sched.cur.nccl_width) == -1)
-		return pw_retry_later("reading the replays' digests");
+	return 0;
+}
+
+/* Asks rank 0 for the unique id (the rest follows in gather_message). */
+static int
+join_start(void)
+{
+	int	 s;
+
 	json_decref(sched.cur.nccl_done);
 	sched.cur.nccl_done = json_array();
 	for (s = 0; s < sched.cur.nq; s++)
@@ -381,7 +389,69 @@ gather_poll(void)
 		gather_end();
 		return sched.cur.run_id == 0 ? 1 : 0;
 	}
-	log_info("run %lld: the devices' runners join one NCCL communicator",
-	    (long long)sched.cur.run_id);
+	log_info("run %lld: the devices' runners join one NCCL communicator%s",
+	    (long long)sched.cur.run_id, sched.cur.nccl_pin ?
+	    " (pinning check)" : "");
 	return 1;
+}
+
+/*
+ * Before a split run's cases: one runner per device joins a communicator
+ * and all-gathers its rank, so that NCCL itself says whether each runner is
+ * on a GPU of its own (two on one GPU: a host pinning failure with NCCL's
+ * message, before the screen rather than after it). 0 done or not wanted,
+ * 1 in progress (or the run failed).
+ */
+int
+gather_pincheck(void)
+{
+	int	 s;
+
+	if (!gather_wanted() || sched.cur.pinned)
+		return 0;
+	if (sched.cur.nccl_state != G_IDLE || pick_ranks())
+		return 1;
+	/* each rank gathers every rank's index */
+	json_decref(sched.cur.nccl_values);
+	sched.cur.nccl_values = json_array();
+	for (s = 0; s < sched.cur.nq; s++) {
+		char	 hex[17];
+
+		snprintf(hex, sizeof(hex), "%016x", s);
+		json_array_append_new(sched.cur.nccl_values, json_pack("[s]",
+		    hex));
+	}
+	sched.cur.nccl_width = 1;
+	sched.cur.nccl_pin = 1;
+	return join_start();
+}
+
+/*
+ * The end of the consensus phase: the multi-rank bootstrap probe (a run with
+ * the bootstrap class), then the communicator step (where wanted). 0 done,
+ * 1 in progress, -1 the store refused.
+ */
+int
+gather_poll(void)
+{
+	if (sched.cur.nccl_state == G_DONE)
+		return 0;
+	if (sched.cur.nccl_state != G_IDLE && sched.cur.nccl_state != G_PROBED)
+		return 1;
+	/* first the multi-rank bootstrap probe, with the bootstrap class */
+	if (sched.cur.nccl_state == G_IDLE && (sched.cur.classes &
+	    PROBE_BOOTSTRAP))
+		return pick_ranks() ? 1 : multirank_send();
+	if (!gather_wanted()) {
+		sched.cur.nccl_state = G_DONE;
+		return 0;
+	}
+	if (pick_ranks())
+		return 1;
+	json_decref(sched.cur.nccl_values);
+	sched.cur.nccl_values = NULL;
+	if (gather_values(&sched.cur.nccl_values, &sched.cur.nccl_width) == -1)
+		return pw_retry_later("reading the replays' digests");
+	sched.cur.nccl_pin = 0;
+	return join_start();
 }

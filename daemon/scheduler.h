@@ -106,6 +106,8 @@ struct sched_run {
 	size_t		 rp_n, rp_cap, rp_left;
 	/* its NCCL communicator step (gather.c) */
 	int		 nccl_state;
+	int		 pinned;	/* NCCL's pinning check is over */
+	int		 nccl_pin;	/* the step in progress is that check */
 	int		 nccl_w[NSLOTS];	/* each rank's worker */
 	int		 nccl_left;	/* ranks yet to answer */
 	json_t		*nccl_values;	/* each rank's digests */
@@ -283,6 +285,7 @@ void	 replay_lost(struct worker *w, const char *status);
 /* gather.c */
 #define NCCL_TIMEOUT_S	120
 int	 gather_poll(void);
+int	 gather_pincheck(void);
 void	 gather_message(struct worker *w, json_t *msg, int done);
 void	 gather_lost(struct worker *w, const char *how);
 void	 gather_multirank(struct worker *w, json_t *msg);

@@ -146,7 +146,7 @@ int
 split_decide(void)
 {
 	json_t	*map = NULL, *keys = NULL, *other;
-	int	 s, same = 1;
+	int	 s, same = 1, rc;
 
 	if (sched.cur.split_decided)
 		return 1;
@@ -165,6 +165,9 @@ split_decide(void)
 	for (s = 0; s < sched.cur.nq; s++)
 		if (table_of(device_of_slot(s)) == NULL)
 			return 0;
+	/* NCCL says whether the runners are on GPUs of their own (gather.c) */
+	if ((rc = gather_pincheck()) != 0 || sched.cur.run_id == 0)
+		return 1 - (sched.cur.run_id != 0);	/* waits, or failed */
 	if (same_gpu() == -1)
 		return 1;		/* the run failed: nothing to split */
 	keys = requested_keys(table_of(device_of_slot(0)));

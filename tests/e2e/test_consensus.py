@@ -31,7 +31,8 @@ def _lists(d, query_string=""):
 
 @pytest.fixture(scope="module")
 def agreed(tmp_path_factory):
-    d, run = full_screen(tmp_path_factory.mktemp("agree"), SCOPE)
+    scope = dict(SCOPE, runner__classes="same_shape,reduction,bootstrap")
+    d, run = full_screen(tmp_path_factory.mktemp("agree"), scope)
     yield d, run
     d.stop()
 
@@ -75,6 +76,18 @@ def test_consensus_phase_agrees(agreed):
     assert got[(0, 0)] == got[(1, 1)] == ev["sampled_cases"], got
     assert query(d.db, "SELECT count(*) FROM quarantine WHERE run_id=?",
                  (run,))[0][0] == 0
+    # the multi-rank bootstrap probe ran on rank 0's runner: both orders,
+    # skipped without two GPUs (CPU runners)
+    mr = query(d.db, "SELECT json FROM events WHERE run_id=? AND "
+               "kind='multirank'", (run,))
+    assert len(mr) == 1, mr
+    mr = json.loads(mr[0][0])
+    for order in ("import_first", "pin_first"):
+        assert mr[order]["ok"] is None, mr
+        assert "needs 2 GPUs" in mr[order]["skipped"], mr
+    # no NCCL on CPU runners unless asked (nccl = auto)
+    assert query(d.db, "SELECT count(*) FROM events WHERE run_id=? AND kind "
+                 "LIKE 'nccl%'", (run,))[0][0] == 0
 
 
 def test_each_device_serves_the_whole_table(agreed):
@@ -310,39 +323,31 @@ def test_killed_runners_during_the_consensus_phase(tmp_path):
         d.stop()
 
 
-def test_nccl_communicator_failure_fails_the_run(tmp_path):
-    """[consensus] nccl = yes on CPU runners: the multi-rank bootstrap probe
-    runs first (skipped: no GPU), then rank 0's runner makes the
-    unique id (or cannot: no libopscreen_nccl where nvcc is missing), the
-    daemon hands it to the other runner, and the communicator fails without
-    a GPU. The run fails with the runners' NCCL message and serves nothing:
-    the step that checks the host's GPUs is not skipped in silence."""
-    scope = dict(SCOPE, consensus__nccl="yes",
-                 runner__classes="same_shape,reduction,bootstrap")
-    d = Daemon(tmp_path / "d", **scope).start()
+def test_nccl_pinning_check_failure_fails_the_run(tmp_path):
+    """[consensus] nccl = yes on CPU runners: before any case, rank 0's
+    runner makes the unique id (or cannot: no libopscreen_nccl where nvcc is
+    missing), the daemon hands it to the other runner, and the communicator
+    that checks the pinning fails without a GPU. The run fails at once with
+    the runners' NCCL message, no case ran, nothing is served: the step that
+    checks the host's GPUs is not skipped in silence."""
+    d = Daemon(tmp_path / "d", **dict(SCOPE, consensus__nccl="yes")).start()
     try:
         d.wait_fingerprint()
         st, out = d.post_run({})
         assert st == 202, out
         r = d.wait_run(out["run"], timeout=600)
         assert r["state"] == "failed", r
-        assert "NCCL communicator failed" in r["error"], r
+        assert "pinning check: the runners' NCCL communicator failed" in \
+            r["error"], r
+        assert query(d.db, "SELECT count(*) FROM cases WHERE run_id=?",
+                     (out["run"],))[0][0] == 0
         ev = query(d.db, "SELECT kind, json FROM events WHERE run_id=? AND "
                    "kind LIKE 'nccl%'", (out["run"],))
         assert len(ev) == 1, ev
         answers = json.loads(ev[0][1])["answers"]
         assert len(answers) == 2 and not any(a["ok"] for a in answers), answers
         assert d.get("/allowlist")[0] == 503
-        # before it, the multi-rank bootstrap probe ran on rank 0's runner:
-        # both orders, skipped without two GPUs (CPU runners)
-        mr = query(d.db, "SELECT json FROM events WHERE run_id=? AND "
-                   "kind='multirank'", (out["run"],))
-        assert len(mr) == 1, mr
-        mr = json.loads(mr[0][0])
-        for order in ("import_first", "pin_first"):
-            assert mr[order]["ok"] is None, mr
-            assert "needs 2 GPUs" in mr[order]["skipped"], mr
-        # the daemon goes on: the same screen without the communicator
+        # the daemon goes on: another run is taken
         st, out = d.post_run({})
         assert st == 202, out
     finally:
