@@ -44,6 +44,13 @@
 #        session, the new classes' cost on one machine
 # coldold, warmold  as cold and warm with only the twelve classes before
 #        views, empty and options (CLASSES12; a restricted run: no lists)
+# one, two  several GPUs (issue 22; docs/results/consensus-2xh200.md): the
+#        whole table cold on one GPU (DEV_one=0) and split over two
+#        (DEV_two=0,1: [consensus] split, consensus phase, NCCL), each on a
+#        cache of its own, one after the other in the same session
+# pinfail  as two with every runner forced onto GPU 0
+#        (ENV_pinfail=OPSCREEN_FORCE_GPU=0): the run must fail at once with
+#        NCCL's "same GPU" refusal (finish keeps the run's error)
 # ops42t, coldt  as ops42 and cold on an empty Triton cache, with the tuning
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
@@ -364,11 +371,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in one) echo 8484;; two) echo 8485;; pinfail) echo 8486;; anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; v534*) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
 body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
@@ -380,7 +387,8 @@ body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\":
 # slimmed to their newest run, then all of $OUT in one archive), "upgrade:PHASE" (a daemon on PHASE's
 # database with flag_gems 5.0.2: it sees the fingerprint change and screens
 # again, and the regressions between the two screens are the release diff),
-# "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE", "severity:PHASE"
+# "multirank:LIBRARY" (the multi-rank bootstrap probe on GPUs 0,1, both
+# orders, into $OUT/multirank/), "nonvml:LIBRARY", "early:PHASE", "scopes:PHASE", "severity:PHASE"
 # (bench/severity_checks.py on the phase's running daemon) (bench/failclosed_checks.py),
 # in order; a wait that runs out of time stops the list (the daemon runs on
 # for the next call).
@@ -396,6 +404,14 @@ for act in $ACTIONS; do
 	        *) finish "$ph";;
 	        esac;;
 	checks) checks "$OUT/$ph" "$(site_of "$ph")" "/tmp/opscreen-$ph/out";;
+	multirank) mkdir -p "$OUT/multirank"	# multirank:LIBRARY
+	        for o in import-first pin-first; do
+	        	CUDA_VISIBLE_DEVICES=0,1 PYTHONPATH=$ROOT/probes:/tmp/site-502 \
+	        	    OPSCREEN_NCCL_LIB=$ROOT/build/libopscreen_nccl.so \
+	        	    python3 -m opscreen_runner.multirank --library "$ph" \
+	        	    --order $o > "$OUT/multirank/$ph-$o.json" 2>&1
+	        	cat "$OUT/multirank/$ph-$o.json"
+	        done;;
 	firstcall) # firstcall:DEV: FIRSTCALL ("OP DTYPE CASE..." groups separated
 	        # by ';'), every case at once, each in its own process on an
 	        # empty cache (bench/first_call.py), on GPU DEV and the CPUs of

@@ -133,6 +133,13 @@ supervise_spawn(struct runner *w)
 	else
 		dev[0] = '\0';
 	snprintf(dev_index, sizeof(dev_index), "%s", dev);
+	/*
+	 * OPSCREEN_FORCE_GPU=0 puts every GPU runner on GPU 0 whatever its
+	 * device: the host pinning failure, on purpose (docs/design.md,
+	 * "Several GPUs"; the measurement of a two-GPU host).
+	 */
+	if (w->device >= 0 && getenv("OPSCREEN_FORCE_GPU") != NULL)
+		snprintf(dev, sizeof(dev), "%s", getenv("OPSCREEN_FORCE_GPU"));
 	/* CPU runners standing for GPUs (devices = cpu:N) see no GPU at all */
 	if (env->cpu)
 		dev[0] = '\0';
