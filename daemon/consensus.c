@@ -80,6 +80,19 @@ consensus_hash(uint64_t x)
 }
 
 /*
+ * A case's place in GPU `replayer`'s sample of a run: a hash of the case,
+ * the replayer and the run. The sample is the cases whose rank is below
+ * per_mille / 1000 of the range; a key none of whose cases falls there
+ * gets its case of least rank (replay.c).
+ */
+uint64_t
+consensus_rank(int64_t case_id, int replayer, uint64_t run_seed)
+{
+	return consensus_hash((uint64_t)case_id ^ consensus_hash(run_seed ^
+	    ((uint64_t)(unsigned)replayer << 32)));
+}
+
+/*
  * Whether GPU `replayer` replays the case `owner` screened: per_mille of
  * the cases, a different sample for each replayer and each run (run_seed),
  * the same on every daemon that asks; never on its owner.
@@ -88,15 +101,11 @@ int
 consensus_sampled(int64_t case_id, int owner, int replayer, uint64_t run_seed,
     unsigned per_mille)
 {
-	uint64_t	 h;
-
 	if (replayer == owner || per_mille == 0)
 		return 0;
 	if (per_mille >= 1000)
 		return 1;
-	h = consensus_hash((uint64_t)case_id ^ consensus_hash(run_seed ^
-	    ((uint64_t)(unsigned)replayer << 32)));
-	return h % 1000 < per_mille;
+	return consensus_rank(case_id, replayer, run_seed) % 1000 < per_mille;
 }
 
 /*

@@ -27,6 +27,7 @@ int	 consensus_split(struct split_key *, size_t, int ngpu, double *load);
 
 /* whether GPU `replayer` replays a case that GPU `owner` screened */
 uint64_t consensus_hash(uint64_t);
+uint64_t consensus_rank(int64_t case_id, int replayer, uint64_t run_seed);
 int	 consensus_sampled(int64_t case_id, int owner, int replayer,
 	    uint64_t run_seed, unsigned per_mille);
 

@@ -24,67 +24,121 @@
 #define PHASE_RUNNING	1
 #define PHASE_JUDGED	2
 
-/* Plans the phase: the (case, device, attempt) still to run. -1: store. */
+/* Adds (case, device, attempt) to the phase's items unless stored. */
+static int
+plan_add(int64_t id, int dev, int attempt)
+{
+	struct replay_item	*it;
+	int			 have;
+
+	if ((have = store_replay_have(env->store, id, dev, attempt)) == -1)
+		return -1;
+	if (have)
+		return 0;
+	if (sched.cur.rp_n == sched.cur.rp_cap) {
+		size_t	 nc = sched.cur.rp_cap ? 2 * sched.cur.rp_cap : 256;
+
+		if ((it = realloc(sched.cur.rp, nc * sizeof(*it))) == NULL)
+			return -1;
+		sched.cur.rp = it;
+		sched.cur.rp_cap = nc;
+	}
+	it = &sched.cur.rp[sched.cur.rp_n++];
+	memset(it, 0, sizeof(*it));
+	it->case_id = id;
+	it->device = dev;
+	it->attempt = attempt;
+	return 0;
+}
+
+/*
+ * Plans the phase: the (case, device, attempt) still to run. Each other
+ * device replays the cases of its sample (consensus_sampled) and, for every
+ * key none of whose cases fell in it, the key's case of least rank, so that
+ * every key's kernels run on every device at least once; each replayed case
+ * also runs a second time on its owner. -1: the store refused.
+ */
 static int
 replay_plan(void)
 {
 	struct store_cursor	*c;
 	sqlite3_stmt		*st;
-	struct replay_item	*it;
-	int			 rc, s, any, have;
+	json_t			*least = json_object(), *chosen = json_object();
+	json_t			*v, *o;
+	const char		*k;
+	char			 pk[300], idk[32];
+	uint64_t		 seed = (uint64_t)sched.cur.run_id, r;
+	int			 rc, s;
 
 	if ((c = store_replay_candidates(env->store, sched.cur.run_id)) == NULL)
-		return -1;
+		goto fail;
 	st = store_cursor_stmt(c);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t	 id = sqlite3_column_int64(st, 0);
-		int	 owner = sqlite3_column_int(st, 1), dev, attempt;
+		int64_t		 id = sqlite3_column_int64(st, 0);
+		int		 owner = sqlite3_column_int(st, 1), dev;
+		const char	*key = (const char *)sqlite3_column_text(st, 2);
 
-		any = 0;
-		for (s = 0; s <= sched.cur.nq; s++) {
-			/* the others' replays, then the owner's second run */
-			if (s < sched.cur.nq) {
-				dev = device_of_slot(s);
-				if (!consensus_sampled(id, owner, dev,
-				    (uint64_t)sched.cur.run_id,
-				    env->conf.consensus_per_mille))
-					continue;
-				attempt = 0;
-				any = 1;
-			} else if (any) {
-				dev = owner;
-				attempt = 1;
-			} else
-				break;
-			if ((have = store_replay_have(env->store, id, dev,
-			    attempt)) == -1)
-				goto fail;
-			if (have)
+		for (s = 0; s < sched.cur.nq; s++) {
+			if ((dev = device_of_slot(s)) == owner)
 				continue;
-			if (sched.cur.rp_n == sched.cur.rp_cap) {
-				size_t	 nc = sched.cur.rp_cap ? 2 *
-				    sched.cur.rp_cap : 256;
-
-				if ((it = realloc(sched.cur.rp, nc *
-				    sizeof(*it))) == NULL)
-					goto fail;
-				sched.cur.rp = it;
-				sched.cur.rp_cap = nc;
+			snprintf(pk, sizeof(pk), "%d|%s", dev, key);
+			snprintf(idk, sizeof(idk), "%lld", (long long)id);
+			r = consensus_rank(id, dev, seed) >> 1;	/* json's int */
+			if (consensus_sampled(id, owner, dev, seed,
+			    env->conf.consensus_per_mille)) {
+				json_object_set_new(least, pk, json_null());
+				if ((o = json_object_get(chosen, idk)) == NULL)
+					json_object_set_new(chosen, idk, o =
+					    json_pack("{si s{}}", "owner",
+					    owner, "devs"));
+				json_object_set_new(json_object_get(o, "devs"),
+				    pk, json_integer(dev));
+				continue;
 			}
-			it = &sched.cur.rp[sched.cur.rp_n++];
-			memset(it, 0, sizeof(*it));
-			it->case_id = id;
-			it->device = dev;
-			it->attempt = attempt;
+			v = json_object_get(least, pk);
+			if (json_is_null(v))
+				continue;	/* the key has a sampled case */
+			if (v == NULL || (json_int_t)r < json_integer_value(
+			    json_array_get(v, 0)))
+				json_object_set_new(least, pk, json_pack("[I I "
+				    "i i]", (json_int_t)r, (json_int_t)id, owner,
+				    dev));
 		}
 	}
 	store_cursor_free(c);
 	if (rc != SQLITE_DONE)
-		return -1;
+		goto fail;
+	/* the keys with no sampled case on a device: their least rank */
+	json_object_foreach(least, k, v) {
+		if (json_is_null(v))
+			continue;
+		snprintf(idk, sizeof(idk), "%lld", (long long)
+		    json_integer_value(json_array_get(v, 1)));
+		if ((o = json_object_get(chosen, idk)) == NULL)
+			json_object_set_new(chosen, idk, o = json_pack("{sO s{}}",
+			    "owner", json_array_get(v, 2), "devs"));
+		json_object_set(json_object_get(o, "devs"), k,
+		    json_array_get(v, 3));
+	}
+	json_object_foreach(chosen, k, o) {
+		int64_t	 id = strtoll(k, NULL, 10);
+		json_t	*d;
+		const char *dk;
+
+		json_object_foreach(json_object_get(o, "devs"), dk, d)
+			if (plan_add(id, (int)json_integer_value(d), 0) == -1)
+				goto fail;
+		if (plan_add(id, (int)json_integer_value(json_object_get(o,
+		    "owner")), 1) == -1)
+			goto fail;
+	}
+	json_decref(least);
+	json_decref(chosen);
 	sched.cur.rp_left = sched.cur.rp_n;
 	return 0;
  fail:
-	store_cursor_free(c);
+	json_decref(least);
+	json_decref(chosen);
 	return -1;
 }
 

@@ -105,6 +105,26 @@ split_make(json_t *keys)
 }
 
 /*
+ * Whether two devices run the same library on the same model of GPU: their
+ * fingerprints equal but for the GPU's UUID. One device's verdict vouches
+ * for another only then (an H200's screen says nothing of an A100's).
+ */
+static int
+same_setup(int a, int b)
+{
+	json_t	*x = json_deep_copy(table_of(a)->fingerprint);
+	json_t	*y = json_deep_copy(table_of(b)->fingerprint);
+	int	 eq;
+
+	json_object_del(x, "gpu_uuid");
+	json_object_del(y, "gpu_uuid");
+	eq = json_equal(x, y);
+	json_decref(x);
+	json_decref(y);
+	return eq;
+}
+
+/*
  * Two devices whose runners report one GPU (the same gpu_uuid) were pinned
  * wrong: a split screen would measure that GPU twice and the other never.
  * The run fails with both devices named; -1 then, else 0.
@@ -173,13 +193,14 @@ split_decide(void)
 	keys = requested_keys(table_of(device_of_slot(0)));
 	for (s = 1; s < sched.cur.nq && same; s++) {
 		other = requested_keys(table_of(device_of_slot(s)));
-		same = json_equal(keys, other);
+		same = json_equal(keys, other) && same_setup(device_of_slot(0),
+		    device_of_slot(s));
 		json_decref(other);
 	}
 	if (!same) {
-		log_warnx("run %lld: the devices' libraries register different "
-		    "keys; each device screens its own in full",
-		    (long long)sched.cur.run_id);
+		log_warnx("run %lld: the devices differ (GPU model, driver, "
+		    "library or its registered keys); each device screens every "
+		    "key itself", (long long)sched.cur.run_id);
 		json_decref(keys);
 		sched.cur.split_decided = 1;
 		return 1;

@@ -90,6 +90,33 @@ def test_consensus_phase_agrees(agreed):
                  "LIKE 'nccl%'", (run,))[0][0] == 0
 
 
+def test_default_sample_replays_every_key_on_the_other_device(tmp_path):
+    """At the default 20 per mille a key's cases may all miss the sample: its
+    case of least rank is replayed then, so every key whose cases could be
+    compared ran on both devices, and the sampled ones beside them."""
+    scope = {k: v for k, v in SCOPE.items() if k != "consensus__sample_per_mille"}
+    d, run = full_screen(tmp_path / "d", scope)
+    try:
+        keys = {k for k, in query(
+            d.db, "SELECT DISTINCT c.key FROM cases c JOIN results r ON "
+            "r.case_id = c.id WHERE c.run_id=? AND r.status IN ('pass', "
+            "'fail') AND json_type(r.figures, '$.digest') = 'text' AND "
+            "c.class NOT IN ('compile', 'bootstrap', 'trace', 'graph')",
+            (run,))}
+        replayed = {k for k, in query(
+            d.db, "SELECT DISTINCT c.key FROM replays p JOIN cases c ON "
+            "c.id = p.case_id WHERE p.run_id=? AND p.attempt = 0 AND "
+            "p.device != c.device", (run,))}
+        assert keys and replayed == keys, (keys - replayed, replayed - keys)
+        n, cases = query(d.db, "SELECT count(DISTINCT case_id), (SELECT "
+                         "count(*) FROM cases WHERE run_id=?1) FROM replays "
+                         "WHERE run_id=?1", (run,))[0]
+        assert len(keys) <= n < cases / 2, (n, len(keys), cases)
+        assert d.get("/allowlist")[0] == 200
+    finally:
+        d.stop()
+
+
 def test_each_device_serves_the_whole_table(agreed):
     d, run = agreed
     lists = {}

@@ -79,6 +79,10 @@ START_TEST(sample_is_deterministic_and_about_its_rate)
 		int b = consensus_sampled(id, 0, 2, 42, 50);
 
 		ck_assert_int_eq(a, consensus_sampled(id, 0, 1, 42, 50));
+		/* the sample is the cases of low rank (replay.c's least) */
+		ck_assert_int_eq(a, consensus_rank(id, 1, 42) % 1000 < 50);
+		ck_assert(consensus_rank(id, 1, 42) != consensus_rank(id, 2,
+		    42));
 		ck_assert_int_eq(consensus_sampled(id, 1, 1, 42, 1000), 0);
 		n1 += a;
 		n2 += b;
