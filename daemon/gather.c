@@ -207,7 +207,7 @@ gather_message(struct worker *w, json_t *msg, int done)
 	int	 s;
 
 	for (s = 0; s < sched.cur.nq; s++)
-		if (&sched.workers[sched.cur.nccl_w[s]] == w)
+		if (sched.cur.nccl_w[s] == w - sched.workers)
 			break;
 	if (s == sched.cur.nq || !w->nccl || sched.cur.nccl_state == G_IDLE ||
 	    sched.cur.nccl_state == G_DONE) {
@@ -295,7 +295,7 @@ gather_lost(struct worker *w, const char *how)
 		return;
 	}
 	for (s = 0; s < sched.cur.nq; s++)
-		if (&sched.workers[sched.cur.nccl_w[s]] == w)
+		if (sched.cur.nccl_w[s] == w - sched.workers)
 			break;
 	if (s == sched.cur.nq)
 		return;
