@@ -326,6 +326,15 @@ const struct gen_entry gen_table[] = {
 	    "T=7 KT=2 E=8 BS=16", "T=33 KT=6 E=64 BS=16",
 	    "T=1 KT=8 E=256 BS=16", "T=512 KT=8 E=256 BS=64",
 	    "T=4096 KT=8 E=64 BS=128", "T=5 KT=1 E=3 BS=1"),
+	/* the same alignment into three buffers the caller gives (vLLM's
+	 * sizes, uninitialised), returning nothing (references.py,
+	 * _aligned_buffers) */
+	RC("fused::moe_align_block_size_triton", DT_I32, 0, "exact",
+	    GF_NO_EDGE | GF_NO_NONCONTIG | GF_NO_OPTIONS,
+	    "topk_ids=[T,KT]:i(E)@i32 block_size=BS num_experts=E",
+	    "T=7 KT=2 E=8 BS=16", "T=33 KT=6 E=64 BS=16",
+	    "T=1 KT=8 E=256 BS=16", "T=512 KT=8 E=256 BS=64",
+	    "T=4096 KT=8 E=64 BS=128", "T=5 KT=1 E=3 BS=1"),
 	RC("glu_backward", F, 0, "float", 0,
 	    "grad_output=[A,B] self=[A,2*B] dim=1",
 	    "A=5 B=16", "A=1 B=513", "dim=0 grad_output=[A,B] self=[2*A,B] A=3 B=7"),
@@ -433,6 +442,24 @@ const struct gen_entry gen_table[] = {
 	    "input=[N,C,H,W] N=1 C=64 H=32 W=32"),
 	RC("fused::outer", F, 0, "float", 0, "inp=[M] weight=[N]",
 	    "M=7 N=33", "M=1 N=1", "M=1025 N=3", "M=0 N=5"),
+	/*
+	 * RWKV's channel mix: a ReLU-squared key (small integers here, a sixth
+	 * of them 0, as the kernel skips zero rows) times the value matrix; K
+	 * not a power of two included, RWKV-7 1.5B's 8192 x 2048, and a long
+	 * accumulation
+	 */
+	RC("fused::rwkv_mm_sparsity", F, 0, "float", 0, "k=[K]:s v=[K,N]",
+	    "K=7 N=33", "K=512 N=16", "K=1 N=1", "K=8192 N=2048",
+	    "accumulation K=65536 N=4"),
+	/*
+	 * RWKV-7's key mixing: per token, k scaled by 1 + (a - 1) * ka and
+	 * k * kk normalised within each of H heads of N channels (RWKV-7's
+	 * head size 64; N not a power of two too); one token as a 1-D k
+	 */
+	RC("fused::rwkv_ka_fusion", F, 0, "float", GF_NO_OPTIONS,
+	    "k=[T,H*N] kk=[H*N] a=[T,H*N]:q ka=[H*N]:q heads=H head_size=N",
+	    "T=7 H=4 N=64", "T=33 H=2 N=16", "T=3 H=3 N=24", "T=1 H=32 N=64",
+	    "k=[H*N] a=[H*N]:q T=1 H=32 N=64", "T=1024 H=32 N=64"),
 	RC("_weight_norm_interface", F, 0, "float", GF_NO_EMPTY | GF_NO_OPTIONS,
 	    "v=[O,I] g=[O,1] dim=0",
 	    "O=5 I=33", "O=1 I=1031", "dim=1 g=[1,I] O=7 I=9"),

@@ -125,6 +125,21 @@ def _outer(inp, weight):
     return torch.outer(inp, weight)
 
 
+def _rwkv_mm_sparsity(k, v):
+    """RWKV's channel mix k @ v (k a ReLU-squared activation, mostly zero,
+    [K]; v [K, N]): every row of v weighed by its k."""
+    return torch.matmul(k, v)
+
+
+def _rwkv_ka_fusion(k, kk, a, ka, heads, head_size):
+    """RWKV-7's time mix of its keys (the model's own code): k scaled by
+    1 + (a - 1) * ka; kk = k * kk normalised (L2, eps 1e-12) within each of
+    the heads of head_size channels; kka = that times a."""
+    t = (k * kk).reshape(*k.shape[:-1], heads, head_size)
+    okk = F.normalize(t, dim=-1, p=2.0, eps=1e-12).reshape(k.shape)
+    return k * (1 + (a - 1) * ka), okk, okk * a
+
+
 def _weight_norm(v, g, dim=0):
     """v scaled to g's norm over every dim but dim (torch's weight_norm)."""
     return torch._weight_norm(v, g, dim)
@@ -366,17 +381,33 @@ def _kv_one(fn, kv_c, k_pe, kv_cache, slot_mapping, *args):
 
 
 def _aligned(fn, topk_ids, block_size, num_experts):
+    """moe_align_block_size's outputs in their canonical form (_canonical)."""
+    return _canonical(*fn(topk_ids, block_size, num_experts), topk_ids, block_size)
+
+
+def _aligned_buffers(fn, topk_ids, block_size, num_experts):
+    """moe_align_block_size_triton fills three buffers it is given, sized
+    as vLLM allocates them (torch.empty: uninitialised), and returns
+    nothing: the buffers after the call, in _canonical's form."""
+    size, d = topk_ids.numel() + num_experts * (block_size - 1), topk_ids.device
+    out = (torch.empty(size, dtype=torch.int32, device=d),
+           torch.empty(-(-size // block_size), dtype=torch.int32, device=d),
+           torch.empty(1, dtype=torch.int32, device=d))
+    fn(topk_ids, num_experts, block_size, *out)
+    return _canonical(*out, topk_ids, block_size)
+
+
+def _canonical(ids, experts, total, topk_ids, block_size):
     """moe_align_block_size's outputs in their canonical form: within each
     run of blocks of one expert the token positions ascending (the order is
     the kernel's to choose: the MoE GEMM reads a block's tokens in any
     order), past the padded total the pad value and expert -1 (vLLM's
     buffers are allocated uninitialised there)."""
-    ids, experts, total = fn(topk_ids, block_size, num_experts)
     n, size = topk_ids.numel(), len(ids)
-    pos = torch.arange(size, device=ids.device)
-    ids = torch.where(pos < total.to(ids.device)[:1], ids.long(), n)
-    bpos = torch.arange(len(experts), device=experts.device) * block_size
-    experts = torch.where(bpos < total.to(experts.device)[:1], experts.long(), -1)
+    ids = torch.where(torch.arange(size, device=ids.device) < total.to(ids.device)[:1],
+                      ids.long(), n)
+    experts = torch.where(torch.arange(len(experts), device=experts.device) * block_size <
+                          total.to(experts.device)[:1], experts.long(), -1)
     run = torch.cat([experts.new_zeros(1), (experts[1:] != experts[:-1]).long()]).cumsum(0)
     key = run.repeat_interleave(block_size)[:size] * (n + 1) + ids
     return ids[torch.sort(key, stable=True)[1]].to(torch.int32), experts.to(torch.int32), total
@@ -441,8 +472,14 @@ for _n, _f in (("dswiglu", _dswiglu), ("dgeglu", _dgeglu), ("dreglu", _dreglu)):
     _define(f"{_n}(Tensor grad_output, Tensor input) -> Tensor", _f, _direct)
     HELPERS[_n] = (_halves,)
 _define("outer(Tensor inp, Tensor weight) -> Tensor", _outer, _direct)
-_define("moe_align_block_size(Tensor topk_ids, int block_size, int num_experts) "
-        "-> (Tensor, Tensor, Tensor)", _moe_align_block_size, _aligned)
+for _n, _c in (("moe_align_block_size", _aligned),
+               ("moe_align_block_size_triton", _aligned_buffers)):
+    _define(f"{_n}(Tensor topk_ids, int block_size, int num_experts) "
+            "-> (Tensor, Tensor, Tensor)", _moe_align_block_size, _c)
+    HELPERS[_n] = (_canonical,)
+_define("rwkv_mm_sparsity(Tensor k, Tensor v) -> Tensor", _rwkv_mm_sparsity, _direct)
+_define("rwkv_ka_fusion(Tensor k, Tensor kk, Tensor a, Tensor ka, int heads, int head_size) "
+        "-> (Tensor, Tensor, Tensor)", _rwkv_ka_fusion, _direct)
 _define("cross_entropy_loss(Tensor inp, Tensor target, Tensor? weight=None, "
         "str reduction='mean', int ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         _cross_entropy_loss, _direct)

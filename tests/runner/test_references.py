@@ -662,3 +662,46 @@ def test_the_demo_entry_points_run_every_case_their_references_run(cases):
         except Exception as e:  # noqa: BLE001
             failed.append((name, c["class"], f"{type(e).__name__}: {e}"[:120]))
     assert not failed, failed[:5]
+
+
+def test_rwkv_references_are_the_models_own_math():
+    g = torch.Generator().manual_seed(9)
+    d = dict(generator=g, dtype=torch.float64)
+    k = torch.randint(-3, 3, (7,), generator=g).double()
+    v = torch.randn(7, 5, **d)
+    want = sum(k[i] * v[i] for i in range(7))
+    assert torch.allclose(inputs.resolve_op("fused::rwkv_mm_sparsity")(k, v), want)
+    T, H, N = 3, 2, 4
+    k, kk = torch.randn(T, H * N, **d), torch.randn(H * N, **d)
+    a, ka = torch.rand(T, H * N, **d), torch.rand(H * N, **d)
+    ok, okk, okka = inputs.resolve_op("fused::rwkv_ka_fusion")(k, kk, a, ka, H, N)
+    for t in range(T):
+        for h in range(H):
+            s = slice(h * N, (h + 1) * N)
+            x = k[t, s] * kk[s]
+            assert torch.allclose(okk[t, s], x / x.norm())    # within each head
+    assert torch.allclose(ok, k * (1 + (a - 1) * ka)) and torch.allclose(okka, okk * a)
+    one = inputs.resolve_op("fused::rwkv_ka_fusion")(k[0], kk, a[0], ka, H, N)
+    assert all(torch.allclose(x, y[0]) for x, y in zip(one, (ok, okk, okka)))
+
+
+def test_moe_align_into_buffers_is_judged_in_its_canonical_form():
+    """moe_align_block_size_triton fills the caller's three buffers: the
+    demo's (runs in descending order, the buffers past its total left as
+    allocated) equals the reference in canonical form; a kernel that puts a
+    token under the next expert does not."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+    from opscreen_demolib import fused
+    ids = torch.randint(0, 8, (9, 2), generator=torch.Generator().manual_seed(3),
+                        dtype=torch.int32)
+    ref = inputs.resolve_op("fused::moe_align_block_size_triton")(ids, 4, 8)
+    got = references.candidate("moe_align_block_size_triton",
+                               fused.moe_align_block_size_triton)(ids, 4, 8)
+    assert all(torch.equal(x, y) for x, y in zip(got, ref))
+
+    def misplaced(topk_ids, num_experts, block_size, sorted_ids, expert_ids, post):
+        fused.moe_align_block_size_triton(topk_ids, num_experts, block_size,
+                                          sorted_ids, expert_ids, post)
+        expert_ids[0] += 1
+    bad = references.candidate("moe_align_block_size_triton", misplaced)(ids, 4, 8)
+    assert not all(torch.equal(x, y) for x, y in zip(bad, ref))

@@ -12,8 +12,9 @@ through aten), as FlagGems' `flag_gems.fused` module is. Planted defects:
 apply_repetition_penalties, silu_and_mul_out, swiglu, geglu and reglu are
 right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
 (fused_experts_impl, outplace_fused_experts, inplace_fused_experts),
-moe_align_block_size (its runs in descending token order, as a kernel may
-write them), cross_entropy_loss, instance_norm, outer,
+moe_align_block_size and moe_align_block_size_triton (their runs in
+descending token order, as a kernel may write them), rwkv_mm_sparsity,
+rwkv_ka_fusion, cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -29,7 +30,8 @@ import torch.nn.functional as F
 __all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "cross_entropy_loss",
            "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
-           "grouped_topk", "inplace_fused_experts", "moe_align_block_size", "moe_sum",
+           "grouped_topk", "inplace_fused_experts", "moe_align_block_size",
+           "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion", "rwkv_mm_sparsity",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
            "weight_norm",
@@ -278,3 +280,26 @@ def moe_align_block_size(topk_ids, block_size, num_experts, expert_map=None,
         at += run
     dev = topk_ids.device
     return ids.to(dev), experts.to(dev), torch.tensor([at], dtype=torch.int32, device=dev)
+
+
+def moe_align_block_size_triton(topk_ids, num_experts, block_size, sorted_token_ids,
+                                expert_ids, num_tokens_post_pad):
+    """The same into the caller's buffers (FlagGems' signature), nothing
+    returned; each buffer written up to what the alignment fills."""
+    ids, experts, total = moe_align_block_size(topk_ids, block_size, num_experts)
+    sorted_token_ids[:len(ids)].copy_(ids)
+    expert_ids[:len(experts)].copy_(experts)
+    num_tokens_post_pad.copy_(total)
+
+
+def rwkv_mm_sparsity(k, v):
+    # the rows of v whose k is not 0, weighed and summed in float32
+    nz = k != 0
+    return (k[nz].float() @ v[nz].float()).to(k.dtype)
+
+
+def rwkv_ka_fusion(k, kk, a, ka, H, N):
+    t = (k * kk).float().reshape(*k.shape[:-1], H, N)
+    okk = (t / (t.square().sum(-1, keepdim=True) + 1e-12).sqrt()).reshape(k.shape)
+    okk = okk.to(k.dtype)
+    return k * (1 + (a - 1) * ka), okk, okk * a
