@@ -294,8 +294,8 @@ def moe_align_block_size_triton(topk_ids, num_experts, block_size, sorted_token_
 
 def rwkv_mm_sparsity(k, v):
     # the rows of v whose k is not 0, weighed and summed in float32
-    nz = k != 0
-    return (k[nz].float() @ v[nz].float()).to(k.dtype)
+    rows = torch.where((k != 0)[:, None], v.float(), 0.0)
+    return (k.float() @ rows).to(k.dtype)
 
 
 def rwkv_ka_fusion(k, kk, a, ka, H, N):
