@@ -131,7 +131,9 @@ def _delayed(fn):
 # OPSCREEN_DEMOLIB_FAULTY_DEVICE=1: a faulty GPU. The runner of device 1
 # (OPSCREEN_DEVICE_INDEX, set by the daemon; devices = cpu:N numbers its CPU
 # runners 0..N-1) computes every floating output 17/16 too large, the other
-# devices right: what a device with a hardware fault does to each op it runs.
+# devices right: what a device with a hardware fault does to each op it runs
+# (aten overrides and entry points alike; an entry point that writes the
+# caller's buffers and returns nothing is not scaled).
 # "1:raise": every call on device 1 raises instead (a GPU that faults).
 _FAULTY, _, _FAULT_KIND = os.environ.get(
     "OPSCREEN_DEMOLIB_FAULTY_DEVICE", "").partition(":")
@@ -158,6 +160,11 @@ def _faulty(fn):
                                "encountered (demo faulty device)")
         return _scaled(fn(*args, **kwargs))
     return wrong
+
+
+# the faulty device's entry points too (engines call them directly)
+for _n in fused.__all__:
+    setattr(fused, _n, _faulty(getattr(fused, _n)))
 
 
 def _register(lib, names=None, exclude=()):
