@@ -186,7 +186,8 @@ install: build/opscreend build/opscreenctl $(KERNEL_ALL)
 	install -m 755 build/opscreenctl $(DESTDIR)$(PREFIX)/bin/opscreenctl
 	install -m 644 probes/opscreen_runner/*.py \
 	    $(DESTDIR)$(SHARE)/probes/opscreen_runner/
-	for l in build/libopscreen_kernels_host.so build/libopscreen_kernels.so; do \
+	for l in build/libopscreen_kernels_host.so build/libopscreen_kernels.so \
+	    build/libopscreen_nccl.so; do \
 	    [ ! -e $$l ] || install -m 644 $$l $(DESTDIR)$(LIBDIR)/ || exit 1; done
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/opscreen/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
