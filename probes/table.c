@@ -456,6 +456,20 @@ const struct gen_entry gen_table[] = {
 	 * k * kk normalised within each of H heads of N channels (RWKV-7's
 	 * head size 64; N not a power of two too); one token as a 1-D k
 	 */
+	/*
+	 * DeepSeek's mHC after a layer: hc residual streams of width H, each
+	 * the layer's output scaled plus the streams mixed (float32 mixes);
+	 * hc = 4 (FlagGems' own kernel for it) and others
+	 */
+	RC("fused::mhc_post", F, 0, "float", GF_NO_OPTIONS,
+	    "x=[N,H] residual=[N,HC,H] post_layer_mix=[N,HC,1]@f32 "
+	    "comb_res_mix=[N,HC,HC]@f32",
+	    "N=7 HC=4 H=256", "N=1 HC=4 H=7168", "N=33 HC=2 H=100",
+	    "N=5 HC=3 H=4096", "post_layer_mix=[N,HC]@f32 N=3 HC=4 H=64"),
+	/* Sinkhorn's normalisation of mHC's mixing logits */
+	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
+	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",
+	    "M=[NN,NN] iters=3 NN=8"),
 	RC("fused::rwkv_ka_fusion", F, 0, "float", GF_NO_OPTIONS,
 	    "k=[T,H*N] kk=[H*N] a=[T,H*N]:q ka=[H*N]:q heads=H head_size=N",
 	    "T=7 H=4 N=64", "T=33 H=2 N=16", "T=3 H=3 N=24", "T=1 H=32 N=64",

@@ -140,6 +140,28 @@ def _rwkv_ka_fusion(k, kk, a, ka, heads, head_size):
     return k * (1 + (a - 1) * ka), okk, okk * a
 
 
+def _mhc_post(x, residual, post_layer_mix, comb_res_mix):
+    """DeepSeek's manifold-constrained hyper-connections, after the layer:
+    each of the hc residual streams i becomes post_layer_mix[i] times the
+    layer's output plus the streams j mixed by comb_res_mix[j, i]; in the
+    residual's dtype, computed in the mixes' (float32)."""
+    mix = post_layer_mix.reshape(*residual.shape[:2], 1)
+    acc = mix * x[:, None, :].to(mix.dtype) + torch.einsum(
+        "nji,njh->nih", comb_res_mix, residual.to(comb_res_mix.dtype))
+    return acc.to(residual.dtype)
+
+
+def _sinkhorn_forward(M, iters=20):
+    """Sinkhorn's normalisation (mHC): P = exp(M), and R from P by
+    `iters` rounds of dividing by the column sums, then the row sums."""
+    P = torch.exp(M)
+    R = P
+    for _ in range(iters):
+        R = R / R.sum(-2, keepdim=True)
+        R = R / R.sum(-1, keepdim=True)
+    return R, P
+
+
 def _weight_norm(v, g, dim=0):
     """v scaled to g's norm over every dim but dim (torch's weight_norm)."""
     return torch._weight_norm(v, g, dim)
@@ -478,6 +500,10 @@ for _n, _c in (("moe_align_block_size", _aligned),
             "-> (Tensor, Tensor, Tensor)", _moe_align_block_size, _c)
     HELPERS[_n] = (_canonical,)
 _define("rwkv_mm_sparsity(Tensor k, Tensor v) -> Tensor", _rwkv_mm_sparsity, _direct)
+_define("mhc_post(Tensor x, Tensor residual, Tensor post_layer_mix, Tensor comb_res_mix) "
+        "-> Tensor", _mhc_post, _direct)
+_define("sinkhorn_forward(Tensor M, int iters=20) -> (Tensor, Tensor)", _sinkhorn_forward,
+        _direct)
 _define("rwkv_ka_fusion(Tensor k, Tensor kk, Tensor a, Tensor ka, int heads, int head_size) "
         "-> (Tensor, Tensor, Tensor)", _rwkv_ka_fusion, _direct)
 _define("cross_entropy_loss(Tensor inp, Tensor target, Tensor? weight=None, "

@@ -55,12 +55,13 @@ def test_entry_points_are_screened_against_their_references(screened):
                        "fused::inplace_fused_experts": 1, "fused::instance_norm": 1,
                        "fused::moe_align_block_size": 1,
                        "fused::moe_align_block_size_triton": 1,
-                       "fused::moe_sum": 1, "fused::outer": 1,
+                       "fused::mhc_post": 1, "fused::moe_sum": 1, "fused::outer": 1,
                        "fused::rwkv_ka_fusion": 1, "fused::rwkv_mm_sparsity": 1,
                        "fused::outplace_fused_experts": 1,
                        "fused::reglu": 1, "fused::reshape_and_cache": 1,
                        "fused::reshape_and_cache_flash": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
+                       "fused::sinkhorn_forward": 1,
                        "fused::swiglu": 1, "fused::topk_softmax": 1,
                        "fused::weight_norm": 1}, entries
     st, allow = d.get_json("/allowlist")
@@ -74,7 +75,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                  "dreglu", "outer", "weight_norm", "fused_experts_impl",
                  "outplace_fused_experts", "inplace_fused_experts",
                  "cross_entropy_loss", "instance_norm", "rwkv_mm_sparsity",
-                 "rwkv_ka_fusion"):
+                 "rwkv_ka_fusion", "mhc_post", "sinkhorn_forward"):
         assert name in allow["names"], (name, allow["names"])
     # the experts it picks are judged by the logits they pick: a tie broken
     # the other way is right (its ties case ran and passed)

@@ -705,3 +705,23 @@ def test_moe_align_into_buffers_is_judged_in_its_canonical_form():
         expert_ids[0] += 1
     bad = references.candidate("moe_align_block_size_triton", misplaced)(ids, 4, 8)
     assert not all(torch.equal(x, y) for x, y in zip(bad, ref))
+
+
+def test_mhc_references():
+    """mhc_post: each stream i is post_layer_mix[i] x + sum_j comb[j, i]
+    stream j (DeepSeek's mHC); sinkhorn_forward: exp, then alternate
+    column and row normalisation, which makes R doubly stochastic."""
+    g = torch.Generator().manual_seed(10)
+    d = dict(generator=g, dtype=torch.float64)
+    N, HC, H = 3, 4, 5
+    x, r = torch.randn(N, H, **d), torch.randn(N, HC, H, **d)
+    c, A = torch.rand(N, HC, 1, **d), torch.rand(N, HC, HC, **d)
+    out = inputs.resolve_op("fused::mhc_post")(x, r, c, A)
+    for n in range(N):
+        for i in range(HC):
+            want = c[n, i, 0] * x[n] + sum(A[n, j, i] * r[n, j] for j in range(HC))
+            assert torch.allclose(out[n, i], want)
+    R, P = inputs.resolve_op("fused::sinkhorn_forward")(torch.randn(2, 4, 4, **d), 50)
+    one = torch.ones(2, 4, dtype=torch.float64)
+    assert torch.allclose(R.sum(-1), one) and torch.allclose(R.sum(-2), one, atol=1e-6)
+    assert torch.all(P > 0)

@@ -14,7 +14,7 @@ right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
 (fused_experts_impl, outplace_fused_experts, inplace_fused_experts),
 moe_align_block_size and moe_align_block_size_triton (their runs in
 descending token order, as a kernel may write them), rwkv_mm_sparsity,
-rwkv_ka_fusion, cross_entropy_loss, instance_norm, outer,
+rwkv_ka_fusion, mhc_post, sinkhorn_forward, cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -31,7 +31,8 @@ __all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "cross_entropy_
            "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
            "grouped_topk", "inplace_fused_experts", "moe_align_block_size",
-           "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion", "rwkv_mm_sparsity",
+           "mhc_post", "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion",
+           "rwkv_mm_sparsity", "sinkhorn_forward",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
            "weight_norm",
@@ -296,6 +297,27 @@ def rwkv_mm_sparsity(k, v):
     # the rows of v whose k is not 0, weighed and summed in float32
     rows = torch.where((k != 0)[:, None], v.float(), 0.0)
     return (k.float() @ rows).to(k.dtype)
+
+
+def mhc_post(x, residual, post_layer_mix, comb_res_mix):
+    # stream by stream, in float32
+    c = post_layer_mix.reshape(*residual.shape[:2]).float()
+    out = torch.empty_like(residual)
+    for i in range(residual.shape[1]):
+        acc = c[:, i, None] * x.float()
+        for j in range(residual.shape[1]):
+            acc = acc + comb_res_mix[:, j, i, None].float() * residual[:, j].float()
+        out[:, i] = acc.to(residual.dtype)
+    return out
+
+
+def sinkhorn_forward(M, iters=20):
+    P = torch.exp(M)
+    R = P.clone()
+    for _ in range(iters):
+        R = R / R.sum(-2, keepdim=True)
+        R = R / R.sum(-1, keepdim=True)
+    return R, P
 
 
 def rwkv_ka_fusion(k, kk, a, ka, H, N):
