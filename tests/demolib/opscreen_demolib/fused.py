@@ -300,15 +300,10 @@ def rwkv_mm_sparsity(k, v):
 
 
 def mhc_post(x, residual, post_layer_mix, comb_res_mix):
-    # stream by stream, in float32
-    c = post_layer_mix.reshape(*residual.shape[:2]).float()
-    out = torch.empty_like(residual)
-    for i in range(residual.shape[1]):
-        acc = c[:, i, None] * x.float()
-        for j in range(residual.shape[1]):
-            acc = acc + comb_res_mix[:, j, i, None].float() * residual[:, j].float()
-        out[:, i] = acc.to(residual.dtype)
-    return out
+    # the streams mixed as one batched product, in float32
+    c = post_layer_mix.reshape(*residual.shape[:2], 1).float()
+    acc = c * x[:, None].float() + comb_res_mix.float().transpose(1, 2) @ residual.float()
+    return acc.to(residual.dtype)
 
 
 def sinkhorn_forward(M, iters=20):
