@@ -294,9 +294,9 @@ def moe_align_block_size_triton(topk_ids, num_experts, block_size, sorted_token_
 
 
 def rwkv_mm_sparsity(k, v):
-    # the rows of v whose k is not 0, weighed and summed in float32
-    rows = torch.where((k != 0)[:, None], v.float(), 0.0)
-    return (k.float() @ rows).to(k.dtype)
+    # every row of v weighed and summed in float32 (a kernel that skips the
+    # rows whose k is 0 gives 0 where a skipped row holds an inf or NaN)
+    return (k.float() @ v.float()).to(k.dtype)
 
 
 def mhc_post(x, residual, post_layer_mix, comb_res_mix):
