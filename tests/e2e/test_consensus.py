@@ -262,6 +262,16 @@ def _wait_replays(d, run, n=3, timeout=300):
     raise AssertionError("no consensus phase: " + d.logtext())
 
 
+def _in_consensus_phase(d):
+    """Starts a full screen on d and returns its id once its consensus
+    phase has stored a few replays."""
+    d.wait_fingerprint()
+    st, out = d.post_run({})
+    assert st == 202, out
+    _wait_replays(d, out["run"])
+    return out["run"]
+
+
 # neg slowed: its replays keep the consensus phase going for a while
 SLOW = {"OPSCREEN_DEMOLIB_DELAY": "neg:0.2,abs:0.2"}
 
@@ -272,11 +282,7 @@ def test_killed_daemon_resumes_the_consensus_phase(tmp_path):
     before (not run again), runs the rest and completes; nothing was served
     from the half-checked run meanwhile."""
     d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
-    d.wait_fingerprint()
-    st, out = d.post_run({})
-    assert st == 202, out
-    run = out["run"]
-    _wait_replays(d, run)
+    run = _in_consensus_phase(d)
     d.proc.send_signal(signal.SIGSTOP)
     kids = descendants(d.proc.pid)[1:]
     d.proc.send_signal(signal.SIGKILL)
@@ -324,11 +330,7 @@ def test_killed_runners_during_the_consensus_phase(tmp_path):
     completes with every device checked."""
     d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
     try:
-        d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = out["run"]
-        _wait_replays(d, run)
+        run = _in_consensus_phase(d)
         for p in children(d.proc.pid, b"opscreen_runner"):
             os.killpg(p, signal.SIGKILL)
         r = d.wait_run(run, timeout=600)
@@ -383,11 +385,7 @@ def test_store_locked_in_the_consensus_phase(tmp_path):
     fault = Locked()
     d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
     try:
-        d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = out["run"]
-        _wait_replays(d, run)
+        run = _in_consensus_phase(d)
         fault.inject(d)
         t0, degraded = time.time(), False
         while time.time() - t0 < 10:
