@@ -55,6 +55,13 @@
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
 #
+# entries, entries534  the library's own entry points only (every fused::
+#        key with a reference that the installed release has: ENTRY_KEYS),
+#        cold, each on a cache and database of its own, flag_gems 5.0.2 and
+#        5.3.4 (MODES_entries=eager,compile,cudagraph: the mode screens of
+#        issue 21; a restricted run, so names per mode come from the
+#        database: bench/mode_names.py)
+#
 # Each phase runs its own opscreend on its own database; finish leaves in
 # $OUT/<phase>/: the database (SQLite backup), the log, allow/deny lists (json,
 # yaml), the run's JSON and timing; checks runs three stored (shrunk) repros by
@@ -371,12 +378,19 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in one) echo 8484;; two) echo 8485;; pinfail) echo 8486;; anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in entries) echo 8487;; entries534) echo 8488;; one) echo 8484;; two) echo 8485;; pinfail) echo 8486;; anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
-site_of() { case $1 in v500) echo /tmp/site-500;; v534*) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
-body_of() { case $1 in ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
+site_of() { case $1 in v500) echo /tmp/site-500;; v534*|entries534) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
+cache_of() { case $1 in entries) echo /tmp/triton-entries;; entries534) echo /tmp/triton-entries534;; one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
+# the fused:: keys with a reference (probes/opscreen_runner/references.py)
+# that the release in site $1 has
+entry_keys() {
+	PYTHONPATH=$ROOT/probes:$1 python3 -c 'import json, flag_gems.fused as f
+from opscreen_runner import references as R
+print(json.dumps(["fused::" + n for n in sorted(R.SCHEMAS) if hasattr(f, n)]))' 2>/dev/null
+}
+body_of() { case $1 in entries*) echo "{\"ops\": $(entry_keys "$(site_of "$1")")}";; ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),

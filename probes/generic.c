@@ -344,7 +344,7 @@ gen_dom_parse(struct gen *g, struct sp *s, struct domain *d)
 {
 	int	c = sp_peek(s);
 
-	if (c == 0 || strchr("nuwpzstaqbrikeo", c) == NULL)
+	if (c == 0 || strchr("nuwpzstaqbrikeoh", c) == NULL)
 		return gen_fail(g, "unknown domain code");
 	s->p++;
 	d->code = (char)c;
@@ -406,6 +406,8 @@ gen_scalar_dom(const struct gen *g, int c)
 		return case_float(0.25);
 	case 'q':
 		return case_float(0.3);
+	case 'h':
+		return case_float(0.05);
 	default:
 		return case_float(0.75);
 	}

@@ -466,6 +466,55 @@ const struct gen_entry gen_table[] = {
 	    "comb_res_mix=[N,HC,HC]@f32",
 	    "N=7 HC=4 H=256", "N=1 HC=4 H=7168", "N=33 HC=2 H=100",
 	    "N=5 HC=3 H=4096", "post_layer_mix=[N,HC]@f32 N=3 HC=4 H=64"),
+	/*
+	 * mHC before a layer: the hc streams mixed by fn (small weights, as a
+	 * model's) into the layer's input and the post and combination mixes;
+	 * the residual in bfloat16 (the models' and FlagGems' contract),
+	 * float32 weights; hc = 4 (FlagGems' own kernel for it) and others,
+	 * DeepSeek's and GLM's hidden 4096, token counts in each of FlagGems'
+	 * buckets, tokens with outer dims
+	 */
+	RC("fused::mhc_pre", DT_BF16, 0, "float", GF_NO_OPTIONS,
+	    "residual=[N,HC,H] fn=[HC*(HC+2),HC*H]:h@f32 hc_scale=[3]:h@f32 "
+	    "hc_base=[HC*(HC+2)]:h@f32 rms_eps=1e-6 hc_pre_eps=1e-6 "
+	    "hc_sinkhorn_eps=1e-6 hc_post_mult_value=2.0 sinkhorn_repeat=20",
+	    "N=7 HC=4 H=256", "N=1 HC=4 H=4096", "N=600 HC=4 H=128",
+	    "N=5 HC=2 H=100", "N=3 HC=3 H=64",
+	    "residual=[2,3,HC,H] N=6 HC=4 H=64"),
+	/*
+	 * DeepSeek-V3.2's sparse-attention indexer: each row's top-k positions
+	 * within its window [start, end); its index_topk of 2048 over 8K and
+	 * 64K-token contexts, windows shorter than k (decode: -1 padding),
+	 * ties (small integers), windows past the row
+	 */
+	RC("fused::bucket_sort_topk", F, 0, "exact", GF_NO_OPTIONS | GF_NO_EMPTY,
+	    "inputs=[B,S] starts=[B]:i(1)@i32 ends=[B]:k(S,S+1)@i32 topk=K",
+	    "B=3 S=100 K=16", "B=4 S=8192 K=2048", "B=2 S=65536 K=2048",
+	    "starts=[B]:i(S/2)@i32 ends=[B]:k(S/2,S+1)@i32 B=5 S=3000 K=256",
+	    "ends=[B]:k(1,K)@i32 B=4 S=4096 K=2048",
+	    "inputs=[B,S]:s B=3 S=5000 K=100",
+	    "ends=[B]:k(S,2*S)@i32 B=2 S=300 K=64"),
+	/*
+	 * Gated DeltaNet's recurrence (Qwen3-Next) as vLLM decodes with it:
+	 * one token a sequence (cu_seqlens), each sequence's state in the
+	 * cache slot its index names (every other slot: a strided index
+	 * tensor), written back in place; Qwen3-Next's heads (16 key, 32
+	 * value, 128 x 128), a head size that is not a power of two, beta per
+	 * channel, no L2 norm, and speculative decoding (three tokens a
+	 * sequence, a slot a token, the accepted token's state read)
+	 */
+	RC("fused::fused_recurrent_gated_delta_rule_fwd", F, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY,
+	    "q=[1,N,H,K] k=[1,N,H,K] v=[1,N,HV,V] g=[1,N,HV]:h beta=[1,N,HV]:q "
+	    "scale=0.125 initial_state=[2*N,HV,K,V]@f32 inplace_final_state=1 "
+	    "cu_seqlens=[N+1]:r@i32 ssm_state_indices=[N]:r@i32^s "
+	    "use_qk_l2norm_in_kernel=1",
+	    "N=4 H=2 HV=4 K=32 V=32", "N=8 H=16 HV=32 K=128 V=128",
+	    "N=3 H=1 HV=2 K=100 V=48", "beta=[1,N,HV,V]:q N=4 H=2 HV=4 K=32 V=32",
+	    "use_qk_l2norm_in_kernel=0 N=5 H=2 HV=2 K=64 V=64",
+	    "q=[N,3,H,K] k=[N,3,H,K] v=[N,3,HV,V] g=[N,3,HV]:h beta=[N,3,HV]:q "
+	    "cu_seqlens=~ ssm_state_indices=[N,3]:r@i32 num_accepted_tokens=[N]:k(1,4)@i32 "
+	    "initial_state=[3*N,HV,K,V]@f32 N=2 H=2 HV=4 K=32 V=32"),
 	/* Sinkhorn's normalisation of mHC's mixing logits */
 	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
 	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",

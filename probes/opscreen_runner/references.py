@@ -151,6 +151,118 @@ def _mhc_post(x, residual, post_layer_mix, comb_res_mix):
     return acc.to(residual.dtype)
 
 
+def _mhc_pre(residual, fn, hc_scale, hc_base, rms_eps, hc_pre_eps, hc_sinkhorn_eps,
+             hc_post_mult_value, sinkhorn_repeat, n_splits=1):
+    """DeepSeek's manifold-constrained hyper-connections, before the layer
+    (the model's own math, in fn's dtype, float32): the hc streams of width
+    H flattened and RMS-normalised, mixed by fn into hc pre, hc post and
+    hc x hc combination logits, each group scaled by its hc_scale and
+    shifted by hc_base; the layer's input is the streams weighed by
+    sigmoid(pre) + hc_pre_eps (in the residual's dtype), post_mix is
+    sigmoid(post) * hc_post_mult_value, comb_mix the combination logits'
+    softmax made doubly stochastic by sinkhorn_repeat rounds of column and
+    row normalisation (eps hc_sinkhorn_eps). n_splits is a launch knob."""
+    hc, acc = residual.shape[-2], fn.dtype
+    x = residual.flatten(-2).to(acc)
+    mixes = (x @ fn.T) * torch.rsqrt(x.square().mean(-1, keepdim=True) + rms_eps)
+    scale = torch.cat([hc_scale[0:1].expand(hc), hc_scale[1:2].expand(hc),
+                       hc_scale[2:3].expand(hc * hc)])
+    mixes = mixes * scale + hc_base
+    pre = torch.sigmoid(mixes[..., :hc]).unsqueeze(-1) + hc_pre_eps
+    post = (torch.sigmoid(mixes[..., hc:2 * hc]) * hc_post_mult_value).unsqueeze(-1)
+    comb = mixes[..., 2 * hc:].unflatten(-1, (hc, hc)).softmax(-1) + hc_sinkhorn_eps
+    comb = comb / (comb.sum(-2, keepdim=True) + hc_sinkhorn_eps)
+    for _ in range(sinkhorn_repeat - 1):
+        comb = comb / (comb.sum(-1, keepdim=True) + hc_sinkhorn_eps)
+        comb = comb / (comb.sum(-2, keepdim=True) + hc_sinkhorn_eps)
+    return post, comb, (residual.to(acc) * pre).sum(-2).to(residual.dtype)
+
+
+def _bucket_sort_topk(inputs, starts, ends, topk):
+    """DeepSeek-V3.2's sparse-attention indexer: for each row b, the
+    positions of the topk largest of inputs[b] within its window
+    [starts[b], ends[b]), in any order, -1 where the window holds fewer;
+    judged in _picks' form (the values picked, not the positions: a tie
+    may go either way)."""
+    B, S = inputs.shape
+    pos = torch.arange(S, device=inputs.device)
+    inside = (pos >= starts[:, None].long()) & (pos < ends[:, None].long())
+    idx = inputs.masked_fill(~inside, float("-inf")).topk(min(topk, S), -1).indices
+    idx = torch.where(torch.gather(inside, 1, idx), idx, -1)
+    idx = torch.cat([idx, idx.new_full((B, topk - idx.shape[1]), -1)], 1)
+    return _picks(inputs, starts, ends, idx)
+
+
+def _picks(inputs, starts, ends, idx):
+    """A top-k's positions in canonical form: per row, the values they pick
+    in descending order (-inf for a -1, the padding) and the count of wrong
+    positions (outside the row's window but not -1, or picked twice)."""
+    S, idx = inputs.shape[1], idx.long()
+    inside = (idx >= starts[:, None].long()) & (idx < ends[:, None].long()) & \
+        (idx >= 0) & (idx < S)
+    vals = torch.gather(inputs, 1, torch.where(inside, idx, 0)) if S else \
+        inputs.new_zeros(idx.shape)
+    vals = torch.where(inside, vals, float("-inf")).sort(-1, descending=True).values
+    marks = torch.where(inside, idx, -2 - torch.arange(idx.shape[1], device=idx.device))
+    marks = marks.sort(-1).values
+    wrong = (~inside & (idx != -1)).sum(-1) + (marks[:, 1:] == marks[:, :-1]).sum(-1)
+    return vals, wrong
+
+
+def _sorted_topk(fn, inputs, starts, ends, topk):
+    """bucket_sort_topk's positions (int32, any order) in _picks' form."""
+    return _picks(inputs, starts, ends, fn(inputs, starts, ends, topk))
+
+
+def _gated_delta_rule(q, k, v, g, beta, scale, initial_state, inplace_final_state=True,
+                      cu_seqlens=None, ssm_state_indices=None, num_accepted_tokens=None,
+                      use_qk_l2norm_in_kernel=False):
+    """Gated DeltaNet's recurrence (Qwen3-Next's linear attention), token by
+    token as vLLM decodes with it: each sequence's state [HV, K, V] read from
+    the cache slot ssm_state_indices names (its accepted token's slot under
+    speculative decoding), decayed by exp(g), corrected towards v by beta
+    (the delta rule), read by q times scale; the state after each token is
+    written back to that token's slot (one slot a sequence when the indices
+    are 1-D). q and k may be L2-normalised first (eps 1e-6); the H key heads
+    are shared by HV / H value heads each. Sequences: the batch's rows, or
+    the spans of cu_seqlens in a batch of one. Returns the output in q's
+    dtype and the cache after the call (a copy: the library writes it in
+    place)."""
+    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+    B, T, H, K = k.shape
+    HV = v.shape[2]
+    q2, k2 = q.reshape(B * T, H, K).to(acc), k.reshape(B * T, H, K).to(acc)
+    v2, g2 = v.reshape(B * T, HV, -1).to(acc), g.reshape(B * T, HV).to(acc)
+    b2 = beta.reshape(B * T, HV, -1).to(acc)
+    if use_qk_l2norm_in_kernel:
+        q2 = q2 / torch.sqrt(q2.square().sum(-1, keepdim=True) + 1e-6)
+        k2 = k2 / torch.sqrt(k2.square().sum(-1, keepdim=True) + 1e-6)
+    q2, k2 = (q2 * scale).repeat_interleave(HV // H, 1), k2.repeat_interleave(HV // H, 1)
+    cache = initial_state.clone()
+    o = torch.empty(B * T, HV, v.shape[-1], dtype=acc, device=q.device)
+    spans = [(n * T, n * T + T) for n in range(B)] if cu_seqlens is None else \
+        list(zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()))
+    for n, (bos, eos) in enumerate(spans):
+        idx = ssm_state_indices[n].reshape(-1).tolist()
+        first = int(num_accepted_tokens[n]) - 1 if num_accepted_tokens is not None else 0
+        h = cache[idx[first]].to(acc)
+        for t in range(bos, eos):
+            h = h * torch.exp(g2[t])[:, None, None]
+            u = (v2[t] - (h * k2[t][:, :, None]).sum(1)) * b2[t]
+            h = h + k2[t][:, :, None] * u[:, None, :]
+            o[t] = (h * q2[t][:, :, None]).sum(1)
+            cache[idx[min(t - bos, len(idx) - 1)]] = h.to(cache.dtype)
+    return o.reshape(v.shape).to(q.dtype), cache
+
+
+def _recurrent_in_place(fn, q, k, v, g, beta, scale, initial_state, *args, **kwargs):
+    """The library writes the state cache in place (initial_state, as
+    vLLM's kernel): the outputs are o and that cache after the call, on a
+    private copy of the one passed."""
+    o, _ = fn(q, k, v, g, beta, scale, cache := initial_state.clone(), *args, **kwargs)
+    return o, cache
+
+
 def _sinkhorn_forward(M, iters=20):
     """Sinkhorn's normalisation (mHC): P = exp(M), and R from P by
     `iters` rounds of dividing by the column sums, then the row sums."""
@@ -504,6 +616,17 @@ _define("mhc_post(Tensor x, Tensor residual, Tensor post_layer_mix, Tensor comb_
         "-> Tensor", _mhc_post, _direct)
 _define("sinkhorn_forward(Tensor M, int iters=20) -> (Tensor, Tensor)", _sinkhorn_forward,
         _direct)
+_define("bucket_sort_topk(Tensor inputs, Tensor starts, Tensor ends, int topk) "
+        "-> (Tensor, Tensor)", _bucket_sort_topk, _sorted_topk)
+HELPERS["bucket_sort_topk"] = (_picks,)
+_define("fused_recurrent_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tensor g, "
+        "Tensor beta, float scale, Tensor initial_state, bool inplace_final_state=True, "
+        "Tensor? cu_seqlens=None, Tensor? ssm_state_indices=None, "
+        "Tensor? num_accepted_tokens=None, bool use_qk_l2norm_in_kernel=False) "
+        "-> (Tensor, Tensor)", _gated_delta_rule, _recurrent_in_place)
+_define("mhc_pre(Tensor residual, Tensor fn, Tensor hc_scale, Tensor hc_base, float rms_eps, "
+        "float hc_pre_eps, float hc_sinkhorn_eps, float hc_post_mult_value, "
+        "int sinkhorn_repeat, int n_splits=1) -> (Tensor, Tensor, Tensor)", _mhc_pre, _direct)
 _define("rwkv_ka_fusion(Tensor k, Tensor kk, Tensor a, Tensor ka, int heads, int head_size) "
         "-> (Tensor, Tensor, Tensor)", _rwkv_ka_fusion, _direct)
 _define("cross_entropy_loss(Tensor inp, Tensor target, Tensor? weight=None, "

@@ -725,3 +725,76 @@ def test_mhc_references():
     one = torch.ones(2, 4, dtype=torch.float64)
     assert torch.allclose(R.sum(-1), one) and torch.allclose(R.sum(-2), one, atol=1e-6)
     assert torch.all(P > 0)
+
+
+def test_mhc_pre_reference():
+    """mhc_pre, token by token in fp64 from the paper's definitions: the
+    flattened streams RMS-normalised and mixed by fn, each group of mixes
+    scaled and shifted; the layer's input weighs the streams by sigmoid(pre)
+    + eps, post_mix is 2 sigmoid(post), comb_mix is doubly stochastic (to
+    the eps the normalisation adds); outer dims are the tokens'."""
+    g = torch.Generator().manual_seed(11)
+    d = dict(generator=g, dtype=torch.float64)
+    N, HC, H = 3, 4, 5
+    K = HC * (HC + 2)
+    r, fn = torch.randn(N, HC, H, **d), torch.rand(K, HC * H, **d) * 0.2 - 0.1
+    sc, base = torch.rand(3, **d) * 0.2 - 0.1, torch.rand(K, **d) * 0.2 - 0.1
+    args = (1e-6, 1e-6, 1e-6, 2.0, 20)
+    op = inputs.resolve_op("fused::mhc_pre")
+    post, comb, layer = op(r, fn, sc, base, *args)
+    assert post.shape == (N, HC, 1) and comb.shape == (N, HC, HC) and layer.shape == (N, H)
+    for n in range(N):
+        x = r[n].flatten()
+        m = fn @ (x / torch.sqrt((x * x).sum() / len(x) + 1e-6))
+        pre = torch.sigmoid(m[:HC] * sc[0] + base[:HC]) + 1e-6
+        assert torch.allclose(post[n, :, 0], 2 * torch.sigmoid(m[HC:2 * HC] * sc[1] +
+                                                               base[HC:2 * HC]))
+        assert torch.allclose(layer[n], sum(pre[i] * r[n, i] for i in range(HC)))
+        logits = (m[2 * HC:] * sc[2] + base[2 * HC:]).reshape(HC, HC)
+        S = torch.exp(logits - logits.max(1).values[:, None])
+        S = S / S.sum(1)[:, None] + 1e-6
+        for i in range(2 * 20 - 1):   # columns first, then rows, columns, ...
+            S = S / (S.sum(0)[None, :] + 1e-6) if i % 2 == 0 else S / (S.sum(1)[:, None] + 1e-6)
+        assert torch.allclose(comb[n], S)
+    one = torch.ones(N, HC, dtype=torch.float64)
+    assert torch.allclose(comb.sum(-2), one, atol=1e-5)
+    assert torch.allclose(comb.sum(-1), one, atol=1e-5)
+    lead = op(r.reshape(1, N, HC, H), fn, sc, base, *args)
+    assert [tuple(t.shape) for t in lead] == [(1, N, HC, 1), (1, N, HC, HC), (1, N, H)]
+    assert all(torch.allclose(a.reshape(b.shape), b) for a, b in zip(lead, (post, comb, layer)))
+
+
+def test_bucket_sort_topk_is_judged_by_the_values_it_picks():
+    """bucket_sort_topk's positions are judged in _picks' form: the values
+    they pick, descending, and a count of wrong positions. Positions in
+    another order, or another of two tied positions, are right; a position
+    outside the row's window, one picked twice, or a -1 where the window
+    had a value left are wrong; a window shorter than k pads with -1."""
+    torch.manual_seed(5)
+    x = torch.randn(2, 50)
+    x[1, 7] = x[1, 9] = 9.0          # a tie at the top of row 1
+    st = torch.tensor([0, 5], dtype=torch.int32)
+    en = torch.tensor([50, 20], dtype=torch.int32)
+    ref = inputs.resolve_op("fused::bucket_sort_topk")(x, st, en, 4)
+    call = references.CALLS["bucket_sort_topk"]
+
+    def positions(b):
+        w = x[b, int(st[b]):int(en[b])]
+        return (w.topk(4).indices + int(st[b])).tolist()
+    right = torch.tensor([positions(0)[::-1], positions(1)], dtype=torch.int32)
+    got = call(lambda *a: right, x, st, en, 4)
+    assert all(torch.equal(a, b) for a, b in zip(got, ref)) and ref[1].sum() == 0
+    tied = right.clone()
+    tied[1] = torch.where(tied[1] == 7, 9, torch.where(tied[1] == 9, 7, tied[1]))
+    assert all(torch.equal(a, b) for a, b in zip(call(lambda *a: tied, x, st, en, 4), ref))
+    for row, pos, val in ((1, 0, 30),     # outside row 1's window [5, 20)
+                          (0, 1, None),   # picked twice
+                          (0, 3, -1)):    # padding where the window had more
+        bad = right.clone()
+        bad[row, pos] = bad[row, 0] if val is None else val
+        out = call(lambda *a: bad, x, st, en, 4)
+        assert not all(torch.equal(a, b) for a, b in zip(out, ref)), (row, pos, val)
+    short = inputs.resolve_op("fused::bucket_sort_topk")(
+        x, st, torch.tensor([2, 7], dtype=torch.int32), 4)
+    assert torch.isinf(short[0][0, 2:]).all() and torch.isinf(short[0][1, 2:]).all()
+    assert torch.isfinite(short[0][:, :2]).all() and short[1].sum() == 0

@@ -14,7 +14,9 @@ right, as are their backward dswiglu, dgeglu and dreglu, the fused MoE
 (fused_experts_impl, outplace_fused_experts, inplace_fused_experts),
 moe_align_block_size and moe_align_block_size_triton (their runs in
 descending token order, as a kernel may write them), rwkv_mm_sparsity,
-rwkv_ka_fusion, mhc_post, sinkhorn_forward, cross_entropy_loss, instance_norm, outer,
+rwkv_ka_fusion, mhc_pre, mhc_post, sinkhorn_forward, bucket_sort_topk (its
+positions ascending, where torch.topk gives them by value),
+fused_recurrent_gated_delta_rule_fwd (head by head), cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -27,11 +29,12 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-__all__ = ["apply_repetition_penalties", "concat_and_cache_mla", "cross_entropy_loss",
+__all__ = ["apply_repetition_penalties", "bucket_sort_topk", "concat_and_cache_mla", "cross_entropy_loss",
            "dgeglu", "dreglu", "instance_norm",
-           "dswiglu", "fused_add_rms_norm", "fused_experts_impl", "geglu", "gelu_and_mul",
+           "dswiglu", "fused_add_rms_norm", "fused_experts_impl",
+           "fused_recurrent_gated_delta_rule_fwd", "geglu", "gelu_and_mul",
            "grouped_topk", "inplace_fused_experts", "moe_align_block_size",
-           "mhc_post", "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion",
+           "mhc_post", "mhc_pre", "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion",
            "rwkv_mm_sparsity", "sinkhorn_forward",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
@@ -304,6 +307,68 @@ def mhc_post(x, residual, post_layer_mix, comb_res_mix):
     c = post_layer_mix.reshape(*residual.shape[:2], 1).float()
     acc = c * x[:, None].float() + comb_res_mix.float().transpose(1, 2) @ residual.float()
     return acc.to(residual.dtype)
+
+
+def mhc_pre(residual, fn, hc_scale, hc_base, rms_eps, hc_pre_eps, hc_sinkhorn_eps,
+            hc_post_mult_value, sinkhorn_repeat, n_splits=1):
+    # the flattened streams' mixes in float32, the three groups one by one
+    hc, lead = residual.shape[-2], residual.shape[:-2]
+    x = residual.reshape(-1, hc * residual.shape[-1]).float()
+    mixes = x @ fn.t() / torch.sqrt((x * x).mean(-1, keepdim=True) + rms_eps)
+    pre = torch.sigmoid(mixes[:, :hc] * hc_scale[0] + hc_base[:hc]) + hc_pre_eps
+    post = torch.sigmoid(mixes[:, hc:2 * hc] * hc_scale[1] + hc_base[hc:2 * hc])
+    comb = torch.softmax((mixes[:, 2 * hc:] * hc_scale[2] + hc_base[2 * hc:])
+                         .reshape(-1, hc, hc), -1) + hc_sinkhorn_eps
+    for i in range(2 * sinkhorn_repeat - 1):
+        comb = comb / (comb.sum(-1 - (i % 2 == 0), keepdim=True) + hc_sinkhorn_eps)
+    layer_input = (pre[:, :, None] * residual.reshape(-1, hc, residual.shape[-1]).float())
+    return ((post * hc_post_mult_value).reshape(*lead, hc, 1), comb.reshape(*lead, hc, hc),
+            layer_input.sum(1).to(residual.dtype).reshape(*lead, -1))
+
+
+def bucket_sort_topk(inputs, starts, ends, topk):
+    # row by row: the window's topk by value, their positions ascending,
+    # then -1 (DeepSeek-V3.2's indexer)
+    out = torch.full((inputs.shape[0], topk), -1, dtype=torch.int32, device=inputs.device)
+    for b in range(inputs.shape[0]):
+        lo, hi = max(int(starts[b]), 0), min(int(ends[b]), inputs.shape[1])
+        if hi <= lo:
+            continue
+        k = min(topk, hi - lo)
+        pos = inputs[b, lo:hi].float().topk(k).indices.sort().values + lo
+        out[b, :k] = pos.to(torch.int32)
+    return out
+
+
+def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
+                                         inplace_final_state=True, cu_seqlens=None,
+                                         ssm_state_indices=None, num_accepted_tokens=None,
+                                         use_qk_l2norm_in_kernel=False):
+    # head by head, token by token, in float32; the cache written in place
+    B, T, H, K = k.shape
+    HV = v.shape[2]
+    if cu_seqlens is None:
+        spans = [(n, 0, T) for n in range(B)]
+    else:
+        spans = [(0, int(cu_seqlens[i]), int(cu_seqlens[i + 1]))
+                 for i in range(len(cu_seqlens) - 1)]
+    o = torch.empty(v.shape, dtype=q.dtype, device=q.device)
+    for n, (b, bos, eos) in enumerate(spans):
+        slots = ssm_state_indices[n].reshape(-1)
+        first = int(num_accepted_tokens[n]) - 1 if num_accepted_tokens is not None else 0
+        for hv in range(HV):
+            h = initial_state[int(slots[first]), hv].float()
+            for i, t in enumerate(range(bos, eos)):
+                qt, kt = q[b, t, hv * H // HV].float(), k[b, t, hv * H // HV].float()
+                if use_qk_l2norm_in_kernel:
+                    qt = qt / torch.sqrt((qt * qt).sum() + 1e-6)
+                    kt = kt / torch.sqrt((kt * kt).sum() + 1e-6)
+                h = h * torch.exp(g[b, t, hv].float())
+                u = (v[b, t, hv].float() - (h * kt[:, None]).sum(0)) * beta[b, t, hv].float()
+                h = h + kt[:, None] * u[None, :]
+                o[b, t, hv] = (h * (qt * scale)[:, None]).sum(0).to(q.dtype)
+                initial_state[int(slots[min(i, len(slots) - 1)]), hv] = h
+    return o, initial_state
 
 
 def sinkhorn_forward(M, iters=20):
