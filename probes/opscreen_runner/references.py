@@ -229,25 +229,21 @@ def _gated_delta_rule(q, k, v, g, beta, scale, initial_state, inplace_final_stat
     dtype and the cache after the call (a copy: the library writes it in
     place)."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
-    B, T, H, K = k.shape
-    HV = v.shape[2]
-    q2, k2 = q.reshape(B * T, H, K).to(acc), k.reshape(B * T, H, K).to(acc)
-    v2, g2 = v.reshape(B * T, HV, -1).to(acc), g.reshape(B * T, HV).to(acc)
-    b2 = beta.reshape(B * T, HV, -1).to(acc)
-    if use_qk_l2norm_in_kernel:
-        q2 = q2 / torch.sqrt(q2.square().sum(-1, keepdim=True) + 1e-6)
-        k2 = k2 / torch.sqrt(k2.square().sum(-1, keepdim=True) + 1e-6)
-    q2, k2 = (q2 * scale).repeat_interleave(HV // H, 1), k2.repeat_interleave(HV // H, 1)
-    cache = initial_state.clone()
-    o = torch.empty(B * T, HV, v.shape[-1], dtype=acc, device=q.device)
+    (B, T, H, K), HV = k.shape, v.shape[2]
+    q2, k2, v2, g2, b2 = (t.reshape(B * T, t.shape[2], -1).to(acc) for t in (q, k, v, g, beta))
+    # L2-normalised (or not), q scaled, each key head shared by HV / H value heads
+    q2, k2 = ((t / torch.sqrt(t.square().sum(-1, keepdim=True) + 1e-6) if
+               use_qk_l2norm_in_kernel else t).repeat_interleave(HV // H, 1) * f
+              for t, f in ((q2, scale), (k2, 1)))
+    cache, o = initial_state.clone(), torch.empty_like(v2)
     spans = [(n * T, n * T + T) for n in range(B)] if cu_seqlens is None else \
         list(zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()))
     for n, (bos, eos) in enumerate(spans):
         idx = ssm_state_indices[n].reshape(-1).tolist()
-        first = int(num_accepted_tokens[n]) - 1 if num_accepted_tokens is not None else 0
-        h = cache[idx[first]].to(acc)
+        h = cache[idx[0 if num_accepted_tokens is None else
+                      int(num_accepted_tokens[n]) - 1]].to(acc)
         for t in range(bos, eos):
-            h = h * torch.exp(g2[t])[:, None, None]
+            h = h * torch.exp(g2[t])[:, :, None]
             u = (v2[t] - (h * k2[t][:, :, None]).sum(1)) * b2[t]
             h = h + k2[t][:, :, None] * u[:, None, :]
             o[t] = (h * q2[t][:, :, None]).sum(1)

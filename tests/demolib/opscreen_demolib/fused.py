@@ -312,18 +312,19 @@ def mhc_post(x, residual, post_layer_mix, comb_res_mix):
 def mhc_pre(residual, fn, hc_scale, hc_base, rms_eps, hc_pre_eps, hc_sinkhorn_eps,
             hc_post_mult_value, sinkhorn_repeat, n_splits=1):
     # the flattened streams' mixes in float32, the three groups one by one
-    hc, lead = residual.shape[-2], residual.shape[:-2]
-    x = residual.reshape(-1, hc * residual.shape[-1]).float()
+    hc, H, lead = residual.shape[-2], residual.shape[-1], residual.shape[:-2]
+    n = lead.numel()
+    x = residual.reshape(n, hc * H).float()
     mixes = x @ fn.t() / torch.sqrt((x * x).mean(-1, keepdim=True) + rms_eps)
     pre = torch.sigmoid(mixes[:, :hc] * hc_scale[0] + hc_base[:hc]) + hc_pre_eps
     post = torch.sigmoid(mixes[:, hc:2 * hc] * hc_scale[1] + hc_base[hc:2 * hc])
     comb = torch.softmax((mixes[:, 2 * hc:] * hc_scale[2] + hc_base[2 * hc:])
-                         .reshape(-1, hc, hc), -1) + hc_sinkhorn_eps
+                         .reshape(n, hc, hc), -1) + hc_sinkhorn_eps
     for i in range(2 * sinkhorn_repeat - 1):
         comb = comb / (comb.sum(-1 - (i % 2 == 0), keepdim=True) + hc_sinkhorn_eps)
-    layer_input = (pre[:, :, None] * residual.reshape(-1, hc, residual.shape[-1]).float())
+    layer_input = (pre[:, :, None] * residual.reshape(n, hc, H).float())
     return ((post * hc_post_mult_value).reshape(*lead, hc, 1), comb.reshape(*lead, hc, hc),
-            layer_input.sum(1).to(residual.dtype).reshape(*lead, -1))
+            layer_input.sum(1).to(residual.dtype).reshape(*lead, H))
 
 
 def bucket_sort_topk(inputs, starts, ends, topk):
