@@ -505,7 +505,7 @@ const struct gen_entry gen_table[] = {
 	 */
 	RC("fused::fused_recurrent_gated_delta_rule_fwd", F, 0, "float",
 	    GF_NO_OPTIONS | GF_NO_EMPTY,
-	    "q=[1,N,H,K] k=[1,N,H,K] v=[1,N,HV,V] g=[1,N,HV]:h beta=[1,N,HV]:q "
+	    "q=[1,N,H,K] k=[1,N,H,K]:h v=[1,N,HV,V] g=[1,N,HV]:h beta=[1,N,HV]:q "
 	    "scale=0.125 initial_state=[2*N,HV,K,V]@f32 inplace_final_state=1 "
 	    "cu_seqlens=[N+1]:r@i32 ssm_state_indices=[N]:r@i32^s "
 	    "use_qk_l2norm_in_kernel=1",
@@ -515,6 +515,20 @@ const struct gen_entry gen_table[] = {
 	    "q=[N,3,H,K] k=[N,3,H,K] v=[N,3,HV,V] g=[N,3,HV]:h beta=[N,3,HV]:q "
 	    "cu_seqlens=~ ssm_state_indices=[N,3]:r@i32 num_accepted_tokens=[N]:k(1,4)@i32 "
 	    "initial_state=[3*N,HV,K,V]@f32 N=2 H=2 HV=4 K=32 V=32"),
+	/*
+	 * The same recurrence over whole sequences, as vLLM prefills with it
+	 * (FLA's chunked kernels, chunks of 64 tokens): rows of the batch or
+	 * cu_seqlens' spans, each from its initial state, the final states
+	 * returned; lengths across a chunk's edge, Qwen3-Next's heads
+	 */
+	RC("fused::chunk_gated_delta_rule_fwd", F, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY,
+	    "q=[B,T,H,K] k=[B,T,H,K]:h v=[B,T,HV,V] g=[B,T,HV]:h beta=[B,T,HV]:q "
+	    "scale=0.125 initial_state=[B,HV,K,V]@f32 output_final_state=1",
+	    "B=2 T=100 H=2 HV=4 K=32 V=32", "B=1 T=64 H=1 HV=1 K=64 V=64",
+	    "B=1 T=130 H=16 HV=32 K=128 V=128", "B=3 T=7 H=2 HV=2 K=100 V=48",
+	    "q=[1,N,H,K] k=[1,N,H,K]:h v=[1,N,HV,V] g=[1,N,HV]:h beta=[1,N,HV]:q "
+	    "initial_state=[N,HV,K,V]@f32 cu_seqlens=[N+1]:r@i64 N=5 H=2 HV=4 K=32 V=32"),
 	/* Sinkhorn's normalisation of mHC's mixing logits */
 	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
 	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",

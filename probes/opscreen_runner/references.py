@@ -251,6 +251,23 @@ def _gated_delta_rule(q, k, v, g, beta, scale, initial_state, inplace_final_stat
     return o.reshape(v.shape).to(q.dtype), cache
 
 
+def _chunk_gated_delta_rule(q, k, v, g, beta, scale, initial_state, output_final_state,
+                            cu_seqlens=None):
+    """Gated DeltaNet over whole sequences, as vLLM prefills with it (FLA's
+    chunked form is an exact rewriting of the recurrence): sequence n starts
+    from initial_state[n]; the output and each sequence's final state in
+    float32."""
+    o, s = _gated_delta_rule(q, k, v, g, beta, scale, initial_state, True, cu_seqlens,
+                             torch.arange(initial_state.shape[0], device=q.device))
+    return o, s if s.dtype == torch.float64 else s.float()
+
+
+def _chunk_outputs(fn, *args, **kwargs):
+    """FLA's chunk_gated_delta_rule_fwd returns (g's chunk cumsum, o, A,
+    final_state, ...): the outputs an engine uses are o and final_state."""
+    return tuple(fn(*args, **kwargs)[i] for i in (1, 3))
+
+
 def _recurrent_in_place(fn, q, k, v, g, beta, scale, initial_state, *args, **kwargs):
     """The library writes the state cache in place (initial_state, as
     vLLM's kernel): the outputs are o and that cache after the call, on a
@@ -620,6 +637,10 @@ _define("fused_recurrent_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tens
         "Tensor? cu_seqlens=None, Tensor? ssm_state_indices=None, "
         "Tensor? num_accepted_tokens=None, bool use_qk_l2norm_in_kernel=False) "
         "-> (Tensor, Tensor)", _gated_delta_rule, _recurrent_in_place)
+_define("chunk_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tensor g, Tensor beta, "
+        "float scale, Tensor initial_state, bool output_final_state, "
+        "Tensor? cu_seqlens=None) -> (Tensor, Tensor)", _chunk_gated_delta_rule, _chunk_outputs)
+HELPERS["chunk_gated_delta_rule_fwd"] = (_gated_delta_rule,)
 _define("mhc_pre(Tensor residual, Tensor fn, Tensor hc_scale, Tensor hc_base, float rms_eps, "
         "float hc_pre_eps, float hc_sinkhorn_eps, float hc_post_mult_value, "
         "int sinkhorn_repeat, int n_splits=1) -> (Tensor, Tensor, Tensor)", _mhc_pre, _direct)

@@ -47,6 +47,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                         "AND key LIKE 'fused::%'", d.run))
     assert entries == {"fused::apply_repetition_penalties": 1,
                        "fused::bucket_sort_topk": 1,
+                       "fused::chunk_gated_delta_rule_fwd": 1,
                        "fused::concat_and_cache_mla": 1,
                        "fused::cross_entropy_loss": 1, "fused::dgeglu": 1,
                        "fused::dreglu": 1, "fused::dswiglu": 1,
@@ -79,7 +80,8 @@ def test_entry_points_are_screened_against_their_references(screened):
                  "outplace_fused_experts", "inplace_fused_experts",
                  "cross_entropy_loss", "instance_norm", "rwkv_mm_sparsity",
                  "rwkv_ka_fusion", "mhc_post", "sinkhorn_forward",
-                 "bucket_sort_topk", "fused_recurrent_gated_delta_rule_fwd"):
+                 "bucket_sort_topk", "fused_recurrent_gated_delta_rule_fwd",
+                 "chunk_gated_delta_rule_fwd"):
         assert name in allow["names"], (name, allow["names"])
     # mhc_pre takes a bfloat16 residual only: a float32-scoped screen has
     # no case of it, so it is withheld, never allowed unmeasured

@@ -798,3 +798,45 @@ def test_bucket_sort_topk_is_judged_by_the_values_it_picks():
         x, st, torch.tensor([2, 7], dtype=torch.int32), 4)
     assert torch.isinf(short[0][0, 2:]).all() and torch.isinf(short[0][1, 2:]).all()
     assert torch.isfinite(short[0][:, :2]).all() and short[1].sum() == 0
+
+
+def test_gated_delta_rule_references():
+    """Gated DeltaNet, token by token in fp64 from its definition
+    (S <- S exp(g); S <- S + k (beta (v - S^T k))^T; o = S^T q scale):
+    the decode form reads and writes the cache slots its indices name and
+    leaves the others; the prefill form starts sequence n from state n and
+    returns the final states."""
+    torch.manual_seed(12)
+    d = dict(dtype=torch.float64)
+    N, H, HV, K, V = 3, 1, 2, 4, 5
+    q, k, v = torch.randn(1, N, H, K, **d), torch.randn(1, N, H, K, **d) * 0.1, \
+        torch.randn(1, N, HV, V, **d)
+    g, beta = torch.rand(1, N, HV, **d) * -0.2, torch.rand(1, N, HV, **d)
+    cache = torch.randn(2 * N, HV, K, V, **d)
+    slots = torch.tensor([4, 0, 2])
+    o, after = inputs.resolve_op("fused::fused_recurrent_gated_delta_rule_fwd")(
+        q, k, v, g, beta, 0.5, cache, True, torch.arange(N + 1), slots)
+    for n in range(N):
+        for hv in range(HV):
+            S = cache[slots[n], hv] * torch.exp(g[0, n, hv])
+            kk = k[0, n, 0]
+            S = S + torch.outer(kk, beta[0, n, hv] * (v[0, n, hv] - S.T @ kk))
+            assert torch.allclose(after[slots[n], hv], S)
+            assert torch.allclose(o[0, n, hv], S.T @ q[0, n, 0] * 0.5)
+    assert torch.equal(after[[1, 3, 5]], cache[[1, 3, 5]])
+    # prefill: two sequences of three tokens, each from its own state
+    q, k, v = (t.reshape(2, 3, *t.shape[2:])[:, :, :, :] for t in (
+        torch.randn(1, 6, H, K, **d), torch.randn(1, 6, H, K, **d) * 0.1,
+        torch.randn(1, 6, HV, V, **d)))
+    g, beta = torch.rand(2, 3, HV, **d) * -0.2, torch.rand(2, 3, HV, **d)
+    h0 = torch.randn(2, HV, K, V, **d)
+    o, final = inputs.resolve_op("fused::chunk_gated_delta_rule_fwd")(
+        q, k, v, g, beta, 0.5, h0, True)
+    for n in range(2):
+        S = h0[n, 0]
+        for t in range(3):
+            kk = k[n, t, 0]
+            S = S * torch.exp(g[n, t, 0])
+            S = S + torch.outer(kk, beta[n, t, 0] * (v[n, t, 0] - S.T @ kk))
+            assert torch.allclose(o[n, t, 0], S.T @ q[n, t, 0] * 0.5)
+        assert torch.allclose(final[n, 0], S)

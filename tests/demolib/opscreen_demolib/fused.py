@@ -16,7 +16,8 @@ moe_align_block_size and moe_align_block_size_triton (their runs in
 descending token order, as a kernel may write them), rwkv_mm_sparsity,
 rwkv_ka_fusion, mhc_pre, mhc_post, sinkhorn_forward, bucket_sort_topk (its
 positions ascending, where torch.topk gives them by value),
-fused_recurrent_gated_delta_rule_fwd (head by head), cross_entropy_loss, instance_norm, outer,
+fused_recurrent_gated_delta_rule_fwd (head by head) and
+chunk_gated_delta_rule_fwd (the same, FLA's outputs), cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -29,7 +30,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-__all__ = ["apply_repetition_penalties", "bucket_sort_topk", "concat_and_cache_mla", "cross_entropy_loss",
+__all__ = ["apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_rule_fwd",
+           "concat_and_cache_mla", "cross_entropy_loss",
            "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl",
            "fused_recurrent_gated_delta_rule_fwd", "geglu", "gelu_and_mul",
@@ -370,6 +372,18 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
                 o[b, t, hv] = (h * (qt * scale)[:, None]).sum(0).to(q.dtype)
                 initial_state[int(slots[min(i, len(slots) - 1)]), hv] = h
     return o, initial_state
+
+
+def chunk_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state, output_final_state,
+                               cu_seqlens=None):
+    # sequence n from initial_state[n]; FLA's outputs (g's cumsum, o, A,
+    # final_state, ...), the demo leaving A out
+    n = initial_state.shape[0]
+    state = initial_state.clone()
+    o, state = fused_recurrent_gated_delta_rule_fwd(
+        q, k, v, g, beta, scale, state, True, cu_seqlens,
+        torch.arange(n, device=q.device), None, False)
+    return g.float().cumsum(1), o, None, state.float(), None, None, None
 
 
 def sinkhorn_forward(M, iters=20):
