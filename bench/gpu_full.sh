@@ -27,7 +27,9 @@
 # v534, v534w  the newest FlagGems release, 5.3.4, built from its public
 #        source for measurement (never committed: tag v5.3.4 of
 #        flagos-ai/FlagGems, `SETUPTOOLS_SCM_PRETEND_VERSION=5.3.4 pip wheel
-#        --no-deps -w .whl/5.3.4 .`), whole table cold and then warm, its
+#        --no-deps -w .whl/5.3.4 .`, plus .whl/534extra.tar.xz: the 33
+#        source files of directories without an __init__.py that the wheel
+#        leaves out, flag_gems/fused/DSA among them), whole table cold and then warm, its
 #        own cache and database (MODES_v534=eager,compile,cudagraph: the
 #        mode lists)
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
@@ -112,6 +114,9 @@ install_wheels() {	# $1: directory of wheels, $2: target
 [ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
 [ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
 [ -d .whl/5.3.4 ] && [ ! -d /tmp/site-534 ] && install_wheels .whl/5.3.4 /tmp/site-534
+# what 5.3.4's `pip wheel` leaves out (its directories without an
+# __init__.py, flag_gems/fused/DSA among them), from the source tree
+[ -f .whl/534extra.tar.xz ] && [ -d /tmp/site-534 ] && tar xJf .whl/534extra.tar.xz -C /tmp/site-534
 export LD_LIBRARY_PATH=$ROOT/.carry/lib
 if ldd .carry/opscreend | grep -q "not found"; then
 	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
