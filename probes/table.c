@@ -529,6 +529,23 @@ const struct gen_entry gen_table[] = {
 	    "B=1 T=130 H=16 HV=32 K=128 V=128", "B=3 T=7 H=2 HV=2 K=100 V=48",
 	    "q=[1,N,H,K] k=[1,N,H,K]:h v=[1,N,HV,V] g=[1,N,HV]:h beta=[1,N,HV]:q "
 	    "initial_state=[N,HV,K,V]@f32 cu_seqlens=[N+1]:r@i64 N=5 H=2 HV=4 K=32 V=32"),
+	/*
+	 * vLLM's W8A8 product into the output buffer c: fp8 (e4m3) a row-major
+	 * and b column-major (b's K a multiple of 16, as the kernels require),
+	 * float32 scales per token and channel, per tensor, per 128-wide block
+	 * (DeepSeek's checkpoints), with a bias, int8; DeepSeek-V3's decode
+	 * and prefill widths
+	 */
+	RC("fused::cutlass_scaled_mm", DT_BF16 | DT_F16, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_NONCONTIG | GF_NO_EDGE,
+	    "c=[M,N] a=[M,K]:u@f8e4 b=[K,N]:u@f8e4^t a_scale=[M,1]:q@f32 "
+	    "b_scale=[1,N]:q@f32",
+	    "M=7 K=128 N=64", "a_scale=[1]:q@f32 b_scale=[1]:q@f32 M=33 K=256 N=128",
+	    "bias=[N] M=16 K=64 N=48",
+	    "a_scale=[M,K/128]:q@f32 b_scale=[K/128,N/128]:q@f32 M=5 K=256 N=256",
+	    "a_scale=[M,K/128]:q@f32 b_scale=[K/128,N/128]:q@f32 M=1 K=7168 N=2048",
+	    "M=64 K=4096 N=1024",
+	    "a=[M,K]:s@i8 b=[K,N]:s@i8^t M=8 K=64 N=32"),
 	/* Sinkhorn's normalisation of mHC's mixing logits */
 	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
 	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",

@@ -276,6 +276,32 @@ def _recurrent_in_place(fn, q, k, v, g, beta, scale, initial_state, *args, **kwa
     return o, cache
 
 
+def _scaled_mm(c, a, b, a_scale, b_scale, bias=None):
+    """vLLM's scaled matrix product (W8A8): a (fp8 or int8, M x K) and b
+    (K x N) dequantised by their scales and multiplied in float32, plus
+    bias, in c's dtype. Scales per tensor or per token (a: 1 or M values)
+    and per tensor or channel (b: 1 or N); otherwise per 128-wide block
+    (a: M x K/128, b: K/128 x N/128), as DeepSeek's checkpoints quantise."""
+    acc = torch.float64 if c.dtype == torch.float64 else torch.float32
+    (M, K), N = a.shape, b.shape[1]
+    A, B = a.to(acc), b.to(acc)
+    if a_scale.numel() in (1, M) and b_scale.numel() in (1, N):
+        A, B = A * a_scale.to(acc).reshape(-1, 1), B * b_scale.to(acc).reshape(1, -1)
+    else:
+        A = A * a_scale.to(acc).repeat_interleave(128, 1)[:, :K]
+        B = B * b_scale.to(acc).repeat_interleave(128, 0).repeat_interleave(128, 1)[:K, :N]
+    out = A @ B
+    return (out if bias is None else out + bias.to(acc)).to(c.dtype)
+
+
+def _into_first(fn, c, *args, **kwargs):
+    """The library writes its first argument (the output buffer c, vLLM's
+    convention) and returns nothing useful: the output is that buffer
+    after the call, on a private copy of the one passed."""
+    fn(c := c.clone(), *args, **kwargs)
+    return c
+
+
 def _sinkhorn_forward(M, iters=20):
     """Sinkhorn's normalisation (mHC): P = exp(M), and R from P by
     `iters` rounds of dividing by the column sums, then the row sums."""
@@ -641,6 +667,8 @@ _define("chunk_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tensor g, Tens
         "float scale, Tensor initial_state, bool output_final_state, "
         "Tensor? cu_seqlens=None) -> (Tensor, Tensor)", _chunk_gated_delta_rule, _chunk_outputs)
 HELPERS["chunk_gated_delta_rule_fwd"] = (_gated_delta_rule,)
+_define("cutlass_scaled_mm(Tensor c, Tensor a, Tensor b, Tensor a_scale, Tensor b_scale, "
+        "Tensor? bias=None) -> Tensor", _scaled_mm, _into_first)
 _define("mhc_pre(Tensor residual, Tensor fn, Tensor hc_scale, Tensor hc_base, float rms_eps, "
         "float hc_pre_eps, float hc_sinkhorn_eps, float hc_post_mult_value, "
         "int sinkhorn_repeat, int n_splits=1) -> (Tensor, Tensor, Tensor)", _mhc_pre, _direct)

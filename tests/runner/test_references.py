@@ -840,3 +840,30 @@ def test_gated_delta_rule_references():
             S = S + torch.outer(kk, beta[n, t, 0] * (v[n, t, 0] - S.T @ kk))
             assert torch.allclose(o[n, t, 0], S.T @ q[n, t, 0] * 0.5)
         assert torch.allclose(final[n, 0], S)
+
+
+def test_cutlass_scaled_mm_reference():
+    """The W8A8 product from its definition, element by element in fp64:
+    sum_k a[m,k] sa[m] b[k,n] sb[n] (+ bias[n]) per token and channel;
+    with 128-wide blocks, each product term scaled by its blocks' scales.
+    The library writes c: the call convention returns c after the call."""
+    torch.manual_seed(13)
+    M, K, N = 3, 256, 130
+    a = (torch.rand(M, K) * 8 - 4).to(torch.float8_e4m3fn)
+    b = (torch.rand(N, K) * 8 - 4).to(torch.float8_e4m3fn).t()
+    c = torch.empty(M, N, dtype=torch.float64)
+    A, B = a.double(), b.double()
+    sa, sb, bias = torch.rand(M, 1), torch.rand(1, N), torch.randn(N)
+    op = inputs.resolve_op("fused::cutlass_scaled_mm")
+    out = op(c, a, b, sa, sb, bias)
+    m, n = 2, 129
+    want = sum(A[m, k] * sa[m, 0] * B[k, n] * sb[0, n] for k in range(K)) + bias[n]
+    assert torch.isclose(out[m, n], want.to(out.dtype))
+    ba, bb = torch.rand(M, 2), torch.rand(2, 2)
+    out = op(c, a, b, ba, bb)
+    want = sum(A[m, k] * ba[m, k // 128] * B[k, n] * bb[k // 128, n // 128] for k in range(K))
+    assert torch.isclose(out[m, n], want.to(out.dtype))
+    def lib(c, *args):  # writes c, returns nothing (vLLM's convention)
+        c.copy_(op(c, *args))
+    wrote = references.CALLS["cutlass_scaled_mm"](lib, c, a, b, sa, sb, bias)
+    assert torch.equal(wrote, op(c, a, b, sa, sb, bias))

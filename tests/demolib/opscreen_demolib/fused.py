@@ -17,7 +17,8 @@ descending token order, as a kernel may write them), rwkv_mm_sparsity,
 rwkv_ka_fusion, mhc_pre, mhc_post, sinkhorn_forward, bucket_sort_topk (its
 positions ascending, where torch.topk gives them by value),
 fused_recurrent_gated_delta_rule_fwd (head by head) and
-chunk_gated_delta_rule_fwd (the same, FLA's outputs), cross_entropy_loss, instance_norm, outer,
+chunk_gated_delta_rule_fwd (the same, FLA's outputs), cutlass_scaled_mm (into c, the
+scales applied to the product), cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -31,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_rule_fwd",
-           "concat_and_cache_mla", "cross_entropy_loss",
+           "concat_and_cache_mla", "cutlass_scaled_mm", "cross_entropy_loss",
            "dgeglu", "dreglu", "instance_norm",
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl",
            "fused_recurrent_gated_delta_rule_fwd", "geglu", "gelu_and_mul",
@@ -384,6 +385,24 @@ def chunk_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state, output_fi
         q, k, v, g, beta, scale, state, True, cu_seqlens,
         torch.arange(n, device=q.device), None, False)
     return g.float().cumsum(1), o, None, state.float(), None, None, None
+
+
+def cutlass_scaled_mm(c, a, b, a_scale, b_scale, bias=None):
+    # the product of the quantised values in float32, then the scales
+    # (per tensor, token or channel) or the blocks' scales block by block
+    M, K = a.shape
+    N = b.shape[1]
+    if a_scale.numel() in (1, M) and b_scale.numel() in (1, N):
+        out = (a.float() @ b.float()) * a_scale.reshape(-1, 1) * b_scale.reshape(1, -1)
+    else:
+        out = torch.zeros(M, N)
+        for k in range(0, K, 128):
+            part = a[:, k:k + 128].float() @ b[k:k + 128].float()
+            sb = b_scale[k // 128].repeat_interleave(128)[:N]
+            out += part * a_scale[:, k // 128, None] * sb[None, :]
+    if bias is not None:
+        out = out + bias.float()
+    c.copy_(out)
 
 
 def sinkhorn_forward(M, iters=20):
