@@ -94,7 +94,7 @@ gather_send(int s, const char *uid)
 	w->state = W_BUSY;
 	w->nccl = 1;
 	w->case_id = 0;
-	w->deadline = now_mono() + NCCL_TIMEOUT_S + 30;
+	w->deadline = now_mono() + gather_deadline_s();
 	return 0;
 }
 
@@ -337,8 +337,8 @@ multirank_send(void)
 	w->state = W_BUSY;
 	w->nccl = 1;
 	w->case_id = 0;
-	w->deadline = now_mono() + 2 * NCCL_TIMEOUT_S + 30;
 	sched.cur.nccl_state = G_MULTIRANK;
+	w->deadline = now_mono() + gather_deadline_s();
 	log_info("run %lld: the multi-rank bootstrap probe (devices %s)",
 	    (long long)sched.cur.run_id, visible);
 	return 1;
@@ -454,4 +454,15 @@ gather_poll(void)
 		return pw_retry_later("reading the replays' digests");
 	sched.cur.nccl_pin = 0;
 	return join_start();
+}
+
+/*
+ * How long a runner in the current NCCL step may stay silent: the
+ * communicator's own timeout and 30 s, twice the timeout for the
+ * multi-rank probe (two bootstraps, one in each order).
+ */
+int
+gather_deadline_s(void)
+{
+	return (sched.cur.nccl_state == G_MULTIRANK ? 2 : 1) * NCCL_TIMEOUT_S + 30;
 }

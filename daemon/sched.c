@@ -176,7 +176,7 @@ sched_on_deadline(struct worker *w)
 	if (w->state == W_BUSY && w->nccl) {
 		snprintf(what, sizeof(what), "no answer within %d s in the NCCL "
 		    "communicator; runner process group killed",
-		    NCCL_TIMEOUT_S + 30);
+		    gather_deadline_s());
 		gather_lost(w, what);
 		worker_respawn(w);
 	} else if (w->state == W_BUSY && w->replay) {

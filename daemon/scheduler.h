@@ -289,6 +289,7 @@ int	 gather_pincheck(void);
 void	 gather_message(struct worker *w, json_t *msg, int done);
 void	 gather_lost(struct worker *w, const char *how);
 void	 gather_multirank(struct worker *w, json_t *msg);
+int	 gather_deadline_s(void);
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);
