@@ -294,14 +294,6 @@ def _scaled_mm(c, a, b, a_scale, b_scale, bias=None):
     return (out if bias is None else out + bias.to(acc)).to(c.dtype)
 
 
-def _into_first(fn, c, *args, **kwargs):
-    """The library writes its first argument (the output buffer c, vLLM's
-    convention) and returns nothing useful: the output is that buffer
-    after the call, on a private copy of the one passed."""
-    fn(c := c.clone(), *args, **kwargs)
-    return c
-
-
 def _sinkhorn_forward(M, iters=20):
     """Sinkhorn's normalisation (mHC): P = exp(M), and R from P by
     `iters` rounds of dividing by the column sums, then the row sums."""
@@ -532,8 +524,9 @@ def _out_last(fn, *args):
 
 def _in_place_first(fn, x, *args, **kwargs):
     """The library writes its first argument in place and returns nothing
-    (vLLM's and FlagGems' apply_repetition_penalties on the logits): the
-    output is that tensor after the call, on a private copy."""
+    (vLLM's and FlagGems' apply_repetition_penalties on the logits,
+    cutlass_scaled_mm into its output buffer c): the output is that tensor
+    after the call, on a private copy."""
     fn(x := x.clone(), *args, **kwargs)
     return x
 
@@ -668,7 +661,7 @@ _define("chunk_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tensor g, Tens
         "Tensor? cu_seqlens=None) -> (Tensor, Tensor)", _chunk_gated_delta_rule, _chunk_outputs)
 HELPERS["chunk_gated_delta_rule_fwd"] = (_gated_delta_rule,)
 _define("cutlass_scaled_mm(Tensor c, Tensor a, Tensor b, Tensor a_scale, Tensor b_scale, "
-        "Tensor? bias=None) -> Tensor", _scaled_mm, _into_first)
+        "Tensor? bias=None) -> Tensor", _scaled_mm, _in_place_first)
 _define("mhc_pre(Tensor residual, Tensor fn, Tensor hc_scale, Tensor hc_base, float rms_eps, "
         "float hc_pre_eps, float hc_sinkhorn_eps, float hc_post_mult_value, "
         "int sinkhorn_repeat, int n_splits=1) -> (Tensor, Tensor, Tensor)", _mhc_pre, _direct)
