@@ -537,7 +537,7 @@ const struct gen_entry gen_table[] = {
 	 * and prefill widths
 	 */
 	RC("fused::cutlass_scaled_mm", DT_BF16 | DT_F16, 0, "float",
-	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_NONCONTIG | GF_NO_EDGE,
+	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_NONCONTIG,
 	    "c=[M,N] a=[M,K]:u@f8e4 b=[K,N]:u@f8e4^t a_scale=[M,1]:q@f32 "
 	    "b_scale=[1,N]:q@f32",
 	    "M=7 K=128 N=64", "a_scale=[1]:q@f32 b_scale=[1]:q@f32 M=33 K=256 N=128",
