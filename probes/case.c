@@ -223,6 +223,9 @@ case_domain(json_t *t, const char *dtype, const struct domain *d, int parity,
 		    case_range(t, "int", 0, 2, 1);
 	case 'e':
 		return fl ? case_plain(t, "edge") : case_range(t, "int", -3, 3, 1);
+	case 'd':	/* doubly stochastic (mHC's Sinkhorn outputs) */
+		return fl ? case_plain(t, "stochastic") :
+		    case_range(t, "int", 0, 2, 1);
 	case 'h':	/* small weights (mHC's mixing matrices) */
 		return fl ? case_range(t, "uniform", -0.1, 0.1, 0) :
 		    case_range(t, "int", u ? 0 : -1, 2, 1);

@@ -344,7 +344,7 @@ gen_dom_parse(struct gen *g, struct sp *s, struct domain *d)
 {
 	int	c = sp_peek(s);
 
-	if (c == 0 || strchr("nuwpzstaqbrikeoh", c) == NULL)
+	if (c == 0 || strchr("nuwpzstaqbrikeohd", c) == NULL)
 		return gen_fail(g, "unknown domain code");
 	s->p++;
 	d->code = (char)c;

@@ -16,7 +16,8 @@
  *              :D domain  n normal, u [-4,4), w [-10,10), p [0.5,2),
  *                         z nonzero, s small ints [-3,3), t {-1,0,1},
  *                         a (-0.95,0.95), q (0.05,0.95), o [0.9,1.1),
- *                         h [-0.1,0.1) (small weights), e edge values, b bool,
+ *                         h [-0.1,0.1) (small weights), d doubly
+ *                         stochastic (last two dims), e edge values, b bool,
  *                         r arange, i(e) index [0,e), k(e,e) ints [lo,hi)
  *              @T dtype   same f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool
  *              ^L layout  t transposed, s sliced, c channels_last,

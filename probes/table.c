@@ -546,6 +546,22 @@ const struct gen_entry gen_table[] = {
 	    "a_scale=[M,K/128]:q@f32 b_scale=[K/128,N/128]:q@f32 M=1 K=7168 N=2048",
 	    "M=64 K=4096 N=1024",
 	    "a=[M,K]:s@i8 b=[K,N]:s@i8^t M=8 K=64 N=32"),
+	/*
+	 * mHC's Sinkhorn backward (FlagGems' conjugate gradients and its own
+	 * torch version): doubly stochastic R (the forward's fixed points)
+	 * and an upstream gradient, float32; 4 streams (its own kernel) and
+	 * others, the default iteration count and more; no strided cases (a
+	 * slice of a generated matrix is not doubly stochastic)
+	 */
+	RC("fused::mhc_bwd", DT_F32, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EDGE | GF_NO_NONCONTIG,
+	    "out=[S,NN,NN]:d dout=[S,NN,NN]",
+	    "S=7 NN=4", "S=4096 NN=4", "S=65 NN=4", "S=5 NN=3", "S=3 NN=8",
+	    "cg_iters=20 S=9 NN=4"),
+	RC("fused::mhc_bwd_ref", DT_F32, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EDGE | GF_NO_NONCONTIG,
+	    "out=[S,NN,NN]:d dout=[S,NN,NN]",
+	    "S=7 NN=4", "S=65 NN=4", "S=5 NN=3", "cg_iters=20 S=9 NN=4"),
 	/* Sinkhorn's normalisation of mHC's mixing logits */
 	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
 	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",

@@ -64,6 +64,12 @@ def _values(spec, shape, g):
         return torch.bernoulli(torch.full(shape, 0.5, dtype=F64), generator=g)
     if domain == "edge":
         return _edge_values(spec, shape, g)
+    if domain == "stochastic":  # doubly stochastic in the last two dims
+        x = torch.rand(shape, generator=g, dtype=F64) + 0.05
+        for _ in range(100 if len(shape) >= 2 else 1):
+            x = x / x.sum(-1, keepdim=True)
+            x = x / x.sum(-2, keepdim=True) if len(shape) >= 2 else x
+        return x
     if domain == "arange":
         n = 1
         for s in shape:

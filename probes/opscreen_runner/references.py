@@ -294,6 +294,23 @@ def _scaled_mm(c, a, b, a_scale, b_scale, bias=None):
     return (out if bias is None else out + bias.to(acc)).to(c.dtype)
 
 
+def _sinkhorn_backward(out, dout, cg_iters=None):
+    """mHC's Sinkhorn backward by implicit differentiation at its fixed
+    point R = out (doubly stochastic): dM = (dR - x1 1^T - 1 x2^T) * R,
+    where [[I, R], [R^T, I]] [x1; x2] = [rowsums of R dR; column sums],
+    solved exactly (the pseudo-inverse: the system is singular along
+    x1 + c, x2 - c, which leaves dM as it is) in float32; cg_iters, the
+    library's count of conjugate-gradient steps, is a knob."""
+    acc = torch.float64 if out.dtype == torch.float64 else torch.float32
+    R, dR = out.to(acc), dout.to(acc)
+    n = R.shape[-1]
+    eye = torch.eye(n, dtype=acc, device=R.device).expand_as(R)
+    A = torch.cat([torch.cat([eye, R], -1), torch.cat([R.transpose(-1, -2), eye], -1)], -2)
+    b = torch.cat([(R * dR).sum(-1), (R * dR).sum(-2)], -1)
+    x = (torch.linalg.pinv(A) @ b.unsqueeze(-1)).squeeze(-1)
+    return (dR - x[..., :n, None] - x[..., None, n:]) * R
+
+
 def _sinkhorn_forward(M, iters=20):
     """Sinkhorn's normalisation (mHC): P = exp(M), and R from P by
     `iters` rounds of dividing by the column sums, then the row sums."""
@@ -662,6 +679,9 @@ _define("chunk_gated_delta_rule_fwd(Tensor q, Tensor k, Tensor v, Tensor g, Tens
 HELPERS["chunk_gated_delta_rule_fwd"] = (_gated_delta_rule,)
 _define("cutlass_scaled_mm(Tensor c, Tensor a, Tensor b, Tensor a_scale, Tensor b_scale, "
         "Tensor? bias=None) -> Tensor", _scaled_mm, _in_place_first)
+for _n in ("mhc_bwd", "mhc_bwd_ref"):
+    _define(f"{_n}(Tensor out, Tensor dout, int? cg_iters=None) -> Tensor", _sinkhorn_backward,
+            _direct)
 _define("mhc_pre(Tensor residual, Tensor fn, Tensor hc_scale, Tensor hc_base, float rms_eps, "
         "float hc_pre_eps, float hc_sinkhorn_eps, float hc_post_mult_value, "
         "int sinkhorn_repeat, int n_splits=1) -> (Tensor, Tensor, Tensor)", _mhc_pre, _direct)

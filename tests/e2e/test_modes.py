@@ -60,6 +60,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                        "fused::inplace_fused_experts": 1, "fused::instance_norm": 1,
                        "fused::moe_align_block_size": 1,
                        "fused::moe_align_block_size_triton": 1,
+                       "fused::mhc_bwd": 1, "fused::mhc_bwd_ref": 1,
                        "fused::mhc_post": 1, "fused::mhc_pre": 1, "fused::moe_sum": 1, "fused::outer": 1,
                        "fused::rwkv_ka_fusion": 1, "fused::rwkv_mm_sparsity": 1,
                        "fused::outplace_fused_experts": 1,
@@ -82,7 +83,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                  "cross_entropy_loss", "instance_norm", "rwkv_mm_sparsity",
                  "rwkv_ka_fusion", "mhc_post", "sinkhorn_forward",
                  "bucket_sort_topk", "fused_recurrent_gated_delta_rule_fwd",
-                 "chunk_gated_delta_rule_fwd"):
+                 "chunk_gated_delta_rule_fwd", "mhc_bwd", "mhc_bwd_ref"):
         assert name in allow["names"], (name, allow["names"])
     # mhc_pre takes a bfloat16 residual only: a float32-scoped screen has
     # no case of it, so it is withheld, never allowed unmeasured

@@ -18,7 +18,8 @@ rwkv_ka_fusion, mhc_pre, mhc_post, sinkhorn_forward, bucket_sort_topk (its
 positions ascending, where torch.topk gives them by value),
 fused_recurrent_gated_delta_rule_fwd (head by head) and
 chunk_gated_delta_rule_fwd (the same, FLA's outputs), cutlass_scaled_mm (into c, the
-scales applied to the product), cross_entropy_loss, instance_norm, outer,
+scales applied to the product), mhc_bwd and mhc_bwd_ref (solved in float64),
+cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
 are right, and among tied experts (and
@@ -37,7 +38,7 @@ __all__ = ["apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_
            "dswiglu", "fused_add_rms_norm", "fused_experts_impl",
            "fused_recurrent_gated_delta_rule_fwd", "geglu", "gelu_and_mul",
            "grouped_topk", "inplace_fused_experts", "moe_align_block_size",
-           "mhc_post", "mhc_pre", "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion",
+           "mhc_bwd", "mhc_bwd_ref", "mhc_post", "mhc_pre", "moe_align_block_size_triton", "moe_sum", "rwkv_ka_fusion",
            "rwkv_mm_sparsity", "sinkhorn_forward",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
@@ -403,6 +404,23 @@ def cutlass_scaled_mm(c, a, b, a_scale, b_scale, bias=None):
     if bias is not None:
         out = out + bias.float()
     c.copy_(out)
+
+
+def mhc_bwd(out, dout, cg_iters=None):
+    # the implicit gradient's linear system solved in float64, token by token
+    R, dR = out.double(), dout.double()
+    res = torch.empty_like(R)
+    n = R.shape[-1]
+    for s in range(R.shape[0]):
+        A = torch.eye(2 * n, dtype=torch.float64)
+        A[:n, n:], A[n:, :n] = R[s], R[s].t()
+        b = torch.cat([(R[s] * dR[s]).sum(1), (R[s] * dR[s]).sum(0)])
+        x = torch.linalg.lstsq(A, b[:, None], driver="gelsd").solution[:, 0]
+        res[s] = (dR[s] - x[:n, None] - x[None, n:]) * R[s]
+    return res.float()
+
+
+mhc_bwd_ref = mhc_bwd
 
 
 def sinkhorn_forward(M, iters=20):
