@@ -13,8 +13,10 @@ cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing."""
 import json
 import os
+import re
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 
@@ -190,6 +192,25 @@ def test_cudagraph_lists_withhold_everything_without_a_gpu(screened):
     for name in eager["names"]:
         assert any("inconclusive in mode cudagraph: needs_device" in r
                    for r in why[name]), (name, why.get(name))
+
+
+def test_mode_names_tool_agrees_with_the_served_mode_lists(screened):
+    """bench/mode_names.py (names per mode from a store's verdicts, for
+    restricted runs that serve no list) allows exactly the entry points
+    the daemon's eager and compile lists allow."""
+    d = screened
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "mode_names.py"),
+                          d.db, "--like", "fused::%"], capture_output=True, text=True,
+                         check=True).stdout
+    tool = {m: set(re.search(rf"allowed in {m}: \d+ of \d+: ?(.*)", out).group(1).split(", "))
+            - {""} for m in ("eager", "compile", "cudagraph")}
+    entries = {k.split("::", 1)[1] for (k,) in rows(
+        d, "SELECT key FROM entries WHERE run_id=? AND key LIKE 'fused::%'", d.run)}
+    for m, q in (("eager", ""), ("compile", "?mode=compile"), ("cudagraph", "?mode=cudagraph")):
+        st, allow = d.get_json("/allowlist" + q)
+        served = set(allow.get("names", [])) & entries if st == 200 else set()
+        assert tool[m] == served, (m, tool[m] ^ served)
+    assert tool["eager"] and not tool["cudagraph"], tool
 
 
 @pytest.mark.parametrize("query", ["mode=jit", "mode=", "mode=COMPILE"])
