@@ -31,11 +31,14 @@ def reference(tmp_path_factory, daemon_bin):
         assert run["state"] == "complete" and run["full"] == 1, run
         verdicts = {r[:3]: r[3:] for r in query(d.db, VERDICTS, (out["run"],))}
         # the demo library's own planted crash (rsqrt) and hang (tanh)
-        planted = dict(query(d.db, "SELECT c.key, count(*) FROM results r JOIN "
-                          "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
-                          "r.status IN ('crash', 'timeout') GROUP BY c.key",
-                          (out["run"],)))
-        return verdicts, planted
+        failures = query(d.db, "SELECT c.key, r.status FROM results r JOIN "
+                         "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
+                         "r.status IN ('crash', 'timeout')", (out["run"],))
+        planted, kinds = {}, {}
+        for key, status in failures:
+            planted[key] = planted.get(key, 0) + 1
+            kinds.setdefault(key, []).append(status)
+        return verdicts, planted, {k: sorted(v) for k, v in kinds.items()}
     finally:
         d.stop()
 
@@ -89,9 +92,11 @@ def _untouched_equal(d, run_id, reference, touched):
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
 def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
                                               sig):
-    # a stopped runner is found by the case deadline (5 s here)
-    d = Daemon(tmp_path / "d", runner__case_deadline=5,
-               runner__cpu_case_deadline=5, **SCOPE).start()
+    # a stopped runner is found by the case deadline (15 s here: the demo
+    # library's entry points have cases of 2-5 s on a loaded 2-core host,
+    # and at 5 s two of them timed out beside the killed case)
+    d = Daemon(tmp_path / "d", runner__case_deadline=15,
+               runner__cpu_case_deadline=15, **SCOPE).start()
     try:
         d.wait_fingerprint()
         st, out = d.post_run({})
@@ -122,9 +127,17 @@ def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
         want = ("crash", "signal 9") if sig == "SIGKILL" else ("timeout", "deadline")
         for rs in extra.values():
             assert any(r[0] == want[0] and want[1] in r[2] for r in rs), rs
+        # the case in flight may have been a planted one (the hang, most
+        # likely: it holds its runner longest): it then failed by the
+        # signal instead of its own way, and its key is the one touched
+        moved = {k for k, rs in failed.items() if k not in extra and
+                 sorted(r[0] for r in rs) != reference[2].get(k, [])}
+        assert len(set(extra) | moved) <= 1, (extra, moved)
+        for k in moved:
+            assert any(r[0] == want[0] and want[1] in r[2] for r in failed[k]), failed[k]
         assert victims[0] not in children(d.proc.pid, b"opscreen_runner")
         assert len(children(d.proc.pid, b"opscreen_runner")) >= 1   # a fresh one took its place
-        _untouched_equal(d, run_id, reference, set(extra))
+        _untouched_equal(d, run_id, reference, set(extra) | moved)
     finally:
         d.stop()
 
