@@ -407,17 +407,15 @@ def cutlass_scaled_mm(c, a, b, a_scale, b_scale, bias=None):
 
 
 def mhc_bwd(out, dout, cg_iters=None):
-    # the implicit gradient's linear system solved in float64, token by token
+    # the implicit gradient's linear system solved in float64, every token
+    # at once
     R, dR = out.double(), dout.double()
-    res = torch.empty_like(R)
     n = R.shape[-1]
-    for s in range(R.shape[0]):
-        A = torch.eye(2 * n, dtype=torch.float64)
-        A[:n, n:], A[n:, :n] = R[s], R[s].t()
-        b = torch.cat([(R[s] * dR[s]).sum(1), (R[s] * dR[s]).sum(0)])
-        x = torch.linalg.lstsq(A, b[:, None], driver="gelsd").solution[:, 0]
-        res[s] = (dR[s] - x[:n, None] - x[None, n:]) * R[s]
-    return res.float()
+    A = torch.eye(2 * n, dtype=torch.float64).repeat(R.shape[0], 1, 1)
+    A[:, :n, n:], A[:, n:, :n] = R, R.transpose(1, 2)
+    b = torch.cat([(R * dR).sum(2), (R * dR).sum(1)], 1)
+    x = torch.linalg.lstsq(A, b[:, :, None], driver="gelsd").solution[:, :, 0]
+    return ((dR - x[:, :n, None] - x[:, None, n:]) * R).float()
 
 
 mhc_bwd_ref = mhc_bwd
