@@ -66,9 +66,11 @@ def _values(spec, shape, g):
         return _edge_values(spec, shape, g)
     if domain == "stochastic":  # doubly stochastic in the last two dims
         x = torch.rand(shape, generator=g, dtype=F64) + 0.05
-        for _ in range(100 if len(shape) >= 2 else 1):
+        if len(shape) < 2:
+            return x / x.sum(-1, keepdim=True)
+        for _ in range(100):
             x = x / x.sum(-1, keepdim=True)
-            x = x / x.sum(-2, keepdim=True) if len(shape) >= 2 else x
+            x = x / x.sum(-2, keepdim=True)
         return x
     if domain == "arange":
         n = 1
