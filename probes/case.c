@@ -169,7 +169,8 @@ case_plain(json_t *t, const char *name)
 /*
  * Maps domain d onto the protocol's domain fields of tensor t for dtype (an
  * integer tensor never gets "normal"); edge puts floating tensors in the
- * edge-value domain.  Integer divisors alternate in sign with parity (the
+ * edge-value domain, unless the table marks the domain as kept (d->keep).
+ * Integer divisors alternate in sign with parity (the
  * case index), because the "int" domain is one interval and cannot exclude
  * zero from the middle.
  */
@@ -193,7 +194,7 @@ case_domain(json_t *t, const char *dtype, const struct domain *d, int parity,
 		return case_plain(t, "bool");
 	if (bit == DT_E8M0)
 		return case_plain(t, "positive");
-	if (edge && fl)
+	if (edge && fl && !d->keep)
 		return case_plain(t, "edge");
 	switch (d->code) {
 	case 'u':

@@ -25,6 +25,7 @@ struct shape {
 struct domain {
 	int	code;
 	long	lo, hi;
+	int	keep;	/* '!': the domain holds in the edge_values class too */
 };
 
 /* case.c: each constructor returns a new reference or NULL */

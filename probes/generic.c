@@ -358,6 +358,7 @@ gen_dom_parse(struct gen *g, struct sp *s, struct domain *d)
 		    !sp_accept(s, ')') || d->hi <= d->lo)
 			return gen_fail(g, "k(lo,hi) expected");
 	}
+	d->keep = sp_accept(s, '!');
 	return 0;
 }
 
@@ -493,7 +494,7 @@ static json_t *
 gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 {
 	const struct tov	*tv = ai >= 0 ? &g->tov[ai] : NULL;
-	struct domain		 dom = { 'n', 0, 0 };
+	struct domain		 dom = { 'n', 0, 0, 0 };
 	const char		*dtype = NULL, *layout = NULL;
 	int			 d[GEN_MAXDIMS], nd = -1, base[GEN_MAXDIMS];
 	int			 bnd = -1, i;
@@ -581,7 +582,7 @@ gen_tensor(struct gen *g, int ai, struct sp s, int is_out, int outn)
 		    g->dtype;
 	/* a mask that selects nothing: 0 is false */
 	if (g->allfalse && dom.code == 'b')
-		dom = (struct domain){ 'k', 0, 1 };
+		dom = (struct domain){ 'k', 0, 1, 0 };
 	if (layout == NULL && g->force_layout != NULL && nd >= 2) {
 		layout = g->force_layout;
 		if (g->force_first)

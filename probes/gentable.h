@@ -19,6 +19,11 @@
  *                         h [-0.1,0.1) (small weights), d doubly
  *                         stochastic (last two dims), e edge values, b bool,
  *                         r arange, i(e) index [0,e), k(e,e) ints [lo,hi)
+ *                         D! keeps D in the edge_values class (scales:
+ *                         a NaN, infinite or zero quantisation scale is
+ *                         the quantiser's fault, not the kernel's, and
+ *                         with one the order in which a kernel applies
+ *                         it decides where NaN and inf fall)
  *              @T dtype   same f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool
  *              ^L layout  t transposed, s sliced, c channels_last,
  *                         x[e,...] expanded from that base

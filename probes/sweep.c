@@ -34,7 +34,7 @@ sweep_t(struct sweep *s, json_t *shape, const char *dtype,
 		dtype = s->dtype;
 	if ((t = case_tensor(shape, dtype)) == NULL)
 		return NULL;
-	if (case_domain(t, dtype, &(struct domain){ dom, 0, 0 }, s->idx,
+	if (case_domain(t, dtype, &(struct domain){ dom, 0, 0, 0 }, s->idx,
 	    0) != 0) {
 		json_decref(t);
 		return NULL;
@@ -58,7 +58,7 @@ sweep_index(json_t *shape, const char *dtype, int high)
 	if (dtype == NULL)
 		dtype = "int64";
 	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
-	    &(struct domain){ 'i', 0, high }, 0, 0) != 0) {
+	    &(struct domain){ 'i', 0, high, 0 }, 0, 0) != 0) {
 		json_decref(t);
 		t = NULL;
 	}
@@ -71,7 +71,7 @@ sweep_bool_t(json_t *shape)
 	json_t	*t;
 
 	if ((t = case_tensor(shape, "bool")) != NULL && case_domain(t, "bool",
-	    &(struct domain){ 'b', 0, 0 }, 0, 0) != 0) {
+	    &(struct domain){ 'b', 0, 0, 0 }, 0, 0) != 0) {
 		json_decref(t);
 		t = NULL;
 	}
@@ -1911,7 +1911,7 @@ sweep_xt(const char *dtype, json_t *shape)
 	json_t	*t;
 
 	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
-	    &(struct domain){ DOM_NORMAL, 0, 0 }, 0, 0) != 0) {
+	    &(struct domain){ DOM_NORMAL, 0, 0, 0 }, 0, 0) != 0) {
 		json_decref(t);
 		t = NULL;
 	}
@@ -2029,7 +2029,7 @@ sweep_zero_t(json_t *shape, const char *dtype)
 	json_t	*t;
 
 	if ((t = case_tensor(shape, dtype)) != NULL && case_domain(t, dtype,
-	    &(struct domain){ 'k', 0, 1 }, 0, 0) != 0) {
+	    &(struct domain){ 'k', 0, 1, 0 }, 0, 0) != 0) {
 		json_decref(t);
 		t = NULL;
 	}

@@ -538,12 +538,12 @@ const struct gen_entry gen_table[] = {
 	 */
 	RC("fused::cutlass_scaled_mm", DT_BF16 | DT_F16, 0, "float",
 	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_NONCONTIG,
-	    "c=[M,N] a=[M,K]:u@f8e4 b=[K,N]:u@f8e4^t a_scale=[M,1]:q@f32 "
-	    "b_scale=[1,N]:q@f32",
-	    "M=7 K=128 N=64", "a_scale=[1]:q@f32 b_scale=[1]:q@f32 M=33 K=256 N=128",
+	    "c=[M,N] a=[M,K]:u@f8e4 b=[K,N]:u@f8e4^t a_scale=[M,1]:q!@f32 "
+	    "b_scale=[1,N]:q!@f32",
+	    "M=7 K=128 N=64", "a_scale=[1]:q!@f32 b_scale=[1]:q!@f32 M=33 K=256 N=128",
 	    "bias=[N] M=16 K=64 N=48",
-	    "a_scale=[M,K/128]:q@f32 b_scale=[K/128,N/128]:q@f32 M=5 K=256 N=256",
-	    "a_scale=[M,K/128]:q@f32 b_scale=[K/128,N/128]:q@f32 M=1 K=7168 N=2048",
+	    "a_scale=[M,K/128]:q!@f32 b_scale=[K/128,N/128]:q!@f32 M=5 K=256 N=256",
+	    "a_scale=[M,K/128]:q!@f32 b_scale=[K/128,N/128]:q!@f32 M=1 K=7168 N=2048",
 	    "M=64 K=4096 N=1024",
 	    "a=[M,K]:s@i8 b=[K,N]:s@i8^t M=8 K=64 N=32"),
 	/*

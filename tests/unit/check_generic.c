@@ -924,6 +924,46 @@ START_TEST(options_class)
 }
 END_TEST
 
+/*
+ * The edge_values class puts floating operands in the edge domain, except
+ * those whose table domain is kept ('!'): cutlass_scaled_mm's quantisation
+ * scales stay in (0.05, 0.95) while its fp8 operands get NaN and the rest.
+ */
+START_TEST(edge_kept_domain)
+{
+	json_t		*out = json_array(), *c, *a;
+	size_t		 i, j;
+	int		 n, edge = 0, kept = 0;
+	const char	*name;
+
+	n = generic_expand("fused::cutlass_scaled_mm", "cutlass_scaled_mm("
+	    "Tensor c, Tensor a, Tensor b, Tensor a_scale, Tensor b_scale, "
+	    "Tensor? bias=None) -> ()", PROBE_EDGE_VALUES, NULL, out);
+	ck_assert_int_gt(n, 0);
+	json_array_foreach(out, i, c) {
+		ck_assert_str_eq(field(c, "class"), "edge_values");
+		json_array_foreach(json_object_get(c, "args"), j, a) {
+			if (j < 1 || j > 4)
+				continue;
+			name = field(a, "domain");
+			ck_assert_ptr_nonnull(name);
+			if (j <= 2) {
+				ck_assert_str_eq(name, "edge");
+				edge++;
+			} else {
+				ck_assert_str_eq(name, "uniform");
+				ck_assert(json_real_value(json_object_get(a,
+				    "low")) >= 0.05);
+				kept++;
+			}
+		}
+	}
+	ck_assert_int_eq(edge, kept);
+	ck_assert_int_gt(kept, 0);
+	json_decref(out);
+}
+END_TEST
+
 START_TEST(coverage)
 {
 	json_t		*a = entries(), *e;
@@ -967,6 +1007,7 @@ main(void)
 	tcase_add_test(tc, views_cases);
 	tcase_add_test(tc, empty_class);
 	tcase_add_test(tc, options_class);
+	tcase_add_test(tc, edge_kept_domain);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
