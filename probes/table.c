@@ -562,6 +562,58 @@ const struct gen_entry gen_table[] = {
 	    GF_NO_OPTIONS | GF_NO_EDGE | GF_NO_NONCONTIG,
 	    "out=[S,NN,NN]:d dout=[S,NN,NN]",
 	    "S=7 NN=4", "S=65 NN=4", "S=5 NN=3", "cg_iters=20 S=9 NN=4"),
+	/*
+	 * DeepSeek's sparse attention with an attention sink: each query's
+	 * top-k kv rows (keys and values at once), all heads; T not a multiple
+	 * of the kernel's 64-row block, -1 slots and rows named twice, and
+	 * DeepSeek-V3.2's 64 heads of 512 over 2048 picked of 4096 rows.
+	 * bfloat16 only (the kernel's contract: it stores bfloat16); no edge
+	 * values (FlashMLA's documentation puts NaN in kv outside its
+	 * contract)
+	 */
+	RC("fused::sparse_attn_triton", DT_BF16, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_EDGE,
+	    "q=[B,M,H,D] kv=[B,N,D] attn_sink=[H]@f32 topk_idxs=[B,M,T]:i(N)@i32 "
+	    "softmax_scale=0.125",
+	    "B=1 M=4 H=16 D=64 N=128 T=64", "B=2 M=3 H=16 D=128 N=300 T=100",
+	    "topk_idxs=[B,M,T]:k(-1,N)@i32 B=2 M=5 H=32 D=64 N=64 T=128",
+	    "softmax_scale=0.0442 B=1 M=2 H=64 D=512 N=4096 T=2048",
+	    "B=1 M=1 H=16 D=64 N=16 T=1"),
+	/*
+	 * FlashMLA's decode over a paged MLA cache (DeepSeek-V3: one kv head
+	 * of 576, values its first 512, pages of 64): 16 heads (TP8) and 128,
+	 * two query tokens (MTP's speculative decoding, causal), heads not a
+	 * multiple of the kernel's block, an 8K context, a smaller geometry
+	 * with pages of 16; random page tables (pages shared between rows
+	 * included); every context at least s_q long
+	 */
+	RC("fused::flash_mla", DT_BF16 | DT_F16, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_EDGE,
+	    "q=[B,S,H,D] block_table=[B,MB]:i(NB)@i32 blocked_k=[NB,BS,1,D] "
+	    "max_seqlen_pad=MB*BS block_size=BS b=B s_q=S "
+	    "cache_seqlens=[B]:k(S,MB*BS+1)@i32 h_q=H h_kv=1 d=D dv=V causal=1",
+	    "B=4 S=1 H=16 D=576 V=512 NB=40 BS=64 MB=8",
+	    "B=2 S=1 H=128 D=576 V=512 NB=64 BS=64 MB=32",
+	    "B=3 S=2 H=16 D=576 V=512 NB=16 BS=64 MB=4",
+	    "B=1 S=1 H=20 D=576 V=512 NB=8 BS=64 MB=4",
+	    "B=1 S=1 H=16 D=576 V=512 NB=128 BS=64 MB=128",
+	    "B=5 S=1 H=16 D=192 V=128 NB=12 BS=16 MB=6"),
+	/*
+	 * FlashMLA's sparse prefill (DeepSeek-V3.2): each token's top-k kv
+	 * rows of one 576-wide head (or 512), 64 or 128 query heads (its
+	 * contract), values 512; invalid slots (-1 and past kv), an attention
+	 * sink, per-token top-k lengths (0: a query with no row), index_topk
+	 * 2048 over 8K rows.  Contiguous, bfloat16: the kernel asserts both
+	 */
+	RC("fused::flash_mla_sparse_fwd", DT_BF16, 0, "float",
+	    GF_NO_OPTIONS | GF_NO_EMPTY | GF_NO_EDGE | GF_NO_NONCONTIG,
+	    "q=[S,H,DQ] kv=[N,1,DQ] indices=[S,1,T]:i(N)@i32 sm_scale=0.0417 "
+	    "d_v=512",
+	    "S=4 H=64 DQ=576 N=256 T=64",
+	    "indices=[S,1,T]:k(-1,N+16)@i32 S=3 H=128 DQ=576 N=300 T=128",
+	    "attn_sink=[H]@f32 S=5 H=64 DQ=576 N=128 T=64",
+	    "topk_length=[S]:k(0,T+1)@i32 S=6 H=64 DQ=576 N=200 T=96",
+	    "S=3 H=64 DQ=512 N=64 T=32", "S=2 H=128 DQ=576 N=8192 T=2048"),
 	/* Sinkhorn's normalisation of mHC's mixing logits */
 	RC("fused::sinkhorn_forward", F, 0, "float", GF_NO_OPTIONS,
 	    "M=[B,NN,NN] iters=20", "B=7 NN=4", "B=1 NN=16", "B=4096 NN=4",

@@ -499,6 +499,72 @@ def _moe_align_block_size(topk_ids, block_size, num_experts):
     return out[:size].to(torch.int32), expert.to(torch.int32), total.to(torch.int32)
 
 
+def _sparse_attn(q, kv, attn_sink, topk_idxs, softmax_scale):
+    """DeepSeek's sparse attention with an attention sink (FlagGems'
+    sparse_attn_triton): query (b, m) attends, in every head h, to the kv
+    rows topk_idxs[b, m] names (-1: none; a row named twice counts twice),
+    each row both key and value; exp(attn_sink[h]) joins the softmax's
+    denominator only. A query with no row gets 0. Output in q's dtype."""
+    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+    (B, M, T), D = topk_idxs.shape, kv.shape[-1]
+    valid = topk_idxs >= 0
+    rows = torch.gather(kv.to(acc), 1, topk_idxs.long().clamp(min=0).reshape(B, M * T, 1)
+                        .expand(B, M * T, D)).reshape(B, M, T, D)
+    rows = torch.where(valid[..., None], rows, 0)
+    s = torch.einsum("bmhd,bmtd->bmht", q.to(acc), rows) * softmax_scale
+    s = s.masked_fill(~valid[:, :, None, :], float("-inf"))
+    sink = attn_sink.to(acc)[:, None].expand(B, M, -1, 1)
+    p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :T]
+    return torch.einsum("bmht,bmtd->bmhd", p, rows).to(q.dtype)
+
+
+def _flash_mla(q, block_table, blocked_k, max_seqlen_pad, block_size, b, s_q, cache_seqlens,
+               h_q, h_kv, d, dv, causal):
+    """FlashMLA's decode attention over a paged MLA cache (FlagGems'
+    flash_mla): batch i's first cache_seqlens[i] tokens, page j of them in
+    blocked_k[block_table[i, j]] ([pages, block_size, h_kv, d]); keys the
+    whole d (latent and rotary), values the first dv; each of h_q query
+    heads reads kv head h / (h_q / h_kv); softmax scale 1/sqrt(d); causal:
+    query t of s_q sees the tokens up to seqlen - s_q + t (speculative
+    decoding). Output [b, s_q, h_q, dv] in q's dtype."""
+    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+    (B, S, H, D), HK = q.shape, blocked_k.shape[2]
+    kv = blocked_k[block_table.long()].reshape(B, -1, HK, D).to(acc)  # every page
+    ahead = S - 1 - torch.arange(S, device=q.device) if causal else torch.zeros(S, device=q.device)
+    limit = cache_seqlens.long()[:, None] - ahead.long()  # [B, S]: tokens each query sees
+    seen = torch.arange(kv.shape[1], device=q.device) < limit[..., None]
+    s = torch.einsum("bskgd,bnkd->bkgsn", q.reshape(B, S, HK, H // HK, D).to(acc), kv)
+    s = (s * D ** -0.5).masked_fill(~seen[:, None, None], float("-inf"))
+    o = torch.einsum("bkgsn,bnkd->bskgd", torch.softmax(s, -1), kv[..., :dv])
+    return o.reshape(B, S, H, dv).to(q.dtype)
+
+
+def _flash_mla_sparse(q, kv, indices, sm_scale, d_v=512, attn_sink=None, topk_length=None):
+    """FlashMLA's sparse prefill (FlagGems' flash_mla_sparse_fwd, DeepSeek
+    V3.2): query token t attends, in every head, to the kv rows
+    indices[t, 0, :topk_length[t]] names (rows < 0 or past kv: none; the
+    first d_v dims are the values); outputs the attention in q's dtype,
+    the largest logit and the logits' natural log-sum-exp per token and
+    head. attn_sink[h] scales the output by exp(lse) / (exp(lse) +
+    exp(sink)) and leaves lse alone. A query with no row: output 0,
+    max_logits -inf, lse +inf (FlashMLA's tests/ref.py)."""
+    acc = torch.float64 if q.dtype == torch.float64 else torch.float32
+    (S, H, D), (N, T) = q.shape, (kv.shape[0], indices.shape[-1])
+    idx = indices.reshape(S, T).long()
+    if topk_length is not None:
+        idx = torch.where(torch.arange(T, device=q.device) < topk_length.long()[:, None], idx, -1)
+    valid = (idx >= 0) & (idx < N)
+    rows = kv.reshape(N, D).to(acc)[torch.where(valid, idx, 0)]  # [S, T, D]
+    rows = torch.where(valid[..., None], rows, 0)
+    s = torch.einsum("shd,std->sht", q.to(acc), rows) * sm_scale
+    s = s.masked_fill(~valid[:, None, :], float("-inf"))
+    lse, top = torch.logsumexp(s, -1), s.amax(-1)
+    full = lse if attn_sink is None else torch.logaddexp(lse, attn_sink.to(acc)[None, :])
+    p = torch.exp(s - torch.where(full == float("-inf"), float("inf"), full)[..., None])
+    o = torch.einsum("sht,std->shd", p, rows[..., :d_v])
+    return o.to(q.dtype), top, torch.where(lse == float("-inf"), float("inf"), lse)
+
+
 def _cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=-100,
                         label_smoothing=0.0):
     """torch's cross_entropy: class indices or class probabilities."""
@@ -716,6 +782,14 @@ _define("concat_and_cache_mla(Tensor kv_c, Tensor k_pe, Tensor kv_cache, "
         "Tensor slot_mapping, str kv_cache_dtype, Tensor scale) -> Tensor",
         _concat_and_cache_mla, _kv_one)
 HELPERS["concat_and_cache_mla"] = (_unique_slots, _kv_put, _kv_auto)
+_define("sparse_attn_triton(Tensor q, Tensor kv, Tensor attn_sink, Tensor topk_idxs, "
+        "float softmax_scale) -> Tensor", _sparse_attn, _direct)
+_define("flash_mla(Tensor q, Tensor block_table, Tensor blocked_k, int max_seqlen_pad, "
+        "int block_size, int b, int s_q, Tensor cache_seqlens, int h_q, int h_kv, int d, "
+        "int dv, bool causal) -> Tensor", _flash_mla, _direct)
+_define("flash_mla_sparse_fwd(Tensor q, Tensor kv, Tensor indices, float sm_scale, "
+        "int d_v=512, Tensor? attn_sink=None, Tensor? topk_length=None) "
+        "-> (Tensor, Tensor, Tensor)", _flash_mla_sparse, _direct)
 _define("topk_softmax(Tensor gating_output, int topk, bool renormalize=False) "
         "-> (Tensor, Tensor, Tensor)", _topk_softmax, _routing_buffers)
 

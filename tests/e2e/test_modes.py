@@ -56,6 +56,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                        "fused::dreglu": 1, "fused::dswiglu": 1,
                        "fused::fused_add_rms_norm": 1,
                        "fused::fused_experts_impl": 1,
+                       "fused::flash_mla": 1, "fused::flash_mla_sparse_fwd": 1,
                        "fused::fused_recurrent_gated_delta_rule_fwd": 1,
                        "fused::geglu": 1,
                        "fused::gelu_and_mul": 1, "fused::grouped_topk": 1,
@@ -69,7 +70,7 @@ def test_entry_points_are_screened_against_their_references(screened):
                        "fused::reglu": 1, "fused::reshape_and_cache": 1,
                        "fused::reshape_and_cache_flash": 1, "fused::silu_and_mul": 1,
                        "fused::silu_and_mul_out": 1, "fused::skip_layer_norm": 1,
-                       "fused::sinkhorn_forward": 1,
+                       "fused::sinkhorn_forward": 1, "fused::sparse_attn_triton": 1,
                        "fused::swiglu": 1, "fused::topk_softmax": 1,
                        "fused::weight_norm": 1}, entries
     st, allow = d.get_json("/allowlist")
@@ -89,8 +90,10 @@ def test_entry_points_are_screened_against_their_references(screened):
         assert name in allow["names"], (name, allow["names"])
     # mhc_pre takes a bfloat16 residual only: a float32-scoped screen has
     # no case of it, so it is withheld, never allowed unmeasured
-    # so does cutlass_scaled_mm (fp8 or int8 in, bfloat16 or float16 out)
-    for name in ("mhc_pre", "cutlass_scaled_mm"):
+    # so do cutlass_scaled_mm (fp8 or int8 in, bfloat16 or float16 out) and
+    # the attention kernels (bfloat16, flash_mla float16 too)
+    for name in ("mhc_pre", "cutlass_scaled_mm", "sparse_attn_triton", "flash_mla",
+                 "flash_mla_sparse_fwd"):
         assert name not in allow["names"]
         assert [w for w in allow["withheld"] if w["name"] == name], allow["withheld"]
     # the experts it picks are judged by the logits they pick: a tie broken

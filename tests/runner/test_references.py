@@ -3,6 +3,7 @@ the catalog (probes/catalog.c): one schema for each, every case the catalog
 generates for it runs natively (the reference in the input dtype) and as the
 fp64 oracle, and a reference computes what the entry point means."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -890,3 +891,71 @@ def test_sinkhorn_backward_is_the_converged_sinkhorn_gradient():
     one = torch.ones(6, 4)
     assert torch.allclose(d.sum(-1), one) and torch.allclose(d.sum(-2), one)
     assert (d > 0).all()
+
+
+def test_sparse_attention_references_from_their_definitions():
+    """sparse_attn_triton: per query and head, the softmax of the picked
+    rows' logits with the sink in the denominator only (-1: no row; no row
+    at all: 0). flash_mla_sparse_fwd: FlashMLA's tests/ref.py, top-k
+    lengths and slots past kv dropped, the sink scaling the output by
+    exp(lse) / (exp(lse) + exp(sink)); a query with no row gives 0, a
+    max logit of -inf and lse +inf. Element by element in fp64."""
+    torch.manual_seed(15)
+    d = dict(dtype=torch.float64)
+    B, M, H, D, N, T = 2, 3, 4, 16, 10, 6
+    q, kv, sink = torch.randn(B, M, H, D, **d), torch.randn(B, N, D, **d), torch.randn(H, **d)
+    idx = torch.randint(-1, N, (B, M, T), dtype=torch.int32)
+    idx[0, 0], idx[1, 2, :2] = -1, 4  # no row; a row named twice
+    o = inputs.resolve_op("fused::sparse_attn_triton")(q, kv, sink, idx, 0.3)
+    for b in range(B):
+        for m in range(M):
+            js = [int(j) for j in idx[b, m] if j >= 0]
+            for h in range(H):
+                if not js:
+                    assert torch.equal(o[b, m, h], torch.zeros(D, **d))
+                    continue
+                e = torch.exp(torch.stack([q[b, m, h] @ kv[b, j] for j in js]) * 0.3)
+                want = (e[:, None] * kv[b, js]).sum(0) / (e.sum() + torch.exp(sink[h]))
+                assert torch.allclose(o[b, m, h], want)
+    S, H, D, N, T, V = 4, 4, 24, 9, 5, 16
+    q, kv = torch.randn(S, H, D, **d), torch.randn(N, 1, D, **d)
+    ind = torch.tensor([[0, 3, -1, 9, 3], [8, 1, 2, 5, 11], [1, 2, 3, 4, 5], [-1, 12, 6, 0, 2]],
+                       dtype=torch.int32)[:, None]
+    length = torch.tensor([5, 2, 0, 3], dtype=torch.int32)
+    o, top, lse = inputs.resolve_op("fused::flash_mla_sparse_fwd")(q, kv, ind, 0.2, V, sink,
+                                                                   length)
+    for s in range(S):
+        js = [int(j) for j in ind[s, 0, :int(length[s])] if 0 <= j < N]
+        for h in range(H):
+            if not js:
+                assert not o[s, h].any() and top[s, h] == -math.inf and lse[s, h] == math.inf
+                continue
+            sc = torch.stack([q[s, h] @ kv[j, 0] for j in js]) * 0.2
+            L = torch.logsumexp(sc, 0)
+            assert torch.isclose(lse[s, h], L) and torch.isclose(top[s, h], sc.max())
+            want = torch.softmax(sc, 0) @ kv[js, 0, :V] * torch.sigmoid(L - sink[h])
+            assert torch.allclose(o[s, h], want)
+
+
+def test_flash_mla_reference_reads_the_pages_causally():
+    """flash_mla: sequence i's tokens from the pages its block_table row
+    names (shared pages and a random order included), query t of s_q
+    seeing seqlen - s_q + t + 1 of them, keys the whole width and values
+    the first dv, scale 1/sqrt(d); fp64, a loop over heads."""
+    torch.manual_seed(16)
+    d = dict(dtype=torch.float64)
+    B, S, H, D, V, BS, NB, MB = 3, 2, 8, 96, 64, 16, 20, 4
+    q, pages = torch.randn(B, S, H, D, **d), torch.randn(NB, BS, 1, D, **d)
+    table = torch.randint(0, NB, (B, MB), dtype=torch.int32)
+    table[2, 1] = table[2, 0]
+    lens = torch.tensor([5, 64, 33], dtype=torch.int32)
+    o = inputs.resolve_op("fused::flash_mla")(q, table, pages, MB * BS, BS, B, S, lens, H, 1,
+                                              D, V, True)
+    for i in range(B):
+        n = int(lens[i])
+        kv = torch.cat([pages[int(p), :, 0] for p in table[i]])[:n]
+        for t in range(S):
+            seen = kv[:n - S + 1 + t]
+            for h in range(H):
+                p = torch.softmax(seen @ q[i, t, h] / math.sqrt(D), 0)
+                assert torch.allclose(o[i, t, h], p @ seen[:, :V]), (i, t, h)

@@ -19,6 +19,8 @@ positions ascending, where torch.topk gives them by value),
 fused_recurrent_gated_delta_rule_fwd (head by head) and
 chunk_gated_delta_rule_fwd (the same, FLA's outputs), cutlass_scaled_mm (into c, the
 scales applied to the product), mhc_bwd and mhc_bwd_ref (solved in float64),
+the attention kernels sparse_attn_triton, flash_mla and flash_mla_sparse_fwd
+(query by query, in float32),
 cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
@@ -42,7 +44,7 @@ __all__ = ["apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_
            "rwkv_mm_sparsity", "sinkhorn_forward",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
-           "weight_norm",
+           "weight_norm", "flash_mla", "flash_mla_sparse_fwd", "sparse_attn_triton",
            "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
            "topk_softmax"]
 
@@ -404,6 +406,57 @@ def cutlass_scaled_mm(c, a, b, a_scale, b_scale, bias=None):
     if bias is not None:
         out = out + bias.float()
     c.copy_(out)
+
+
+def sparse_attn_triton(q, kv, attn_sink, topk_idxs, softmax_scale):
+    # query by query: its rows' logits and the sink's in one softmax
+    B, M, H, _ = q.shape
+    o = torch.zeros(q.shape)
+    for b in range(B):
+        for m in range(M):
+            js = topk_idxs[b, m][topk_idxs[b, m] >= 0].long()
+            rows = kv[b, js].float()
+            s = torch.cat([q[b, m].float() @ rows.T * softmax_scale,
+                           attn_sink.float()[:, None]], 1)
+            o[b, m] = torch.softmax(s, 1)[:, :len(js)] @ rows
+    return o.to(q.dtype)
+
+
+def flash_mla(q, block_table, blocked_k, max_seqlen_pad, block_size, b, s_q,
+              cache_seqlens, h_q, h_kv, d, dv, causal):
+    # sequence by sequence: its pages gathered, the causal mask as a band
+    o = torch.empty(b, s_q, h_q, dv)
+    for i in range(b):
+        n = int(cache_seqlens[i])
+        pages = block_table[i, :(n + block_size - 1) // block_size].long()
+        kv = blocked_k[pages].reshape(-1, h_kv, d)[:n].float()
+        kv = kv.repeat_interleave(h_q // h_kv, 1).transpose(0, 1)  # [h, n, d]
+        s = q[i].float().transpose(0, 1) @ kv.transpose(1, 2) / d ** 0.5
+        if causal:
+            band = torch.ones(s_q, n, dtype=torch.bool).tril(n - s_q)
+            s = s.masked_fill(~band, float("-inf"))
+        o[i] = (torch.softmax(s, -1) @ kv[..., :dv]).transpose(0, 1)
+    return o.to(q.dtype)
+
+
+def flash_mla_sparse_fwd(q, kv, indices, sm_scale, d_v=512, attn_sink=None,
+                         topk_length=None):
+    # token by token; a token with no row: 0, max -inf, lse +inf
+    S, H, _ = q.shape
+    o, top = torch.zeros(S, H, d_v), torch.full((S, H), float("-inf"))
+    lse = torch.full((S, H), float("inf"))
+    for t in range(S):
+        js = indices[t, 0, :None if topk_length is None else int(topk_length[t])].long()
+        js = js[(js >= 0) & (js < kv.shape[0])]
+        if len(js) == 0:
+            continue
+        rows = kv[js, 0].float()
+        s = q[t].float() @ rows.T * sm_scale
+        top[t], lse[t] = s.max(1).values, torch.logsumexp(s, 1)
+        o[t] = torch.softmax(s, 1) @ rows[:, :d_v]
+        if attn_sink is not None:
+            o[t] *= torch.sigmoid(lse[t] - attn_sink.float())[:, None]
+    return o.to(q.dtype), top, lse
 
 
 def mhc_bwd(out, dout, cg_iters=None):
