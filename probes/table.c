@@ -317,6 +317,32 @@ const struct gen_entry gen_table[] = {
 	    GF_NO_EDGE | GF_NO_NONCONTIG, MOE_ARGS, MOE_SIZES),
 #undef MOE_ARGS
 #undef MOE_SIZES
+	/*
+	 * The fused MoE's GEMM launchers (vLLM's invoke_fused_moe_kernel,
+	 * unquantised): the first GEMM (A the tokens, top_k the routing's, C
+	 * [T,KT,N]) and the second (A one row per token and expert, top_k 1,
+	 * the routing weights applied); tile configs of vLLM's tuned files
+	 * (grouped, decode with fewer tokens than a block), K and N not
+	 * multiples of the tiles.  The token blocks are opscreen's alignment
+	 * (references.py, _moe_blocks).  Contiguous, as vLLM allocates them
+	 */
+#define MOE_GEMM "A=[T,H] B=[E,N,H] C=[T,KT,N] topk_weights=[T,KT]:p@f32 " \
+	    "topk_ids=[T,KT]:i(E)@i32 mul_routed_weight=0 top_k=KT " \
+	    "block_size_m=BM block_size_n=BN block_size_k=BK group_size_m=G"
+#define MOE_GEMM_SIZES "T=7 KT=2 E=8 H=128 N=96 BM=16 BN=32 BK=64 G=1", \
+	    "T=64 KT=8 E=16 H=256 N=256 BM=64 BN=64 BK=32 G=8", \
+	    "T=1 KT=8 E=32 H=1024 N=256 BM=16 BN=64 BK=64 G=1", \
+	    "T=33 KT=4 E=4 H=100 N=50 BM=32 BN=32 BK=64 G=1", \
+	    "A=[T*KT,N] B=[E,H,N] C=[T,KT,H] mul_routed_weight=1 top_k=1 " \
+	    "T=33 KT=4 E=8 N=128 H=192 BM=16 BN=64 BK=32 G=1"
+	RC("fused::invoke_fused_moe_triton_kernel", F, 0, "float",
+	    GF_NO_EDGE | GF_NO_NONCONTIG | GF_NO_OPTIONS, MOE_GEMM,
+	    MOE_GEMM_SIZES),
+	RC("fused::dispatch_fused_moe_kernel", F, 0, "float",
+	    GF_NO_EDGE | GF_NO_NONCONTIG | GF_NO_OPTIONS, MOE_GEMM,
+	    MOE_GEMM_SIZES),
+#undef MOE_GEMM
+#undef MOE_GEMM_SIZES
 	/* the fused MoE's token alignment: positions by expert, each run
 	 * padded to the block size (compared in the canonical order of
 	 * references.py, _aligned: the order within a run is the kernel's) */

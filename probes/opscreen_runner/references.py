@@ -565,6 +565,37 @@ def _flash_mla_sparse(q, kv, indices, sm_scale, d_v=512, attn_sink=None, topk_le
     return o.to(q.dtype), top, torch.where(lse == float("-inf"), float("inf"), lse)
 
 
+def _moe_gemm(A, B, C, topk_weights, topk_ids, mul_routed_weight, top_k, block_size_m=16,
+              block_size_n=32, block_size_k=64, group_size_m=1):
+    """vLLM's fused MoE GEMM as its launchers run it (unquantised): row f
+    of C ([tokens, top_k, N] flattened) is A[f // top_k] times the
+    transpose of B[topk_ids.flat[f]] ([experts, N, K]), times
+    topk_weights.flat[f] when mul_routed_weight, accumulated in float32, in
+    C's dtype. The first GEMM (top_k the routing's) and the second (A one
+    row per token and expert, top_k 1) alike; the tile sizes are the
+    launcher's config, no part of the result."""
+    acc = torch.float64 if C.dtype == torch.float64 else torch.float32
+    e, N = topk_ids.reshape(-1).long(), B.shape[1]
+    out = torch.einsum("fk,enk->fen", A.to(acc).repeat_interleave(top_k, 0), B.to(acc))
+    out = out.gather(1, e[:, None, None].expand(-1, 1, N))[:, 0]
+    out = out * topk_weights.reshape(-1, 1).to(acc) if mul_routed_weight else out
+    return out.reshape(C.shape).to(C.dtype)
+
+
+def _moe_blocks(fn, C, topk_ids, experts, bm=16, bn=32, bk=64, gm=1):
+    """The launcher's keyword arguments: the token ids sorted into blocks
+    of bm (moe_align_block_size's layout, opscreen's), the tile config, the
+    compute type in the library's own Triton language (`tl` of its module;
+    C's torch dtype for a library without one), no quantisation."""
+    ids, blocks, total = _moe_align_block_size(topk_ids, bm, experts)
+    return dict(sorted_token_ids=ids, expert_ids=blocks, num_tokens_post_padded=total,
+                config=dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=gm),
+                compute_type=getattr(getattr(fn, "__globals__", {}).get("tl"),
+                                     str(C.dtype).removeprefix("torch."), C.dtype),
+                use_fp8_w8a8=False, use_int8_w8a8=False, use_int8_w8a16=False,
+                use_int4_w4a16=False, per_channel_quant=False)
+
+
 def _cross_entropy_loss(inp, target, weight=None, reduction="mean", ignore_index=-100,
                         label_smoothing=0.0):
     """torch's cross_entropy: class indices or class probabilities."""
@@ -612,6 +643,21 @@ def _in_place_first(fn, x, *args, **kwargs):
     after the call, on a private copy."""
     fn(x := x.clone(), *args, **kwargs)
     return x
+
+
+def _moe_invoke(fn, A, B, C, topk_weights, topk_ids, mul_routed_weight, top_k, *config):
+    """invoke_fused_moe_triton_kernel writes C and returns nothing: C after
+    the call, on a private copy; no scales (A_scale, B_scale)."""
+    fn(A, B, C := C.clone(), None, None, topk_weights, mul_routed_weight=mul_routed_weight,
+       top_k=top_k, **_moe_blocks(fn, C, topk_ids, len(B), *config))
+    return C
+
+
+def _moe_dispatch(fn, A, B, C, topk_weights, topk_ids, mul_routed_weight, top_k, *config):
+    """dispatch_fused_moe_kernel likewise, with no zero points (B_zp)."""
+    fn(A, B, C := C.clone(), None, None, None, topk_weights, mul_routed_weight=mul_routed_weight,
+       top_k=top_k, **_moe_blocks(fn, C, topk_ids, len(B), *config))
+    return C
 
 
 def _kv_pair(fn, key, value, key_cache, value_cache, slot_mapping, *args):
@@ -782,6 +828,12 @@ _define("concat_and_cache_mla(Tensor kv_c, Tensor k_pe, Tensor kv_cache, "
         "Tensor slot_mapping, str kv_cache_dtype, Tensor scale) -> Tensor",
         _concat_and_cache_mla, _kv_one)
 HELPERS["concat_and_cache_mla"] = (_unique_slots, _kv_put, _kv_auto)
+for _n, _c in (("invoke_fused_moe_triton_kernel", _moe_invoke),
+               ("dispatch_fused_moe_kernel", _moe_dispatch)):
+    _define(f"{_n}(Tensor A, Tensor B, Tensor C, Tensor topk_weights, Tensor topk_ids, "
+            "bool mul_routed_weight, int top_k, int block_size_m=16, int block_size_n=32, "
+            "int block_size_k=64, int group_size_m=1) -> Tensor", _moe_gemm, _c)
+    HELPERS[_n] = (_moe_align_block_size, _moe_blocks)
 _define("sparse_attn_triton(Tensor q, Tensor kv, Tensor attn_sink, Tensor topk_idxs, "
         "float softmax_scale) -> Tensor", _sparse_attn, _direct)
 _define("flash_mla(Tensor q, Tensor block_table, Tensor blocked_k, int max_seqlen_pad, "

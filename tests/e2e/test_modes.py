@@ -53,6 +53,8 @@ def test_entry_points_are_screened_against_their_references(screened):
                        "fused::concat_and_cache_mla": 1,
                        "fused::cutlass_scaled_mm": 1,
                        "fused::cross_entropy_loss": 1, "fused::dgeglu": 1,
+                       "fused::dispatch_fused_moe_kernel": 1,
+                       "fused::invoke_fused_moe_triton_kernel": 1,
                        "fused::dreglu": 1, "fused::dswiglu": 1,
                        "fused::fused_add_rms_norm": 1,
                        "fused::fused_experts_impl": 1,
@@ -86,7 +88,8 @@ def test_entry_points_are_screened_against_their_references(screened):
                  "cross_entropy_loss", "instance_norm", "rwkv_mm_sparsity",
                  "rwkv_ka_fusion", "mhc_post", "sinkhorn_forward",
                  "bucket_sort_topk", "fused_recurrent_gated_delta_rule_fwd",
-                 "chunk_gated_delta_rule_fwd", "mhc_bwd", "mhc_bwd_ref"):
+                 "chunk_gated_delta_rule_fwd", "mhc_bwd", "mhc_bwd_ref",
+                 "invoke_fused_moe_triton_kernel", "dispatch_fused_moe_kernel"):
         assert name in allow["names"], (name, allow["names"])
     # mhc_pre takes a bfloat16 residual only: a float32-scoped screen has
     # no case of it, so it is withheld, never allowed unmeasured

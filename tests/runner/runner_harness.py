@@ -14,8 +14,8 @@ PYTHONPATH = os.pathsep.join([os.path.join(ROOT, "probes"),
                               os.path.join(ROOT, "tests", "demolib")])
 sys.path[:0] = PYTHONPATH.split(os.pathsep)  # in-process tests import the runner
 REPRO_LINES = 40  # what a repro may hold (docs/protocol.md, "Repro")
-ENTRY_LINES = 15  # and an entry point's or a mode's, beyond (its reference, compile or capture)
-ROUTING_LINES = 25  # and a grouped routing's, beyond (its fp64 judge: figures.grouped_routing)
+ENTRY_LINES = 30  # and an entry point's or a mode's, beyond (its reference, compile or capture)
+ROUTING_LINES = 10  # and a grouped routing's, beyond (its fp64 judge: figures.grouped_routing)
 
 
 class Runner:

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 
 import pytest
 import torch
@@ -959,3 +960,57 @@ def test_flash_mla_reference_reads_the_pages_causally():
             for h in range(H):
                 p = torch.softmax(seen @ q[i, t, h] / math.sqrt(D), 0)
                 assert torch.allclose(o[i, t, h], p @ seen[:, :V]), (i, t, h)
+
+
+def test_moe_gemm_launchers_reference_and_calling_convention(cases, tmp_path):
+    """The fused MoE's GEMM launchers: row f of C is A[f // top_k] through
+    expert topk_ids.flat[f]'s B (times its routing weight when asked), the
+    first GEMM and the second alike. Their calling convention hands the
+    library every flat token once, in blocks of one expert each (padding
+    past the tokens), the tile config and the compute type of the
+    library's own `tl` (C's torch dtype without one); the repro of a case
+    runs that convention on the demo library's launcher and passes."""
+    torch.manual_seed(17)
+    d = dict(dtype=torch.float64)
+    T, KT, E, H, N = 5, 3, 4, 12, 7
+    A, B, w = torch.randn(T, H, **d), torch.randn(E, N, H, **d), torch.rand(T, KT, **d)
+    ids = torch.randint(0, E, (T, KT), dtype=torch.int32)
+    op = inputs.resolve_op("fused::invoke_fused_moe_triton_kernel")
+    C = op(A, B, torch.empty(T, KT, N, **d), w, ids, False, KT)
+    C2 = op(C.reshape(T * KT, N), B.transpose(1, 2).contiguous(), torch.empty(T, KT, H, **d),
+            w, ids, True, 1)
+    for t in range(T):
+        for j in range(KT):
+            e = int(ids[t, j])
+            assert torch.allclose(C[t, j], B[e] @ A[t])
+            assert torch.allclose(C2[t, j], B[e].T @ C[t, j] * w[t, j])
+    seen = {}
+    module = {"tl": types.SimpleNamespace(float64="tl.float64"), "seen": seen}
+    exec("def invoke_fused_moe_triton_kernel(A, B, C, A_scale, B_scale, topk_weights, **kw):\n"
+         "    seen.update(kw, scales=(A_scale, B_scale))", module)  # a module with a `tl`
+    launcher = module["invoke_fused_moe_triton_kernel"]
+    references.CALLS["invoke_fused_moe_triton_kernel"](launcher, A, B, C, w, ids, False, KT,
+                                                       16, 32, 64, 8)
+    assert seen["compute_type"] == "tl.float64" and seen["scales"] == (None, None)
+    assert seen["config"] == dict(BLOCK_SIZE_M=16, BLOCK_SIZE_N=32, BLOCK_SIZE_K=64,
+                                  GROUP_SIZE_M=8)
+    total = int(seen["num_tokens_post_padded"][0])
+    blocks = seen["sorted_token_ids"][:total].reshape(-1, 16).long()
+    flat = ids.reshape(-1).long()
+    got = sorted(int(f) for f in blocks.reshape(-1) if f < T * KT)
+    assert got == list(range(T * KT))
+    for blk, e in zip(blocks, seen["expert_ids"]):
+        assert all(int(flat[f]) == int(e) for f in blk if f < T * KT)
+    # the repro of the second GEMM's case runs the convention on the demo
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runner_harness import repro_lines, run_repro
+    from opscreen_runner import repro
+    for key in ("fused::invoke_fused_moe_triton_kernel", "fused::dispatch_fused_moe_kernel"):
+        c = [c for c in cases if c["key"] == key and c["class"] == "same_shape"][-1]
+        c = dict(c, id=1, name=key.split("::", 1)[1])
+        args, kwargs = inputs.build_args(c, "cpu")
+        src = repro.render(c, "opscreen_demolib", {}, "cpu", inputs.resolve_op(key), args,
+                           kwargs, {"status": "ok", "outputs": []})
+        assert len(src.splitlines()) <= repro_lines(c), (key, len(src.splitlines()), src)
+        r = run_repro(src, tmp_path)
+        assert r.returncode == 0, (key, r.stderr[-2000:])

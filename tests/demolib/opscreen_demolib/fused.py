@@ -19,6 +19,8 @@ positions ascending, where torch.topk gives them by value),
 fused_recurrent_gated_delta_rule_fwd (head by head) and
 chunk_gated_delta_rule_fwd (the same, FLA's outputs), cutlass_scaled_mm (into c, the
 scales applied to the product), mhc_bwd and mhc_bwd_ref (solved in float64),
+the fused MoE's GEMM launchers invoke_fused_moe_triton_kernel and
+dispatch_fused_moe_kernel (block by block, as the kernel walks them),
 the attention kernels sparse_attn_triton, flash_mla and flash_mla_sparse_fwd
 (query by query, in float32),
 cross_entropy_loss, instance_norm, outer,
@@ -44,7 +46,8 @@ __all__ = ["apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_
            "rwkv_mm_sparsity", "sinkhorn_forward",
            "outer",
            "outplace_fused_experts", "reglu", "reshape_and_cache", "reshape_and_cache_flash",
-           "weight_norm", "flash_mla", "flash_mla_sparse_fwd", "sparse_attn_triton",
+           "weight_norm", "dispatch_fused_moe_kernel", "invoke_fused_moe_triton_kernel",
+           "flash_mla", "flash_mla_sparse_fwd", "sparse_attn_triton",
            "silu_and_mul", "silu_and_mul_out", "skip_layer_norm", "swiglu",
            "topk_softmax"]
 
@@ -406,6 +409,34 @@ def cutlass_scaled_mm(c, a, b, a_scale, b_scale, bias=None):
     if bias is not None:
         out = out + bias.float()
     c.copy_(out)
+
+
+def invoke_fused_moe_triton_kernel(A, B, C, A_scale, B_scale, topk_weights,
+                                   sorted_token_ids, expert_ids, num_tokens_post_padded,
+                                   mul_routed_weight, top_k, config, compute_type,
+                                   use_fp8_w8a8=False, use_int8_w8a8=False,
+                                   use_int8_w8a16=False, use_int4_w4a16=False,
+                                   per_channel_quant=False, block_shape=None, B_bias=None):
+    # block by block: each block's tokens through its expert, into C's rows
+    bm, rows = config["BLOCK_SIZE_M"], C.view(C.shape[0] * C.shape[1], C.shape[2])
+    valid = A.shape[0] * top_k
+    for blk in range(int(num_tokens_post_padded[0]) // bm):
+        ids = sorted_token_ids[blk * bm:(blk + 1) * bm].long()
+        ids = ids[ids < valid]
+        out = A[ids // top_k].float() @ B[int(expert_ids[blk])].float().T
+        if mul_routed_weight:
+            out = out * topk_weights.reshape(-1)[ids, None].float()
+        rows[ids] = out.to(C.dtype)
+
+
+def dispatch_fused_moe_kernel(A, B, C, A_scale, B_scale, B_zp, topk_weights, sorted_token_ids,
+                              expert_ids, num_tokens_post_padded, mul_routed_weight, top_k,
+                              config, compute_type, use_fp8_w8a8, use_int8_w8a8,
+                              use_int8_w8a16, use_int4_w4a16, per_channel_quant,
+                              block_shape=None, B_bias=None):
+    invoke_fused_moe_triton_kernel(A, B, C, A_scale, B_scale, topk_weights, sorted_token_ids,
+                                   expert_ids, num_tokens_post_padded, mul_routed_weight,
+                                   top_k, config, compute_type)
 
 
 def sparse_attn_triton(q, kv, attn_sink, topk_idxs, softmax_scale):
