@@ -22,7 +22,9 @@ scales applied to the product), mhc_bwd and mhc_bwd_ref (solved in float64),
 the fused MoE's GEMM launchers invoke_fused_moe_triton_kernel and
 dispatch_fused_moe_kernel (block by block, as the kernel walks them),
 the attention kernels sparse_attn_triton, flash_mla and flash_mla_sparse_fwd
-(query by query, in float32),
+(query by query, in float32; these and the launchers loop on the host over
+sizes read from tensors, so torch.compile(fullgraph=True) cannot trace them:
+no planted defect, the compile list judges them as it measures them),
 cross_entropy_loss, instance_norm, outer,
 weight_norm and the KV-cache writes reshape_and_cache_flash,
 reshape_and_cache and concat_and_cache_mla. topk_softmax and grouped_topk
