@@ -147,7 +147,7 @@ test-unit: $(UNIT_TESTS)
 
 # Runner tests and end-to-end tests (real daemon + real runner on the CPU).
 test-py: build/opscreend
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/runner tests/e2e tests/browser tests/gpu
+	$(PYTHON) -m pytest -q -p no:cacheprovider --durations=20 tests/runner tests/e2e tests/browser tests/gpu
 
 test: all test-unit test-py verify-units
 
