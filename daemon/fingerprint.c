@@ -83,7 +83,7 @@ fp_oldest_update(void)
 }
 
 void
-fingerprint_changed(int slot, json_t *fp)
+fingerprint_changed(int slot, json_t *fp, const char *seen)
 {
 	int		 i;
 	char		*old = NULL, *new = NULL, why[256];
@@ -102,9 +102,9 @@ fingerprint_changed(int slot, json_t *fp)
 	new = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
 	pthread_mutex_unlock(&sched.mtx);
 	lists_changed();
-	log_warnx("device %d: library fingerprint changed; lists withheld until "
-	    "a full screen of it completes: was %s, now %s", device_of_slot(slot),
-	    old ? old : "?", new ? new : "?");
+	log_warnx("device %d: library fingerprint changed (seen in %s); lists "
+	    "withheld until a full screen of it completes: was %s, now %s",
+	    device_of_slot(slot), seen, old ? old : "?", new ? new : "?");
 	free(old);
 	free(new);
 	for (i = 0; i < sched.nworkers; i++)
@@ -142,7 +142,7 @@ on_fingerprint(struct worker *w, json_t *msg)
 		return;
 	}
 	pthread_mutex_unlock(&sched.mtx);
-	fingerprint_changed(slot, fp);
+	fingerprint_changed(slot, fp, "a runner's fingerprint answer");
 }
 
 /*

@@ -79,7 +79,8 @@ on_hello(struct worker *w, json_t *msg)
 		    !json_equal(sched.fp[slot], w->fingerprint);
 		if (changed) {
 			pthread_mutex_unlock(&sched.mtx);
-			fingerprint_changed(slot, w->fingerprint);
+			fingerprint_changed(slot, w->fingerprint,
+			    "a starting runner's hello");
 			w->fp_stale = 0;	/* this one runs the new code */
 			pthread_mutex_lock(&sched.mtx);
 		}

@@ -266,7 +266,7 @@ void	 shrink_abort(struct worker *w);
 
 /* fingerprint.c */
 void	 queue_full_screen(const char *reason);
-void	 fingerprint_changed(int slot, json_t *fp);
+void	 fingerprint_changed(int slot, json_t *fp, const char *seen);
 void	 on_fingerprint(struct worker *w, json_t *msg);
 void	 fingerprint_poll(double t);
 
