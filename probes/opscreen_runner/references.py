@@ -506,10 +506,9 @@ def _sparse_attn(q, kv, attn_sink, topk_idxs, softmax_scale):
     each row both key and value; exp(attn_sink[h]) joins the softmax's
     denominator only. A query with no row gets 0. Output in q's dtype."""
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
-    (B, M, T), D = topk_idxs.shape, kv.shape[-1]
-    valid = topk_idxs >= 0
-    rows = torch.gather(kv.to(acc), 1, topk_idxs.long().clamp(min=0).reshape(B, M * T, 1)
-                        .expand(B, M * T, D)).reshape(B, M, T, D)
+    (B, M, T), valid = topk_idxs.shape, topk_idxs >= 0
+    rows = kv.to(acc)[torch.arange(B, device=kv.device)[:, None, None],
+                      topk_idxs.long().clamp(min=0)]  # [B, M, T, D]
     rows = torch.where(valid[..., None], rows, 0)
     s = torch.einsum("bmhd,bmtd->bmht", q.to(acc), rows) * softmax_scale
     s = s.masked_fill(~valid[:, :, None, :], float("-inf"))
@@ -530,8 +529,8 @@ def _flash_mla(q, block_table, blocked_k, max_seqlen_pad, block_size, b, s_q, ca
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     (B, S, H, D), HK = q.shape, blocked_k.shape[2]
     kv = blocked_k[block_table.long()].reshape(B, -1, HK, D).to(acc)  # every page
-    ahead = S - 1 - torch.arange(S, device=q.device) if causal else torch.zeros(S, device=q.device)
-    limit = cache_seqlens.long()[:, None] - ahead.long()  # [B, S]: tokens each query sees
+    ahead = (S - 1 - torch.arange(S, device=q.device)) * int(causal)
+    limit = cache_seqlens.long()[:, None] - ahead  # [B, S]: tokens each query sees
     seen = torch.arange(kv.shape[1], device=q.device) < limit[..., None]
     s = torch.einsum("bskgd,bnkd->bkgsn", q.reshape(B, S, HK, H // HK, D).to(acc), kv)
     s = (s * D ** -0.5).masked_fill(~seen[:, None, None], float("-inf"))
