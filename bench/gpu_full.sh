@@ -117,6 +117,10 @@ install_wheels() {	# $1: directory of wheels, $2: target
 # what 5.3.4's `pip wheel` leaves out (its directories without an
 # __init__.py, flag_gems/fused/DSA among them), from the source tree
 [ -f .whl/534extra.tar.xz ] && [ -d /tmp/site-534 ] && tar xJf .whl/534extra.tar.xz -C /tmp/site-534
+# Debian's GnuTLS chain for libmicrohttpd, where the host lacks it: carried
+# packed (.carry/lib2.tar.xz, 2 MB against 6.5: the working tree and what
+# a device call carries must stay under 64 MiB)
+[ -f .carry/lib2.tar.xz ] && [ ! -d .carry/lib2 ] && tar xJf .carry/lib2.tar.xz -C .carry
 export LD_LIBRARY_PATH=$ROOT/.carry/lib
 if ldd .carry/opscreend | grep -q "not found"; then
 	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
