@@ -11,6 +11,9 @@
 # ops42  a fresh Triton cache, the 42 ops of issue 2 only (POST /runs ops=)
 # cold   a fresh Triton cache, the whole registration table, every class
 # ops42r the 42 ops again, cold (a Triton cache of its own): repeatability
+# ops42wa, ops42wb, ops42wa2, ops42wb2 (any ops42w*)  warm screens of the 42
+#        ops, each on the database and Triton cache ops42 left: a warm
+#        knob's A/B at the 42 ops' cost (KEY_AFFINITY_ops42wb=yes ...)
 # ops42b the 42 ops, cold, on a cache and port of its own: runs beside ops42
 #        on the other GPU of a two-GPU host (an A/B of one knob, e.g.
 #        CUDA_SYNC_ops42b=blocking)
@@ -174,6 +177,12 @@ start() {
 	if [ "$name" = warmb ] && [ -f /tmp/opscreen-cold/opscreen.db ]; then
 		cp /tmp/opscreen-cold/opscreen.db* "$W/"
 	fi
+	# ops42w*: the 42 ops' warm screens, each on the database and cache
+	# the cold ops42 left (an A/B of a warm knob at the cost of the 42
+	# ops, e.g. KEY_AFFINITY_ops42wb=yes; A B A B against drift)
+	case $name in ops42w*)
+		[ -f /tmp/opscreen-ops42/opscreen.db ] && cp /tmp/opscreen-ops42/opscreen.db* "$W/";;
+	esac
 	# nightly: the next screen after warm, on its database and cache
 	if [ "$name" = nightly ] && [ -f /tmp/opscreen-warm/opscreen.db ]; then
 		cp /tmp/opscreen-warm/opscreen.db* "$W/"
