@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""warm_ab.py: warm screens side by side, for an A/B of one knob (e.g.
+runner.key_affinity) on screens of the same library, caches and cases.
+
+    python3 bench/warm_ab.py OUTDIR PHASE [PHASE ...]
+
+Each PHASE is a folder bench/gpu_full.sh's finish (and pack:slim) left in
+OUTDIR: its run.json, opscreen.conf and opscreen[-slim].db[.xz].  Per phase,
+from its newest run: the run wall (finished - started), the cases with
+figures, the runner-seconds of the whole cases (`case_ms`) and of the
+candidates' first calls (`cand_first_ms`), the Triton compile() calls in
+first calls (in a warm screen nearly all cache loads: `jit_n`, `jit_ms`),
+and how many runner processes (`pid`) ran each op's cases, the mean over
+ops (an op: the key up to its first `.`, less a trailing `_`, as
+runner.key_affinity groups them).  Its knobs from opscreen.conf
+(key_affinity, carry, workers_per_device) are printed beside.  Standard
+library only.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+
+from compile_overlap import open_db  # the database, .xz unpacked to a temporary file
+
+
+def op_of(key):
+    return key.split(".", 1)[0].rstrip("_")
+
+
+def knobs(folder):
+    out = {}
+    try:
+        with open(os.path.join(folder, "opscreen.conf")) as f:
+            for line in f:
+                m = re.match(r"\s*(key_affinity|carry|workers_per_device|compile_workers)\s*=\s*(\S+)", line)
+                if m:
+                    out[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return out
+
+
+def database(folder):
+    for n in ("opscreen.db", "opscreen-slim.db.xz", "opscreen-slim.db"):
+        p = os.path.join(folder, n)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def phase(outdir, name):
+    folder = os.path.join(outdir, name)
+    row = {"phase": name, **knobs(folder)}
+    try:
+        with open(os.path.join(folder, "run.json")) as f:
+            run = json.load(f)
+        row["state"] = run.get("state")
+        if run.get("finished") and run.get("started"):
+            row["wall_s"] = run["finished"] - run["started"]
+        run_id = run.get("id")
+    except (OSError, ValueError) as e:
+        row["error"] = str(e)
+        return row
+    path = database(folder)
+    if path is None:
+        row["error"] = "no database"
+        return row
+    con, tmp = open_db(path)
+    try:
+        rows = con.execute(
+            "SELECT c.key, r.figures FROM cases c JOIN results r ON r.case_id = c.id "
+            "WHERE c.run_id = ? AND r.figures IS NOT NULL", (run_id,)).fetchall()
+    finally:
+        con.close()
+        if tmp:
+            os.unlink(tmp)
+    case_ms = first_ms = jit_ms = 0.0
+    jit_n = cases = 0
+    pids = collections.defaultdict(set)
+    for key, fig in rows:
+        try:
+            f = json.loads(fig)
+        except ValueError:
+            continue
+        t = f.get("times") or {}
+        if "case_ms" not in t:
+            continue
+        cases += 1
+        case_ms += t.get("case_ms", 0.0)
+        first_ms += t.get("cand_first_ms", 0.0)
+        fc = f.get("first_call_cost") or {}
+        jit_ms += fc.get("jit_ms", 0.0)
+        jit_n += fc.get("jit_n", 0)
+        if f.get("pid"):
+            pids[op_of(key)].add(f["pid"])
+    row.update(cases=cases, case_s=case_ms / 1e3, first_s=first_ms / 1e3,
+               jit_s=jit_ms / 1e3, jit_n=jit_n,
+               procs_per_op=(sum(len(p) for p in pids.values()) / len(pids)) if pids else 0.0)
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("phases", nargs="+")
+    a = ap.parse_args()
+    cols = ("phase", "key_affinity", "state", "wall_s", "cases", "case_s", "first_s",
+            "jit_n", "jit_s", "procs_per_op")
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    bad = 0
+    for name in a.phases:
+        r = phase(a.outdir, name)
+        if "error" in r:
+            bad = 1
+            print(f"| {name} | {r['error']} |")
+            continue
+        cells = []
+        for c in cols:
+            v = r.get(c, "")
+            cells.append(f"{v:.1f}" if isinstance(v, float) else str(v))
+        print("| " + " | ".join(cells) + " |")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
