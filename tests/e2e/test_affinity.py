@@ -9,7 +9,12 @@ its pid with every RESULT; with affinity, most of an op's cases ran in one
 process, without it (the default), the round-robin queue spreads them."""
 import collections
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 OPS = ["abs", "abs.out", "neg", "neg.out", "sin", "cos", "exp", "relu",
        "add.Tensor", "mul.Tensor", "mul_.Tensor", "sub.Tensor", "sigmoid",
@@ -27,6 +32,9 @@ def _screen(make_daemon, affinity):
     assert st == 202, out
     run = d.wait_run(out["run"], timeout=300)
     assert run["state"] == "complete" and run["done"] == run["total"], run
+    # the folder bench/warm_ab.py reads (as gpu_full.sh's finish leaves it)
+    with open(os.path.join(d.tmp, "run.json"), "w") as f:
+        json.dump(run, f)
     db = sqlite3.connect(d.db)
     try:
         rows = db.execute("SELECT c.key, r.figures FROM results r JOIN cases c "
@@ -44,14 +52,28 @@ def _screen(make_daemon, affinity):
         by_op[key.split(".")[0].rstrip("_")][pid] += 1
     n = sum(sum(c.values()) for c in by_op.values())
     at_home = sum(max(c.values()) for c in by_op.values())
-    return at_home / n, verdicts, len({p for c in by_op.values() for p in c})
+    return at_home / n, verdicts, len({p for c in by_op.values() for p in c}), d.tmp
 
 
 def test_an_ops_cases_stay_in_one_runner(make_daemon):
-    share_on, verdicts_on, pids_on = _screen(make_daemon, True)
-    share_off, verdicts_off, _ = _screen(make_daemon, False)
+    share_on, verdicts_on, pids_on, dir_on = _screen(make_daemon, True)
+    share_off, verdicts_off, _, dir_off = _screen(make_daemon, False)
     # every runner still worked (none waited for its own ops' cases)
     assert pids_on >= 4, pids_on
     assert share_on >= 0.8, share_on
     assert share_off < share_on - 0.2, (share_off, share_on)
     assert verdicts_on == verdicts_off
+    # bench/warm_ab.py, the GPU A/B's report, reads the same from the two
+    # folders: the knob, and fewer processes per op with it on
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "warm_ab.py"),
+                          os.path.dirname(dir_on), os.path.basename(dir_on),
+                          os.path.basename(dir_off)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = {}
+    for line in out.stdout.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[1]] = cells
+    assert set(rows) == {"yes", "no"}, out.stdout
+    procs = {k: float(v[-1]) for k, v in rows.items()}
+    assert rows["yes"][2] == rows["no"][2] == "complete", out.stdout
+    assert 1.0 <= procs["yes"] < procs["no"], out.stdout
