@@ -513,7 +513,9 @@ def _sparse_attn(q, kv, attn_sink, topk_idxs, softmax_scale):
     s = torch.einsum("bmhd,bmtd->bmht", q.to(acc), rows) * softmax_scale
     s = s.masked_fill(~valid[:, :, None, :], float("-inf"))
     sink = attn_sink.to(acc)[:, None].expand(B, M, -1, 1)
-    p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :T]
+    # P in q's dtype for the second product, as flash kernels read it (the
+    # fp64 oracle keeps it exact; docs/design.md, "Entry points")
+    p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :T].to(q.dtype).to(acc)
     return torch.einsum("bmht,bmtd->bmhd", p, rows).to(q.dtype)
 
 
@@ -534,7 +536,8 @@ def _flash_mla(q, block_table, blocked_k, max_seqlen_pad, block_size, b, s_q, ca
     seen = torch.arange(kv.shape[1], device=q.device) < limit[..., None]
     s = torch.einsum("bskgd,bnkd->bkgsn", q.reshape(B, S, HK, H // HK, D).to(acc), kv)
     s = (s * D ** -0.5).masked_fill(~seen[:, None, None], float("-inf"))
-    o = torch.einsum("bkgsn,bnkd->bskgd", torch.softmax(s, -1), kv[..., :dv])
+    p = torch.softmax(s, -1).to(q.dtype).to(acc)  # as flash kernels (_sparse_attn)
+    o = torch.einsum("bkgsn,bnkd->bskgd", p, kv[..., :dv])
     return o.reshape(B, S, H, dv).to(q.dtype)
 
 
@@ -560,7 +563,7 @@ def _flash_mla_sparse(q, kv, indices, sm_scale, d_v=512, attn_sink=None, topk_le
     lse, top = torch.logsumexp(s, -1), s.amax(-1)
     full = lse if attn_sink is None else torch.logaddexp(lse, attn_sink.to(acc)[None, :])
     p = torch.exp(s - torch.where(full == float("-inf"), float("inf"), full)[..., None])
-    o = torch.einsum("sht,std->shd", p, rows[..., :d_v])
+    o = torch.einsum("sht,std->shd", p.to(q.dtype).to(acc), rows[..., :d_v])
     return o.to(q.dtype), top, torch.where(lse == float("-inf"), float("inf"), lse)
 
 
