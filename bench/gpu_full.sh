@@ -120,15 +120,8 @@ install_wheels() {	# $1: directory of wheels, $2: target
 # what 5.3.4's `pip wheel` leaves out (its directories without an
 # __init__.py, flag_gems/fused/DSA among them), from the source tree
 [ -f .whl/534extra.tar.xz ] && [ -d /tmp/site-534 ] && tar xJf .whl/534extra.tar.xz -C /tmp/site-534
-# Debian's GnuTLS chain for libmicrohttpd, where the host lacks it: carried
-# packed (.carry/lib2.tar.xz, 2 MB against 6.5: the working tree and what
-# a device call carries must stay under 64 MiB)
-[ -f .carry/lib2.tar.xz ] && [ ! -d .carry/lib2 ] && tar xJf .carry/lib2.tar.xz -C .carry
-export LD_LIBRARY_PATH=$ROOT/.carry/lib
-if ldd .carry/opscreend | grep -q "not found"; then
-	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/.carry/lib2
-fi
-ldd .carry/opscreend | grep "not found" && exit 1
+# the carried opscreend's libraries (LD_LIBRARY_PATH)
+. bench/carry_libs.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
     > "$OUT/nvidia-smi.txt"
 { nproc; nvidia-smi topo -m; } >> "$OUT/nvidia-smi.txt" 2>&1

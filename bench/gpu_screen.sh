@@ -13,15 +13,8 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 	    --upgrade --target /tmp/site .whl/*.whl || exit 1
 	export PYTHONPATH=/tmp/site
 fi
-# Debian's GnuTLS chain for libmicrohttpd, where the host lacks it: carried
-# packed (.carry/lib2.tar.xz, 2 MB against 6.5: the working tree and what
-# a device call carries must stay under 64 MiB)
-[ -f .carry/lib2.tar.xz ] && [ ! -d .carry/lib2 ] && tar xJf .carry/lib2.tar.xz -C .carry
-export LD_LIBRARY_PATH=$PWD/.carry/lib
-if LD_LIBRARY_PATH=$LD_LIBRARY_PATH ldd .carry/opscreend | grep -q "not found"; then
-	export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/lib2
-fi
-ldd .carry/opscreend | grep "not found" && exit 1
+# the carried opscreend's libraries (LD_LIBRARY_PATH)
+. bench/carry_libs.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' 2>&1 | tail -1
 W=/tmp/opscreen-gpu
