@@ -5,24 +5,25 @@ runner.key_affinity) on screens of the same library, caches and cases.
     python3 bench/warm_ab.py OUTDIR PHASE [PHASE ...]
 
 Each PHASE is a folder bench/gpu_full.sh's finish (and pack:slim) left in
-OUTDIR: its run.json, opscreen.conf and opscreen[-slim].db[.xz].  Per phase,
-from its newest run: the run wall (finished - started), the cases with
-figures, the runner-seconds of the whole cases (`case_ms`) and of the
-candidates' first calls (`cand_first_ms`), the Triton compile() calls in
-first calls (in a warm screen nearly all cache loads: `jit_n`, `jit_ms`),
-and how many runner processes (`pid`) ran each op's cases, the mean over
-ops (an op: the key up to its first `.`, less a trailing `_`, as
-runner.key_affinity groups them).  Its knobs from opscreen.conf
-(key_affinity, carry, workers_per_device) are printed beside.  Standard
-library only.
+OUTDIR: its run.json (a run that did not complete is an error: exit 1),
+opscreen.conf and opscreen[-slim].db[.xz].  Per phase, from that run: the
+run wall (finished - started), the cases with figures, the runner-seconds
+of the whole cases (`case_ms`) and of the candidates' first calls
+(`cand_first_ms`), the Triton compile() calls in first calls (in a warm
+screen nearly all cache loads: `jit_n`, `jit_ms`), and how many runner
+processes (`pid`) ran each op's cases, the mean over ops (an op: the key up
+to its first `.`, less a trailing `_`, as runner.key_affinity groups them).
+Its knob key_affinity from opscreen.conf is printed beside.  Standard library
+only.
 """
 import argparse
 import collections
+import configparser
 import json
 import os
-import re
 import sys
 
+from anchor_compare import run_of  # a phase's run.json, refused unless complete
 from compile_overlap import open_db  # the database, .xz unpacked to a temporary file
 
 
@@ -31,16 +32,10 @@ def op_of(key):
 
 
 def knobs(folder):
-    out = {}
-    try:
-        with open(os.path.join(folder, "opscreen.conf")) as f:
-            for line in f:
-                m = re.match(r"\s*(key_affinity|carry|workers_per_device|compile_workers)\s*=\s*(\S+)", line)
-                if m:
-                    out[m.group(1)] = m.group(2)
-    except OSError:
-        pass
-    return out
+    """The knob the table shows, from the phase's opscreen.conf."""
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(os.path.join(folder, "opscreen.conf"))
+    return {"key_affinity": conf.get("runner", "key_affinity", fallback="")}
 
 
 def database(folder):
@@ -54,16 +49,12 @@ def database(folder):
 def phase(outdir, name):
     folder = os.path.join(outdir, name)
     row = {"phase": name, **knobs(folder)}
-    try:
-        with open(os.path.join(folder, "run.json")) as f:
-            run = json.load(f)
-        row["state"] = run.get("state")
-        if run.get("finished") and run.get("started"):
-            row["wall_s"] = run["finished"] - run["started"]
-        run_id = run.get("id")
-    except (OSError, ValueError) as e:
-        row["error"] = str(e)
+    run, err = run_of(outdir, name)
+    if err:
+        row["error"] = err
         return row
+    row.update(state=run["state"], wall_s=run["finished"] - run["started"])
+    run_id = run["id"]
     path = database(folder)
     if path is None:
         row["error"] = "no database"
