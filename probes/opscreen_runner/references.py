@@ -514,7 +514,8 @@ def _sparse_attn(q, kv, attn_sink, topk_idxs, softmax_scale):
     s = s.masked_fill(~valid[:, :, None, :], float("-inf"))
     sink = attn_sink.to(acc)[:, None].expand(B, M, -1, 1)
     # P in q's dtype for the second product, as flash kernels read it (the
-    # fp64 oracle keeps it exact; docs/design.md, "Entry points")
+    # fp64 oracle keeps it exact; docs/design.md, "Deployment modes and the
+    # library's entry points", the attention kernels)
     p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :T].to(q.dtype).to(acc)
     return torch.einsum("bmht,bmtd->bmhd", p, rows).to(q.dtype)
 
