@@ -11,6 +11,8 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -141,6 +143,49 @@ def test_carried_verdicts_equal_a_fresh_screen(upgraded):
             (b[k]["verdict"], b[k]["reason"], b[k]["severity"])}
     assert diff == {}, diff
     d.fresh = fresh
+
+
+def test_upgrade_check_reports_the_carry_and_finds_a_carried_verdict_that_differs(
+        upgraded, tmp_path):
+    """bench/upgrade_check.py, the GPU upgrade measurement's report, on the
+    upgrade and the fresh screen above: the carry as the event says, and no
+    difference; then a copy whose fresh screen judges a carried key otherwise
+    is a failure (exit 2) unless the key is known to be nondeterministic."""
+    d = upgraded
+    copy = tmp_path / "copy.db"
+    src = sqlite3.connect(d.db)
+    dst = sqlite3.connect(copy)
+    src.backup(dst)
+    src.close()
+    (ev,) = events(d, d.second)
+
+    def run(*extra):
+        return subprocess.run(
+            [sys.executable, os.path.join(ROOT, "bench", "upgrade_check.py"),
+             str(copy), str(copy), "--upgrade-run", str(d.second),
+             "--full-run", str(d.fresh), *extra],
+            capture_output=True, text=True, timeout=60)
+
+    out = run()
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert (f"{len(ev['carried'])} carried, {len(ev['changed'])} changed or new"
+            in out.stdout), out.stdout
+    assert re.search(r"compared with the full screen: [1-9]\d*, 0 differ", out.stdout), out.stdout
+    dst.execute("UPDATE verdicts SET verdict='broken', reason='mismatch' WHERE run_id=? "
+                "AND key='add.Tensor' AND dtype='float32'", (d.fresh,))
+    dst.commit()
+    out = run()
+    assert out.returncode == 2, out.stdout
+    assert "| add.Tensor | float32 | verified ok" in out.stdout, out.stdout
+    out = run("--known", "add.Tensor")
+    assert out.returncode == 0 and "1 differ, 0 beyond" in out.stdout, out.stdout
+    # an upgrade run that carried nothing is refused, not reported as clean
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "upgrade_check.py"),
+         str(copy), str(copy), "--upgrade-run", str(d.fresh), "--full-run", str(d.fresh)],
+        capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "no carry event" in out.stderr, out.stderr
+    dst.close()
 
 
 def test_the_release_changes_are_events(upgraded):
