@@ -27,6 +27,12 @@
 #        and cache, runner.carry = yes: nothing changed, so it measures the
 #        rotating share (runner.refresh_days) and carries the rest
 # v500   flag_gems 5.0.0 (wheel in .whl/5.0.0/), whole table, its own cache
+#        (issue 23's upgrade: start:v500, then finish:v500:v500 and
+#        UPGRADE_CACHE=/tmp/triton-500 upgrade:v500, the host's next
+#        screen on 5.0.0's database and cache, finish:v500:up502; then
+#        run:cold, the full screen of 5.0.2 it is measured against:
+#        python3 bench/upgrade_check.py up502/opscreen-slim.db.xz
+#        cold/opscreen-slim.db.xz)
 # v534, v534w  the newest FlagGems release, 5.3.4, built from its public
 #        source for measurement (never committed: tag v5.3.4 of
 #        flagos-ai/FlagGems, `SETUPTOOLS_SCM_PRETEND_VERSION=5.3.4 pip wheel
