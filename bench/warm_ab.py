@@ -13,7 +13,7 @@ of the whole cases (`case_ms`) and of the candidates' first calls
 screen nearly all cache loads: `jit_n`, `jit_ms`), and how many runner
 processes (`pid`) ran each op's cases, the mean over ops (an op: the key up
 to its first `.`, less a trailing `_`, as runner.key_affinity groups them).
-Its knob key_affinity from opscreen.conf is printed beside.  Standard library
+Its knobs key_affinity and cuda_sync from opscreen.conf are printed beside.  Standard library
 only.
 """
 import argparse
@@ -32,10 +32,10 @@ def op_of(key):
 
 
 def knobs(folder):
-    """The knob the table shows, from the phase's opscreen.conf."""
+    """The knobs the table shows, from the phase's opscreen.conf."""
     conf = configparser.ConfigParser(interpolation=None)
     conf.read(os.path.join(folder, "opscreen.conf"))
-    return {"key_affinity": conf.get("runner", "key_affinity", fallback="")}
+    return {k: conf.get("runner", k, fallback="") for k in ("key_affinity", "cuda_sync")}
 
 
 def database(folder):
@@ -98,7 +98,7 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("phases", nargs="+")
     a = ap.parse_args()
-    cols = ("phase", "key_affinity", "state", "wall_s", "cases", "case_s", "first_s",
+    cols = ("phase", "key_affinity", "cuda_sync", "state", "wall_s", "cases", "case_s", "first_s",
             "jit_n", "jit_s", "procs_per_op")
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))

@@ -75,5 +75,5 @@ def test_an_ops_cases_stay_in_one_runner(make_daemon):
         rows[cells[1]] = cells
     assert set(rows) == {"yes", "no"}, out.stdout
     procs = {k: float(v[-1]) for k, v in rows.items()}
-    assert rows["yes"][2] == rows["no"][2] == "complete", out.stdout
+    assert rows["yes"][3] == rows["no"][3] == "complete", out.stdout
     assert 1.0 <= procs["yes"] < procs["no"], out.stdout
