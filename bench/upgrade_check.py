@@ -30,17 +30,12 @@ import sys
 from compile_overlap import open_db  # the database, .xz unpacked to a temporary file
 
 
-def newest_complete(db):
-    row = db.execute("SELECT max(id) FROM runs WHERE state = 'complete'").fetchone()
-    return row[0] if row else None
-
-
 def run_row(db, run):
-    row = db.execute("SELECT state, started, finished, total FROM runs WHERE id = ?",
+    row = db.execute("SELECT state, started, finished FROM runs WHERE id = ?",
                      (run,)).fetchone()
     if row is None:
         return None
-    return {"state": row[0], "started": row[1], "finished": row[2], "total": row[3]}
+    return {"state": row[0], "started": row[1], "finished": row[2]}
 
 
 def verdicts(db, run):
@@ -122,8 +117,9 @@ def main():
         tmps.append(t)
         full, t = open_db(a.full_db)
         tmps.append(t)
-        ur = a.upgrade_run or newest_complete(up)
-        fr = a.full_run or newest_complete(full)
+        newest = "SELECT max(id) FROM runs WHERE state = 'complete'"
+        ur = a.upgrade_run or up.execute(newest).fetchone()[0]
+        fr = a.full_run or full.execute(newest).fetchone()[0]
         lines, bad = check(up, ur, full, fr, {k for k in a.known.split(",") if k})
     except (ValueError, OSError) as e:
         print(f"upgrade_check: {e}", file=sys.stderr)

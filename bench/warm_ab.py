@@ -13,8 +13,8 @@ of the whole cases (`case_ms`) and of the candidates' first calls
 screen nearly all cache loads: `jit_n`, `jit_ms`), and how many runner
 processes (`pid`) ran each op's cases, the mean over ops (an op: the key up
 to its first `.`, less a trailing `_`, as runner.key_affinity groups them).
-Its knobs key_affinity and cuda_sync from opscreen.conf are printed beside.  Standard library
-only.
+Its knobs key_affinity and cuda_sync from opscreen.conf are printed beside.
+Standard library only.
 """
 import argparse
 import collections

@@ -159,10 +159,10 @@ def test_upgrade_check_reports_the_carry_and_finds_a_carried_verdict_that_differ
     src.close()
     (ev,) = events(d, d.second)
 
-    def run(*extra):
+    def run(*extra, upgrade=d.second):
         return subprocess.run(
             [sys.executable, os.path.join(ROOT, "bench", "upgrade_check.py"),
-             str(copy), str(copy), "--upgrade-run", str(d.second),
+             str(copy), str(copy), "--upgrade-run", str(upgrade),
              "--full-run", str(d.fresh), *extra],
             capture_output=True, text=True, timeout=60)
 
@@ -180,10 +180,7 @@ def test_upgrade_check_reports_the_carry_and_finds_a_carried_verdict_that_differ
     out = run("--known", "add.Tensor")
     assert out.returncode == 0 and "1 differ, 0 beyond" in out.stdout, out.stdout
     # an upgrade run that carried nothing is refused, not reported as clean
-    out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "bench", "upgrade_check.py"),
-         str(copy), str(copy), "--upgrade-run", str(d.fresh), "--full-run", str(d.fresh)],
-        capture_output=True, text=True, timeout=60)
+    out = run(upgrade=d.fresh)
     assert out.returncode == 1 and "no carry event" in out.stderr, out.stderr
     dst.close()
 
