@@ -5,8 +5,9 @@ runner.key_affinity) on screens of the same library, caches and cases.
     python3 bench/warm_ab.py OUTDIR PHASE [PHASE ...]
 
 Each PHASE is a folder bench/gpu_full.sh's finish (and pack:slim) left in
-OUTDIR: its run.json (a run that did not complete is an error: exit 1),
-opscreen.conf and opscreen[-slim].db[.xz].  Per phase, from that run: the
+OUTDIR: its run.json (a run that did not complete is an error: exit 1;
+without one, the database's newest run), opscreen.conf and
+opscreen[-slim].db[.xz].  Per phase, from that run: the
 run wall (finished - started), the cases with figures, the runner-seconds
 of the whole cases (`case_ms`) and of the candidates' first calls
 (`cand_first_ms`), the Triton compile() calls in first calls (in a warm
@@ -46,16 +47,36 @@ def database(folder):
     return None
 
 
+def run_in_db(path):
+    """The newest run of a phase's database, as run_of reads run.json, for a
+    folder that has the database but lost its run.json (the runs row is what
+    the daemon served run.json from)."""
+    con, tmp = open_db(path)
+    try:
+        r = con.execute("SELECT id, state, started, finished FROM runs "
+                        "ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        con.close()
+        if tmp:
+            os.unlink(tmp)
+    if r is None or r[1] != "complete" or not r[2] or not r[3]:
+        return None, f"{path}: run {r and r[0]} is {r and r[1]}, not complete"
+    return dict(zip(("id", "state", "started", "finished"), r)), None
+
+
 def phase(outdir, name):
     folder = os.path.join(outdir, name)
     row = {"phase": name, **knobs(folder)}
-    run, err = run_of(outdir, name)
+    path = database(folder)
+    if os.path.exists(os.path.join(folder, "run.json")) or path is None:
+        run, err = run_of(outdir, name)
+    else:
+        run, err = run_in_db(path)
     if err:
         row["error"] = err
         return row
     row.update(state=run["state"], wall_s=run["finished"] - run["started"])
     run_id = run["id"]
-    path = database(folder)
     if path is None:
         row["error"] = "no database"
         return row

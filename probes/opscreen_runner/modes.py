@@ -147,7 +147,13 @@ def _permuted(t):
 
 
 def _capture_hazard(e, compiled_in_capture):
+    """What the library did in a capture that raised. A copy from pageable
+    host memory says so in its error and is named by it, also where a
+    compile ran in the same capture (FlagGems 5.0.2's isin on an H200,
+    2026-12-05, was named "compiles or autotunes" by the compile alone)."""
     msg = str(e).lower()
+    if "copy between cpu and cuda" in msg:
+        return "synchronises during capture"  # a pageable host copy
     if compiled_in_capture:
         return "compiles or autotunes during capture"
     if "synchron" in msg or "not permitted when stream is capturing" in msg or \

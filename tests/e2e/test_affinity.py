@@ -77,3 +77,12 @@ def test_an_ops_cases_stay_in_one_runner(make_daemon):
     procs = {k: float(v[-1]) for k, v in rows.items()}
     assert rows["yes"][3] == rows["no"][3] == "complete", out.stdout
     assert 1.0 <= procs["yes"] < procs["no"], out.stdout
+    # a folder whose run.json was lost (a device call that could not bring
+    # it back): the database's newest run gives the same row
+    os.unlink(os.path.join(dir_off, "run.json"))
+    again = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "warm_ab.py"),
+                            os.path.dirname(dir_off), os.path.basename(dir_off)],
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.splitlines()[2] == [
+        ln for ln in out.stdout.splitlines() if "| no |" in ln][0], again.stdout

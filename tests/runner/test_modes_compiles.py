@@ -27,3 +27,16 @@ def test_a_candidates_size_branch_does_not_make_native_recompile():
     for _ in range(2):  # and again, after both have compiled once
         assert modes._dynamic_compiles(cand, a, {}, a2, {}, None) == 2
         assert modes._dynamic_compiles(op, a, {}, a2, {}, None) == 1
+
+
+def test_a_host_copy_in_capture_is_named_by_its_error_not_by_a_compile():
+    """A capture that raised because the library copied from pageable host
+    memory is named "synchronises", also when a compile ran in it too; a
+    capture error that names nothing else is the compile's."""
+    host = RuntimeError("Cannot copy between CPU and CUDA tensors during CUDA graph "
+                        "capture unless the CPU tensor is pinned.")
+    assert modes._capture_hazard(host, True) == "synchronises during capture"
+    assert modes._capture_hazard(host, False) == "synchronises during capture"
+    other = RuntimeError("CUDA error: operation failed due to a previous error during capture")
+    assert modes._capture_hazard(other, True) == "compiles or autotunes during capture"
+    assert modes._capture_hazard(other, False) == "capture failed"
