@@ -34,11 +34,11 @@
 #        python3 bench/upgrade_check.py up502/opscreen-slim.db.xz
 #        cold/opscreen-slim.db.xz)
 # v534, v534w  the newest FlagGems release, 5.3.4, built from its public
-#        source for measurement (never committed: tag v5.3.4 of
-#        flagos-ai/FlagGems, `SETUPTOOLS_SCM_PRETEND_VERSION=5.3.4 pip wheel
-#        --no-deps -w .whl/5.3.4 .`, plus .whl/534extra.tar.xz: the 33
-#        source files of directories without an __init__.py that the wheel
-#        leaves out, flag_gems/fused/DSA among them), whole table cold and then warm, its
+#        source for measurement (never committed: bench/carry_setup.sh
+#        534=GITDIR builds tag v5.3.4 of flagos-ai/FlagGems into .whl/5.3.4
+#        and packs .whl/534extra.tar.xz, the 33 source files of directories
+#        without an __init__.py that the wheel leaves out,
+#        flag_gems/fused/DSA among them), whole table cold and then warm, its
 #        own cache and database (MODES_v534=eager,compile,cudagraph: the
 #        mode lists)
 # tune, tuneb  the 16 keys of TUNE16, cold, each on an empty cache and port
@@ -120,6 +120,10 @@ install_wheels() {	# $1: directory of wheels, $2: target
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
 	    --target "$_d" "$@"
 }
+# bench/carry_setup.sh packs flag_gems' wheels as stored zips in xz
+for w in .whl/*.whl.xz .whl/*/*.whl.xz; do
+	[ -f "$w" ] && [ ! -f "${w%.xz}" ] && xz -dk "$w"
+done
 [ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
 [ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
 [ -d .whl/5.3.4 ] && [ ! -d /tmp/site-534 ] && install_wheels .whl/5.3.4 /tmp/site-534
@@ -335,6 +339,20 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 		curl -s "localhost:$PORT/allowlist?$q&stale=ok" > "$P/allowlist-$q.json"
 		curl -s "localhost:$PORT/denylist?$q&stale=ok" > "$P/denylist-$q.json"
 	done
+	# the variants name the default deny-list's names again with the same
+	# repros (24 MB a list on the whole table, 2026-12-05: five of them
+	# were over what a call brings back); denylist.json keeps them
+	for q in mode=compile mode=cudagraph faster=1 faster=0.8; do
+		python3 -c 'import json,sys
+p = sys.argv[1]
+try:
+    d = json.load(open(p))
+except ValueError:
+    sys.exit(0)
+for e in d.get("names", []) if isinstance(d, dict) else []:
+    e.pop("repro", None)
+json.dump(d, open(p, "w"))' "$P/denylist-$q.json"
+	done
 	curl -s localhost:$PORT/metrics > "$P/metrics.txt"
 	kill "$(cat "$W/pid")"
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
@@ -508,8 +526,13 @@ for act in $ACTIONS; do
 	                python3 tools/slim_db.py "$db" "$db.slim" --keep-run "$r" --compact > /dev/null &&
 	                xz -T0 -9 -c "$db.slim" > "${db%.db}-slim.db.xz" && rm -f "$db" "$db.slim"
 	            done
-	            (cd "$OUT" && tar cf - $(ls) | xz -T0 -6 | split -b 15M -d - all.tar.xz. &&
-	                find . -mindepth 1 -maxdepth 1 ! -name 'all.tar.xz.*' -exec rm -rf {} + ; ls -l)
+	            # a second pack:slim in one call writes all2.tar.xz.*, ...: the
+	            # chunks an earlier one left are not packed again (one call on
+	            # 2026-12-05 packed them into its second archive, 78 MB, and a
+	            # chunk did not come back)
+	            (cd "$OUT" && a=all && i=1 && while [ -e "$a.tar.xz.00" ]; do i=$((i+1)); a=all$i; done &&
+	                tar cf - $(ls | grep -v '\.tar\.xz\.[0-9]*$') | xz -T0 -6 | split -b 15M -d - "$a.tar.xz." &&
+	                find . -mindepth 1 -maxdepth 1 ! -name '*.tar.xz.[0-9]*' -exec rm -rf {} + ; ls -l)
 	        else
 	        (cd "$OUT" && for d in */; do d=${d%/}
 	            tar cf - "$d" | xz -T0 -6 | split -b 15M -d - "$d.tar.xz."
