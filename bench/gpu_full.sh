@@ -66,6 +66,14 @@
 #        database (FlagGems config_cache) of the cold screen: nothing
 #        compiled, autotune results known
 #
+# v534p1, v534p2 (any v534pI)  5.3.4's registration table in PARTS parts
+#        (default 2), part I a restricted run of its keys (bench/table_part.py:
+#        a name's keys in one part, the parts balanced), each cold on a cache
+#        of its own: 5.3.4 registers 869 aten keys, and its whole table in
+#        every mode (MODES_v534p1=eager,compile,cudagraph ...) outlasts one
+#        session's device time, so one part a session; a restricted run
+#        serves no list: names per mode from each part's database
+#        (bench/mode_names.py), a name being in one part only
 # entries, entries534  the library's own entry points only (every fused::
 #        key with a reference that the installed release has: ENTRY_KEYS),
 #        cold, each on a cache and database of its own, flag_gems 5.0.2 and
@@ -281,6 +289,7 @@ CONF
 	# action list stops (a tune phase on 2026-12-01 waited 365 s of
 	# device time on a run that was never queued)
 	if [ -n "$4" ]; then
+		printf '%s\n' "$4" > "$W/body.json"	# what the run was asked for
 		for i in $(seq 1 120); do
 			curl -s -X POST -H "Authorization: Bearer $(cat "$W/token")" \
 			    -d "$4" localhost:$PORT/runs > "$W/post.json"
@@ -357,6 +366,7 @@ json.dump(d, open(p, "w"))' "$P/denylist-$q.json"
 	kill "$(cat "$W/pid")"
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
 	cp "$W/opscreend.log" "$W/opscreen.conf" "$P/"
+	[ -f "$W/body.json" ] && cp "$W/body.json" "$P/"
 	[ -f "$W/cpustat.txt" ] && xz -9c "$W/cpustat.txt" > "$P/cpustat.txt.xz"
 	[ -f "$W/gpustat.txt" ] && xz -9c "$W/gpustat.txt" > "$P/gpustat.txt.xz"
 	python3 -c "import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()" \
@@ -417,7 +427,7 @@ port_of() { case $1 in entries) echo 8487;; entries534) echo 8488;; one) echo 84
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; v534*|entries534) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in entries) echo /tmp/triton-entries;; entries534) echo /tmp/triton-entries534;; one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in entries) echo /tmp/triton-entries;; entries534) echo /tmp/triton-entries534;; one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534p*) echo "/tmp/triton-$1";; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
 # the fused:: keys with a reference (probes/opscreen_runner/references.py)
 # that the release in site $1 has
 entry_keys() {
@@ -429,7 +439,15 @@ except Exception:
     f = None  # every reference: the daemon refuses the run if one is missing
 print(json.dumps(["fused::" + n for n in sorted(R.SCHEMAS) if f is None or hasattr(f, n)]))' 2>/dev/null
 }
-body_of() { case $1 in entries*) echo "{\"ops\": $(entry_keys "$(site_of "$1")")}";; ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
+# part I of PARTS of the registration table of the release in site $2
+# (phase v534pI)
+table_part() {
+	# never empty: an empty body would start a full screen; this one is
+	# refused (400) and the action list stops
+	PYTHONPATH=$2 python3 "$ROOT/bench/table_part.py" flag_gems "${1#v534p}" "${PARTS:-2}" 2>/dev/null ||
+	    echo '{"ops": "bench/table_part.py failed"}'
+}
+body_of() { case $1 in v534p*) table_part "$1" "$(site_of "$1")";; entries*) echo "{\"ops\": $(entry_keys "$(site_of "$1")")}";; ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""table_part.py: one part of an installed library's registration table, for
+a whole-table screen split over device sessions (one part a session when
+the table's screen outlasts the device time of one: FlagGems 5.3.4 registers
+869 aten keys, twice 5.0.2's 433, whose screen in every mode took 905.8 s on
+an H200).
+
+    python3 bench/table_part.py LIBRARY PART PARTS [--keys-only]
+
+Prints `{"ops": [...]}` (`POST /runs`' body: a restricted run of those keys;
+with --keys-only, the JSON list), for PART (1..PARTS). The keys are grouped
+by the name that serves them (a list allows or withholds a name, so a name's
+keys stay in one part and its verdicts are all in one run), the names sorted
+by their key count, most first, then by name, and each put in the part with
+the fewest keys so far (the first such part on a tie): the parts are
+disjoint, cover the table and differ by at most one name's keys. The same
+library gives the same parts on any host. The library is imported from
+PYTHONPATH (`_FULL_CONFIG`, as the runner reads it). Standard library only
+besides the library.
+"""
+import argparse
+import importlib
+import json
+import sys
+
+
+def parts(items, n):
+    """items: (key, name) pairs; n parts -> list of n sorted key lists."""
+    by = {}
+    for key, name in items:
+        by.setdefault(name, []).append(key)
+    out, size = [[] for _ in range(n)], [0] * n
+    for name in sorted(by, key=lambda m: (-len(by[m]), m)):
+        i = size.index(min(size))
+        out[i] += by[name]
+        size[i] += len(by[name])
+    return [sorted(p) for p in out]
+
+
+def table(module):
+    lib = importlib.import_module(module)
+    return [(it[0], getattr(it[1], "__name__", str(it[1])))
+            for it in lib._FULL_CONFIG if it and len(it) >= 2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("library")
+    ap.add_argument("part", type=int)
+    ap.add_argument("parts", type=int)
+    ap.add_argument("--keys-only", action="store_true")
+    a = ap.parse_args()
+    if not 1 <= a.part <= a.parts:
+        ap.error(f"part {a.part} is not in 1..{a.parts}")
+    keys = parts(table(a.library), a.parts)[a.part - 1]
+    json.dump(keys if a.keys_only else {"ops": keys}, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
