@@ -13,7 +13,12 @@ cores can use more runners.  Where the samples also hold "proc PID UTIME
 STIME CUTIME CSTIME" lines (the daemon's runners, from /proc/PID/stat, in
 clock ticks), it also splits the runners' CPU time into their own threads
 (Python, Triton's in-process LLVM, and any spinning in CUDA waits) and their
-reaped children (ptxas and other compiler processes).  Standard library only.
+reaped children (ptxas and other compiler processes).  Where they hold
+"daemon UTIME STIME CUTIME CSTIME" lines (opscreend's own /proc/PID/stat),
+it prints the daemon's own CPU time (its threads: the queue, the store, the
+verdicts, the HTTP server) and the CPU time of the runners it reaped (those
+that ended during the run: replaced after a fatal case, stopped at a
+budget), with their children.  Standard library only.
 """
 import argparse
 import lzma
@@ -29,17 +34,24 @@ def cpus_of(spec):
     return out
 
 
-def procs(path):
-    """{pid: (first, last)} of the (utime+stime, cutime+cstime) ticks."""
+def procs(path, kind="proc"):
+    """{pid: (first, last)} of the (utime+stime, cutime+cstime) ticks of the
+    "proc PID ..." lines (kind "proc") or of the daemon's "daemon ..." lines
+    (kind "daemon", one entry)."""
     op = lzma.open if path.endswith(".xz") else open
     seen = {}
     with op(path, "rt") as f:
         for line in f:
             w = line.split()
-            if len(w) == 6 and w[0] == "proc":
-                v = [int(x) for x in w[2:]]
-                cur = (v[0] + v[1], v[2] + v[3])
-                seen[w[1]] = (seen.get(w[1], (cur, cur))[0], cur)
+            if kind == "proc" and len(w) == 6 and w[0] == "proc":
+                pid, v = w[1], w[2:]
+            elif kind == "daemon" and len(w) == 5 and w[0] == "daemon":
+                pid, v = "daemon", w[1:]
+            else:
+                continue
+            v = [int(x) for x in v]
+            cur = (v[0] + v[1], v[2] + v[3])
+            seen[pid] = (seen.get(pid, (cur, cur))[0], cur)
     return seen
 
 
@@ -101,6 +113,11 @@ def main():
         kids = sum(b[1] - f[1] for f, b in seen.values()) / hz
         print(f"\nrunners sampled: {len(seen)}; CPU-s between each one's first and "
               f"last sample: own threads {own:.0f}, reaped children {kids:.0f}")
+    d = procs(a.path, "daemon").get("daemon")
+    if d:
+        hz = os.sysconf("SC_CLK_TCK")
+        print(f"daemon: own threads {(d[1][0] - d[0][0]) / hz:.0f} CPU-s; runners it "
+              f"reaped during the run (with their children) {(d[1][1] - d[0][1]) / hz:.0f}")
 
 
 if __name__ == "__main__":

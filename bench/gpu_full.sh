@@ -266,8 +266,10 @@ CONF
 	echo $! > "$W/pid"
 	# per-CPU counters every 10 s while the daemon lives (bench/cpu_busy.py):
 	# is the screen CPU-bound on its cores? and each runner's (the daemon's
-	# children's) own and reaped children's CPU ticks: where the time goes
+	# children's) own and reaped children's CPU ticks, and the daemon's own
+	# and its reaped runners': where the time goes
 	(setsid sh -c 'while kill -0 "$1" 2>/dev/null; do date +%s; grep "^cpu[0-9]" /proc/stat
+	    echo "daemon $(cut -d" " -f14-17 /proc/$1/stat 2>/dev/null)"
 	    for p in $(pgrep -P "$1"); do echo "proc $p $(cut -d" " -f14-17 /proc/$p/stat 2>/dev/null)"; done
 	    sleep 10; done' \
 	    sh "$(cat "$W/pid")" > "$W/cpustat.txt" 2>/dev/null < /dev/null &)
