@@ -2,7 +2,7 @@
 """mode_names.py: names per deployment mode from a screen's store, for a
 restricted run (POST /runs with ops=, which serves no list) or any other.
 
-    python3 bench/mode_names.py opscreen.db[.xz] [--run ID] [--like 'fused::%']
+    python3 bench/mode_names.py opscreen.db[.xz] [more.db ...] [--run ID] [--like 'fused::%']
 
 A name is allowed in a mode as the lists allow it (docs/design.md,
 "Deployment modes"): every screened key x dtype of it verified eagerly and,
@@ -11,7 +11,9 @@ missing (no case of the mode) withholds it. Prints, per name, its eager
 verdict and each mode's (the worst over its key x dtypes, with the first
 reason), then the names allowed per mode. A run that did not complete has
 no verdicts: then it prints each key's case outcomes per class instead.
-Standard library only.
+Several databases: the parts of one table screened as restricted runs
+(bench/table_part.py), each's newest run, a name in one of them only
+(exit 2 otherwise). Standard library only.
 """
 import argparse
 import os
@@ -31,47 +33,59 @@ def worst(rows, col, why):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("db")
+    ap.add_argument("db", nargs="+")
     ap.add_argument("--run", type=int)
     ap.add_argument("--like", default="%")
     a = ap.parse_args()
-    con, tmp = open_db(a.db)
-    try:
-        run = a.run or con.execute("SELECT max(id) FROM runs").fetchone()[0]
-        state = con.execute("SELECT state FROM runs WHERE id=?", (run,)).fetchone()[0]
-        print(f"run {run}: {state}")
-        rows = con.execute(
-            "SELECT name, key, dtype, verdict, reason, compile_verdict, compile_reason, "
-            "cudagraph_verdict, cudagraph_reason FROM verdicts WHERE run_id=? AND key LIKE ? "
-            "AND dtype != 'any' ORDER BY name", (run, a.like)).fetchall()
-        if not rows:
-            return cases(con, run, a.like)
-        cols = {"verdict": 3, "reason": 4, "compile_verdict": 5, "compile_reason": 6,
-                "cudagraph_verdict": 7, "cudagraph_reason": 8}
-        names = {}
+    if a.run and len(a.db) > 1:
+        ap.error("--run names a run of one database")
+    names, owner = {}, {}
+    for i, path in enumerate(a.db):
+        con, tmp = open_db(path)
+        try:
+            run = a.run or con.execute("SELECT max(id) FROM runs").fetchone()[0]
+            state = con.execute("SELECT state FROM runs WHERE id=?", (run,)).fetchone()[0]
+            print(f"run {run}: {state}" + (f" ({path})" if len(a.db) > 1 else ""))
+            rows = con.execute(
+                "SELECT name, key, dtype, verdict, reason, compile_verdict, compile_reason, "
+                "cudagraph_verdict, cudagraph_reason FROM verdicts WHERE run_id=? AND key LIKE ? "
+                "AND dtype != 'any' ORDER BY name", (run, a.like)).fetchall()
+            if not rows:
+                if len(a.db) > 1:
+                    print(f"{path}: no verdicts in run {run}", file=sys.stderr)
+                    return 1
+                return cases(con, run, a.like)
+        finally:
+            con.close()
+            if tmp:
+                os.unlink(tmp)
         for r in rows:
+            # parts of one table (bench/table_part.py) hold each name once
+            if owner.setdefault(r[0], i) != i:
+                print(f"{r[0]}: in {a.db[owner[r[0]]]} and {path}", file=sys.stderr)
+                return 2
             names.setdefault(r[0], []).append(r)
-        allowed = {m: [] for m, _, _ in MODES}
-        print("| name | " + " | ".join(m for m, _, _ in MODES) + " |")
-        print("|---|" + "---|" * len(MODES))
-        for name, rs in names.items():
-            cells, eager_ok = [], False
-            for m, col, why in MODES:
-                v, reason = worst(rs, cols[col], cols[why])
-                ok = v == "verified" and (m == "eager" or eager_ok)
-                eager_ok = eager_ok or (m == "eager" and ok)
-                if ok:
-                    allowed[m].append(name)
-                cells.append(v + (f" ({reason})" if reason else ""))
-            print(f"| `{name}` | " + " | ".join(cells) + " |")
-        print()
-        for m, _, _ in MODES:
-            print(f"allowed in {m}: {len(allowed[m])} of {len(names)}: "
-                  + ", ".join(allowed[m]))
-    finally:
-        con.close()
-        if tmp:
-            os.unlink(tmp)
+    cols = {"verdict": 3, "reason": 4, "compile_verdict": 5, "compile_reason": 6,
+            "cudagraph_verdict": 7, "cudagraph_reason": 8}
+    allowed = {m: [] for m, _, _ in MODES}
+    print("| name | " + " | ".join(m for m, _, _ in MODES) + " |")
+    print("|---|" + "---|" * len(MODES))
+    for name in sorted(names):
+        rs = names[name]
+        cells, eager_ok = [], False
+        for m, col, why in MODES:
+            v, reason = worst(rs, cols[col], cols[why])
+            ok = v == "verified" and (m == "eager" or eager_ok)
+            eager_ok = eager_ok or (m == "eager" and ok)
+            if ok:
+                allowed[m].append(name)
+            cells.append(v + (f" ({reason})" if reason else ""))
+        print(f"| `{name}` | " + " | ".join(cells) + " |")
+    print()
+    for m, _, _ in MODES:
+        print(f"allowed in {m}: {len(allowed[m])} of {len(names)}: "
+              + ", ".join(allowed[m]))
+    return 0
 
 
 def cases(con, run, like):
