@@ -4,7 +4,8 @@
  * in a CUDA graph and replays it on new inputs.  Like views, they are
  * derived from cases the key's generator already builds (modes_derive), so
  * that every mode case holds arguments the op is known to take: per dtype
- * the first case of the engine-shaped classes whose tensors are plain (no
+ * the first case of the engine-shaped classes (and, for the dtypes only
+ * dtype_exotic screens, of that class) whose tensors are plain (no
  * layout, view or generated data) and at least 2 in every dim (a size of 0
  * or 1 is its own specialisation under torch.compile), else the first plain
  * one.  A trace case also carries "dynamic": the arguments of a second case
@@ -16,8 +17,16 @@
 #include "probes.h"
 #include "case.h"
 
-/* the classes whose cases stand for the op as an engine calls it */
-#define MODES_SOURCES	(PROBE_SAME_SHAPE | PROBE_REDUCTION | PROBE_CONTRACT)
+/*
+ * the classes whose cases stand for the op as an engine calls it; and
+ * dtype_exotic's, the only cases of the dtypes beyond the key's usual ones
+ * (fp8, e8m0, complex, int8): without them such a dtype had no mode
+ * verdict, and its name no place in a mode's list (FlagGems 5.0.2's
+ * _to_copy, resolve_conj and resolve_neg on an H200, 2026-12-05), nor did
+ * the screen say whether the compiler handles the dtype
+ */
+#define MODES_SOURCES	(PROBE_SAME_SHAPE | PROBE_REDUCTION | PROBE_CONTRACT | \
+			 PROBE_DTYPE_EXOTIC)
 
 /*
  * 1 when ARG a (any kind) is plain, 2 when it is also "wide" (every tensor

@@ -1139,6 +1139,42 @@ START_TEST(exotic_movers)
 END_TEST
 
 /*
+ * The mode classes cover the dtypes only dtype_exotic screens: gather's
+ * e8m0 case gets a trace and a graph case of its own, with the exotic
+ * case's arguments, and asking for the modes alone adds no exotic case.
+ */
+START_TEST(exotic_modes)
+{
+	json_t		*out = json_array(), *ex = json_array(), *c, *dt;
+	size_t		 i, n = 0;
+
+	dt = json_pack("[s]", "float8_e8m0fnu");
+	ck_assert_int_eq(probe_expand("gather", NULL, PROBE_DTYPE_EXOTIC, dt,
+	    ex), 1);
+	ck_assert_int_eq(probe_expand("gather", NULL, PROBE_TRACE | PROBE_GRAPH,
+	    dt, out), 2);
+	json_array_foreach(out, i, c) {
+		const char *cls = json_string_value(json_object_get(c, "class"));
+
+		ck_assert(strcmp(cls, "trace") == 0 || strcmp(cls, "graph") == 0);
+		ck_assert_str_eq(json_string_value(json_object_get(c, "dtype")),
+		    "float8_e8m0fnu");
+		ck_assert(json_equal(json_object_get(c, "args"),
+		    json_object_get(json_array_get(ex, 0), "args")));
+		n++;
+	}
+	ck_assert_uint_eq(n, 2);
+	/* a computing family has no exotic case, so no mode case either */
+	json_array_clear(out);
+	ck_assert_int_eq(probe_expand("neg", NULL, PROBE_TRACE | PROBE_GRAPH, dt,
+	    out), 0);
+	json_decref(dt);
+	json_decref(ex);
+	json_decref(out);
+}
+END_TEST
+
+/*
  * The empty class: an input with a zero-size dim, a mask or input that
  * holds no true or nonzero element (the int domain [0, 1)), or a result
  * asked to be empty (k = 0, repeats = 0).
@@ -1384,6 +1420,7 @@ sweep_suite(void)
 	tcase_add_test(tc, huge_case);
 	tcase_add_test(tc, huge_movers_cases);
 	tcase_add_test(tc, exotic_movers);
+	tcase_add_test(tc, exotic_modes);
 	tcase_add_test(tc, views_from_catalog_cases);
 	tcase_add_test(tc, empty_class);
 	tcase_add_test(tc, options_class);
