@@ -19,6 +19,7 @@ PYTHONPATH (`_FULL_CONFIG`, as the runner reads it). Standard library only
 besides the library.
 """
 import argparse
+import contextlib
 import importlib
 import json
 import sys
@@ -38,7 +39,9 @@ def parts(items, n):
 
 
 def table(module):
-    lib = importlib.import_module(module)
+    # what the library prints at import goes to stderr: stdout is the body
+    with contextlib.redirect_stdout(sys.stderr):
+        lib = importlib.import_module(module)
     return [(it[0], getattr(it[1], "__name__", str(it[1])))
             for it in lib._FULL_CONFIG if it and len(it) >= 2]
 
