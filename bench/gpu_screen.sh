@@ -8,6 +8,10 @@ LIMIT=${1:-520}
 OUT=${OUT:-/tmp/opscreen-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
+# bench/carry_setup.sh packs flag_gems' wheels as stored zips in xz
+for w in .whl/*.whl.xz; do
+	[ -f "$w" ] && [ ! -f "${w%.xz}" ] && xz -dk "$w"
+done
 if ls .whl/*.whl >/dev/null 2>&1; then
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
 	    --upgrade --target /tmp/site .whl/*.whl || exit 1
