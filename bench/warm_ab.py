@@ -47,18 +47,12 @@ def database(folder):
     return None
 
 
-def run_in_db(path):
+def run_in_db(con, path):
     """The newest run of a phase's database, as run_of reads run.json, for a
     folder that has the database but lost its run.json (the runs row is what
     the daemon served run.json from)."""
-    con, tmp = open_db(path)
-    try:
-        r = con.execute("SELECT id, state, started, finished FROM runs "
-                        "ORDER BY id DESC LIMIT 1").fetchone()
-    finally:
-        con.close()
-        if tmp:
-            os.unlink(tmp)
+    r = con.execute("SELECT id, state, started, finished FROM runs "
+                    "ORDER BY id DESC LIMIT 1").fetchone()
     if r is None or r[1] != "complete" or not r[2] or not r[3]:
         return None, f"{path}: run {r and r[0]} is {r and r[1]}, not complete"
     return dict(zip(("id", "state", "started", "finished"), r)), None
@@ -68,27 +62,30 @@ def phase(outdir, name):
     folder = os.path.join(outdir, name)
     row = {"phase": name, **knobs(folder)}
     path = database(folder)
-    if os.path.exists(os.path.join(folder, "run.json")) or path is None:
+    from_json = os.path.exists(os.path.join(folder, "run.json")) or path is None
+    if from_json:
         run, err = run_of(outdir, name)
-    else:
-        run, err = run_in_db(path)
-    if err:
-        row["error"] = err
-        return row
-    row.update(state=run["state"], wall_s=run["finished"] - run["started"])
-    run_id = run["id"]
+        if err:
+            row["error"] = err
+            return row
     if path is None:
         row["error"] = "no database"
         return row
     con, tmp = open_db(path)
     try:
+        if not from_json:
+            run, err = run_in_db(con, path)
+            if err:
+                row["error"] = err
+                return row
         rows = con.execute(
             "SELECT c.key, r.figures FROM cases c JOIN results r ON r.case_id = c.id "
-            "WHERE c.run_id = ? AND r.figures IS NOT NULL", (run_id,)).fetchall()
+            "WHERE c.run_id = ? AND r.figures IS NOT NULL", (run["id"],)).fetchall()
     finally:
         con.close()
         if tmp:
             os.unlink(tmp)
+    row.update(state=run["state"], wall_s=run["finished"] - run["started"])
     case_ms = first_ms = jit_ms = 0.0
     jit_n = cases = 0
     pids = collections.defaultdict(set)
