@@ -34,25 +34,25 @@ def cpus_of(spec):
     return out
 
 
-def procs(path, kind="proc"):
-    """{pid: (first, last)} of the (utime+stime, cutime+cstime) ticks of the
-    "proc PID ..." lines (kind "proc") or of the daemon's "daemon ..." lines
-    (kind "daemon", one entry)."""
+def procs(path):
+    """({pid: (first, last)}, daemon's (first, last) or None) of the
+    (utime+stime, cutime+cstime) ticks of the "proc PID ..." lines (the
+    runners) and the "daemon ..." lines, in one pass."""
     op = lzma.open if path.endswith(".xz") else open
     seen = {}
     with op(path, "rt") as f:
         for line in f:
             w = line.split()
-            if kind == "proc" and len(w) == 6 and w[0] == "proc":
+            if len(w) == 6 and w[0] == "proc":
                 pid, v = w[1], w[2:]
-            elif kind == "daemon" and len(w) == 5 and w[0] == "daemon":
-                pid, v = "daemon", w[1:]
+            elif len(w) == 5 and w[0] == "daemon":
+                pid, v = None, w[1:]
             else:
                 continue
             v = [int(x) for x in v]
             cur = (v[0] + v[1], v[2] + v[3])
             seen[pid] = (seen.get(pid, (cur, cur))[0], cur)
-    return seen
+    return seen, seen.pop(None, None)
 
 
 def samples(path):
@@ -106,16 +106,14 @@ def main():
         print(f"| {w * a.window}-{(w + 1) * a.window} | {b / s:.1f} |")
     if ts:
         print(f"| all ({ts:.0f} s) | {tb / ts:.1f} |")
-    seen = procs(a.path)
+    seen, d = procs(a.path)
+    hz = os.sysconf("SC_CLK_TCK")
     if seen:
-        hz = os.sysconf("SC_CLK_TCK")
         own = sum(b[0] - f[0] for f, b in seen.values()) / hz
         kids = sum(b[1] - f[1] for f, b in seen.values()) / hz
         print(f"\nrunners sampled: {len(seen)}; CPU-s between each one's first and "
               f"last sample: own threads {own:.0f}, reaped children {kids:.0f}")
-    d = procs(a.path, "daemon").get("daemon")
     if d:
-        hz = os.sysconf("SC_CLK_TCK")
         print(f"daemon: own threads {(d[1][0] - d[0][0]) / hz:.0f} CPU-s; runners it "
               f"reaped during the run (with their children) {(d[1][1] - d[0][1]) / hz:.0f}")
 
