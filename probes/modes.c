@@ -18,17 +18,6 @@
 #include "case.h"
 
 /*
- * the classes whose cases stand for the op as an engine calls it; and
- * dtype_exotic's, the only cases of the dtypes beyond the key's usual ones
- * (fp8, e8m0, complex, int8): without them such a dtype had no mode
- * verdict, and its name no place in a mode's list (FlagGems 5.0.2's
- * _to_copy, resolve_conj and resolve_neg on an H200, 2026-12-05), nor did
- * the screen say whether the compiler handles the dtype
- */
-#define MODES_SOURCES	(PROBE_SAME_SHAPE | PROBE_REDUCTION | PROBE_CONTRACT | \
-			 PROBE_DTYPE_EXOTIC)
-
-/*
  * 1 when ARG a (any kind) is plain, 2 when it is also "wide" (every tensor
  * of rank >= 1, every size >= 2); 0 when it is a tensor a mode case cannot
  * take.
@@ -78,7 +67,7 @@ modes_case(const json_t *c)
 	size_t		 i;
 	int		 r = 2, q;
 
-	if (cls == NULL || (probe_class_parse(cls) & MODES_SOURCES) == 0 ||
+	if (cls == NULL || (probe_class_parse(cls) & PROBE_MODES_SOURCES) == 0 ||
 	    json_is_true(json_object_get(c, "huge")) ||
 	    (cmp != NULL && (strcmp(cmp, "stat") == 0 ||
 	    strcmp(cmp, "bootstrap") == 0)))

@@ -81,12 +81,9 @@ probe_expand(const char *key, const char *schema, unsigned classes,
 		return n;
 	if ((src = json_array()) == NULL)
 		goto err;
-	/*
-	 * views from their own sources, the modes from theirs (contract, and
-	 * dtype_exotic for the dtypes only it screens: probes/modes.c)
-	 */
+	/* views from their own sources, the modes from theirs */
 	if ((v = probe_expand_direct(key, schema, PROBE_VIEWS_SOURCES |
-	    PROBE_CONTRACT | PROBE_DTYPE_EXOTIC, dtypes, src)) >= 0)
+	    PROBE_MODES_SOURCES, dtypes, src)) >= 0)
 		v = 0;
 	if (v >= 0 && (classes & PROBE_VIEWS)) {
 		json_t		*vsrc = json_array();

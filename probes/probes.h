@@ -40,6 +40,16 @@ enum probe_class {
  */
 #define PROBE_MODES	(PROBE_TRACE | PROBE_GRAPH)
 #define PROBE_EAGER	(PROBE_ALL & ~PROBE_MODES)
+/*
+ * the classes the mode cases are derived from (probes/modes.c): those whose
+ * cases stand for the op as an engine calls it, and dtype_exotic's, the only
+ * cases of the dtypes beyond the key's usual ones (fp8, e8m0, complex, int8):
+ * without them such a dtype had no mode verdict, and its name no place in a
+ * mode's list (FlagGems 5.0.2's _to_copy, resolve_conj and resolve_neg on an
+ * H200, 2026-12-05), nor did the screen say whether the compiler takes it
+ */
+#define PROBE_MODES_SOURCES	(PROBE_SAME_SHAPE | PROBE_REDUCTION | \
+				 PROBE_CONTRACT | PROBE_DTYPE_EXOTIC)
 
 /* How the sweep builds arguments for a key. */
 enum catalog_family {
