@@ -62,7 +62,7 @@ for a in "$@"; do
 	esac
 done
 # flag_gems' wheels (pure Python) travel as stored zips packed with xz:
-# 6.4 MB of 5.3.4's zip become 1.8 (gpu_full.sh unpacks them; a wheel's
+# 6.4 MB of 5.3.4's zip become 1.8 (carry_libs.sh unpacks them; a wheel's
 # RECORD hashes its files, not its zip's compression)
 for w in .whl/flag_gems-*.whl .whl/*/flag_gems-*.whl; do
 	[ -f "$w" ] || continue

@@ -128,18 +128,14 @@ install_wheels() {	# $1: directory of wheels, $2: target
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
 	    --target "$_d" "$@"
 }
-# bench/carry_setup.sh packs flag_gems' wheels as stored zips in xz
-for w in .whl/*.whl.xz .whl/*/*.whl.xz; do
-	[ -f "$w" ] && [ ! -f "${w%.xz}" ] && xz -dk "$w"
-done
+# the carried opscreend's libraries (LD_LIBRARY_PATH), the wheels unpacked
+. bench/carry_libs.sh
 [ -d /tmp/site-502 ] || install_wheels .whl /tmp/site-502 || exit 1
 [ -d .whl/5.0.0 ] && [ ! -d /tmp/site-500 ] && install_wheels .whl/5.0.0 /tmp/site-500
 [ -d .whl/5.3.4 ] && [ ! -d /tmp/site-534 ] && install_wheels .whl/5.3.4 /tmp/site-534
 # what 5.3.4's `pip wheel` leaves out (its directories without an
 # __init__.py, flag_gems/fused/DSA among them), from the source tree
 [ -f .whl/534extra.tar.xz ] && [ -d /tmp/site-534 ] && tar xJf .whl/534extra.tar.xz -C /tmp/site-534
-# the carried opscreend's libraries (LD_LIBRARY_PATH)
-. bench/carry_libs.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv \
     > "$OUT/nvidia-smi.txt"
 { nproc; nvidia-smi topo -m; } >> "$OUT/nvidia-smi.txt" 2>&1

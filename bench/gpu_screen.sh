@@ -8,17 +8,13 @@ LIMIT=${1:-520}
 OUT=${OUT:-/tmp/opscreen-out}
 mkdir -p "$OUT"
 T0=$(date +%s)
-# bench/carry_setup.sh packs flag_gems' wheels as stored zips in xz
-for w in .whl/*.whl.xz; do
-	[ -f "$w" ] && [ ! -f "${w%.xz}" ] && xz -dk "$w"
-done
+# the carried opscreend's libraries (LD_LIBRARY_PATH), the wheels unpacked
+. bench/carry_libs.sh
 if ls .whl/*.whl >/dev/null 2>&1; then
 	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
 	    --upgrade --target /tmp/site .whl/*.whl || exit 1
 	export PYTHONPATH=/tmp/site
 fi
-# the carried opscreend's libraries (LD_LIBRARY_PATH)
-. bench/carry_libs.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 python3 -c 'import torch, triton, flag_gems; print("torch", torch.__version__, "triton", triton.__version__, "flag_gems", flag_gems.__version__)' 2>&1 | tail -1
 W=/tmp/opscreen-gpu
