@@ -349,17 +349,16 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	# the variants name the default deny-list's names again with the same
 	# repros (24 MB a list on the whole table, 2026-12-05: five of them
 	# were over what a call brings back); denylist.json keeps them
-	for q in mode=compile mode=cudagraph faster=1 faster=0.8; do
-		python3 -c 'import json,sys
-p = sys.argv[1]
-try:
-    d = json.load(open(p))
-except ValueError:
-    sys.exit(0)
-for e in d.get("names", []) if isinstance(d, dict) else []:
-    e.pop("repro", None)
-json.dump(d, open(p, "w"))' "$P/denylist-$q.json"
-	done
+	python3 -c 'import json,sys
+for p in sys.argv[1:]:
+    try:
+        d = json.load(open(p))
+    except (OSError, ValueError):
+        continue
+    for e in d.get("names", []) if isinstance(d, dict) else []:
+        e.pop("repro", None)
+    json.dump(d, open(p, "w"))' "$P/denylist-mode=compile.json" "$P/denylist-mode=cudagraph.json" \
+	    "$P/denylist-faster=1.json" "$P/denylist-faster=0.8.json"
 	curl -s localhost:$PORT/metrics > "$P/metrics.txt"
 	kill "$(cat "$W/pid")"
 	for i in $(seq 1 30); do kill -0 "$(cat "$W/pid")" 2>/dev/null || break; sleep 1; done
