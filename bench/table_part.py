@@ -13,16 +13,23 @@ by the name that serves them (a list allows or withholds a name, so a name's
 keys stay in one part and its verdicts are all in one run), the names sorted
 by their key count, most first, then by name, and each put in the part with
 the fewest keys so far (the first such part on a tie): the parts are
-disjoint, cover the table and differ by at most one name's keys. The same
-library gives the same parts on any host. The library is imported from
-PYTHONPATH (`_FULL_CONFIG`, as the runner reads it). Standard library only
-besides the library.
+disjoint, cover the table and differ by at most one name's keys. The
+library is imported from PYTHONPATH, and its table read by the runner's own
+code (probes/opscreen_runner/adapters.py `registered`: the keys whose
+condition holds on this host), so a part names only keys the daemon on the
+same host knows (`_FULL_CONFIG` read whole named FlagGems 5.3.4's
+`cholesky_solve.out`, which its condition leaves out on an H100, and the
+daemon refused the run).
 """
 import argparse
 import contextlib
 import importlib
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "probes"))
 
 
 def parts(items, n):
@@ -42,8 +49,8 @@ def table(module):
     # what the library prints at import goes to stderr: stdout is the body
     with contextlib.redirect_stdout(sys.stderr):
         lib = importlib.import_module(module)
-    return [(it[0], getattr(it[1], "__name__", str(it[1])))
-            for it in lib._FULL_CONFIG if it and len(it) >= 2]
+        from opscreen_runner.adapters import registered
+    return [(key, getattr(fn, "__name__", str(fn))) for key, fn in registered(lib)]
 
 
 def main():

@@ -54,6 +54,38 @@ def _driver_version():
         return ""
 
 
+def registered(module):
+    """The (aten key, function) pairs of a FlagGems-style library's
+    _FULL_CONFIG that it registers here: those whose condition (None: none)
+    holds on this host, and not in its config's aten_patch_list. An item
+    with dispatch keys of its own (a fourth element: FlagGems 5.3.4 registers
+    ctc_loss for Autograd and cholesky_solve for Conjugate) is left out: a
+    plain call on the device never reaches it, so a case would measure
+    native against native; never screened, never listed."""
+    config = getattr(module, "config", None)
+    patched = set(getattr(config, "aten_patch_list", None) or [])
+    out = []
+    for item in module._FULL_CONFIG:
+        if not item or len(item) < 2:
+            continue
+        key, fn = item[0], item[1]
+        if len(item) > 3 and item[3]:
+            log.info("%s is registered for %s only; not screened", key,
+                     ", ".join(map(str, item[3])))
+            continue
+        if len(item) > 2 and item[2] is not None:
+            try:
+                if not item[2]():
+                    continue
+            except Exception as e:
+                log.warning("condition of %s raised %r; skipped", key, e)
+                continue
+        if key in patched:
+            continue
+        out.append((key, fn))
+    return out
+
+
 class FlagGemsStyle:
     def __init__(self, library):
         self.library = library
@@ -71,22 +103,8 @@ class FlagGemsStyle:
                             "cuda_initialized": bool(torch.cuda.is_initialized())}
 
     def entries(self):
-        config = getattr(self.module, "config", None)
-        patched = set(getattr(config, "aten_patch_list", None) or [])
         out = []
-        for item in self.module._FULL_CONFIG:
-            if not item or len(item) < 2:
-                continue
-            key, fn = item[0], item[1]
-            if len(item) > 2:
-                try:
-                    if not item[2]():
-                        continue
-                except Exception as e:
-                    log.warning("condition of %s raised %r; skipped", key, e)
-                    continue
-            if key in patched:
-                continue
+        for key, fn in registered(self.module):
             name = getattr(fn, "__name__", str(fn))
             try:
                 schema = str(resolve_op(key)._schema).removeprefix("aten::")
