@@ -71,6 +71,7 @@ config_defaults(struct config *c)
 	c->compile_extrapolate = 4;
 	c->shrink_max = 24;
 	c->shrink_budget = 30;
+	c->shrink_after = 1;
 	c->key_budget = 300;
 	c->first_call_budget = 0;
 	c->first_call_hold = 10;
@@ -267,6 +268,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.shrink_budget"))
 		return parse_seconds(v, 0, 86400, &c->shrink_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;
+	if (IS("runner.shrink_after"))
+		return parse_bool(v, &c->shrink_after) ? "must be yes or no" :
+		    NULL;
 	if (IS("runner.first_call_budget"))
 		return parse_seconds(v, 0, 86400, &c->first_call_budget) ?
 		    "must be seconds, 0..86400 (0 = no budget)" : NULL;

@@ -107,6 +107,8 @@ fingerprint_changed(int slot, json_t *fp, const char *seen)
 	    device_of_slot(slot), seen, old ? old : "?", new ? new : "?");
 	free(old);
 	free(new);
+	/* a shrink of the last run's cases would run the new library */
+	shrink_tail_stop("the library changed");
 	for (i = 0; i < sched.nworkers; i++)
 		if (sched.workers[i].device == device_of_slot(slot))
 			sched.workers[i].fp_stale = 1;

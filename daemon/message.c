@@ -205,8 +205,10 @@ on_result(struct worker *w, json_t *msg)
 	if (v.status == CASE_FAIL)
 		fail_fast_cut(w->device, spec, id, severity_name(
 		    verdict_severity(&v)));
-	if (v.status == CASE_FAIL && !json_is_true(json_object_get(msg,
-	    "fatal")) && !json_is_true(json_object_get(spec, "huge")) &&
+	/* runner.shrink_after: the run's evidence shrinks after its lists */
+	if (!env->conf.shrink_after && v.status == CASE_FAIL &&
+	    !json_is_true(json_object_get(msg, "fatal")) &&
+	    !json_is_true(json_object_get(spec, "huge")) &&
 	    shrink_wanted(w->device, spec, v.score) &&
 	    !shrink_reuse(w->device, id, &v)) {
 		json_object_del(spec, "id");

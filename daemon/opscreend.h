@@ -49,6 +49,7 @@ struct config {
 	double	 compile_extrapolate;	/* fit horizon, x the largest step */
 	int	 shrink_max;		/* re-runs to shrink one failing case */
 	double	 shrink_budget;		/* seconds one shrink may run, 0 = none */
+	int	 shrink_after;		/* shrinks after the run's lists */
 	double	 key_budget;		/* candidate seconds per key, 0 = none */
 	double	 first_call_budget;	/* seconds per first call, 0 = none */
 	double	 first_call_hold;	/* a slower one holds its siblings */

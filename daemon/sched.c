@@ -329,8 +329,15 @@ sched_poll(void)
 	pw_flush();
 	if (!pw_ready())
 		return;
-	if (sched.cur.run_id == 0 && run_activate() <= 0)
-		return;
+	if (sched.cur.run_id == 0) {
+		if ((rc = run_activate()) <= 0) {
+			/* no run: the last one's failing cases shrink */
+			if (rc == 0 && sched.cur.run_id == 0)
+				shrink_tail_poll();
+			return;
+		}
+		shrink_tail_stop("a new run started");
+	}
 
 	/* a split run waits for every device's table (split.c) */
 	if ((split = split_decide()) == -1 || sched.cur.run_id == 0)
@@ -436,6 +443,7 @@ sched_poll(void)
 			;	/* again after the back-off; nothing served */
 		else {
 			progress_update("complete");
+			(void)shrink_tail_load(id);
 			run_clear();
 			lists_changed();
 			run_log_lists();

@@ -51,6 +51,7 @@ struct worker {
 	int64_t		 shrink_case;
 	double		 shrink_t0;		/* when the shrink started */
 	double		 shrink_cand_ms;	/* its variants' candidate first calls */
+	int		 shrink_tail;		/* after its run's lists (sched.tail) */
 	int		 fp_stale;		/* library changed: restart when idle */
 	json_t		*owned;			/* runner.key_affinity: the ops its
 						 * process ran (reset at hello) */
@@ -128,6 +129,16 @@ struct sched {
 	json_t		*shrunk;		/* "dev|key" -> best score shrunk */
 	json_t		*spent;			/* "dev|key" -> candidate seconds */
 	json_t		*prior[NSLOTS];		/* spec -> the library's last shrink */
+	/*
+	 * runner.shrink_after: the completed run whose failing cases are
+	 * being shrunk (0: none), its shrinks not yet started and the counts
+	 * its shrinks_done event reports.
+	 */
+	int64_t		 tail_run;
+	json_t		*tail;			/* [{case, device, key, spec, reason}] */
+	int		 tail_n, tail_inflight, tail_shrunk, tail_runs;
+	int		 tail_stopped;		/* dropped: a new run or library */
+	double		 tail_t0;
 	json_t		*fc;			/* "dev|key|dtype" -> FC_* */
 	json_t		*confirm;		/* "id" -> re-measure [dev, key, dtype] */
 	int64_t		 cancel_req;
@@ -263,6 +274,9 @@ void	 shrink_start(struct worker *w, int64_t id, json_t *spec,
 	    const struct case_verdict *v);
 void	 shrink_result(struct worker *w, json_t *msg);
 void	 shrink_abort(struct worker *w);
+int	 shrink_tail_load(int64_t run);
+void	 shrink_tail_poll(void);
+void	 shrink_tail_stop(const char *why);
 
 /* fingerprint.c */
 void	 queue_full_screen(const char *reason);

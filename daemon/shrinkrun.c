@@ -53,9 +53,16 @@ shrink_wanted(int device, const json_t *spec, double score)
 	return shrink_mark(device, key, score);
 }
 
+static void	tail_end_maybe(void);
+
 void
 shrink_clear(struct worker *w)
 {
+	if (w->shrink_tail) {
+		w->shrink_tail = 0;
+		sched.tail_inflight--;
+		tail_end_maybe();
+	}
 	json_decref(w->shrink_best);
 	json_decref(w->shrink_try);
 	free(w->shrink_repro);
@@ -106,6 +113,12 @@ shrink_store(struct worker *w)
 	if (w->shrunk)
 		log_debug("case %lld: shrunk in %d runs", (long long)
 		    w->shrink_case, w->shrink_runs);
+	if (w->shrink_tail) {
+		/* the deny-list's evidence is now the shrunk case */
+		sched.tail_runs += w->shrink_runs;
+		sched.tail_shrunk += w->shrunk;
+		lists_changed();
+	}
 	free(js);
 	shrink_clear(w);
 }
@@ -132,7 +145,8 @@ shrink_continue(struct worker *w)
 	while (w->shrink_left > 0 && (w->shrink_runs == 0 ||
 	    env->conf.shrink_budget <= 0 ||
 	    now_mono() - w->shrink_t0 < env->conf.shrink_budget) &&
-	    (w->shrink_runs == 0 || !key_budget_over(dev, key)) &&
+	    (w->shrink_tail ? !sched.tail_stopped : w->shrink_runs == 0 ||
+	    !key_budget_over(dev, key)) &&
 	    (c = shrink_next(w->shrink_best, w->shrink_idx)) != NULL) {
 		w->shrink_left--;
 		w->shrink_runs++;
@@ -255,9 +269,9 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 	return done;
 }
 
-void
-shrink_start(struct worker *w, int64_t id, json_t *spec,
-    const struct case_verdict *v)
+static void
+shrink_begin(struct worker *w, int64_t id, json_t *spec, const char *reason,
+    int tail)
 {
 	shrink_clear(w);
 	w->shrink_case = id;
@@ -266,8 +280,17 @@ shrink_start(struct worker *w, int64_t id, json_t *spec,
 	w->shrink_left = env->conf.shrink_max;
 	w->shrink_t0 = now_mono();
 	w->shrink_cand_ms = 0;
-	snprintf(w->shrink_reason, sizeof(w->shrink_reason), "%s", v->reason);
+	if ((w->shrink_tail = tail))
+		sched.tail_inflight++;
+	snprintf(w->shrink_reason, sizeof(w->shrink_reason), "%s", reason);
 	shrink_continue(w);
+}
+
+void
+shrink_start(struct worker *w, int64_t id, json_t *spec,
+    const struct case_verdict *v)
+{
+	shrink_begin(w, id, spec, v->reason, 0);
 }
 
 /* A variant's result: keep it when it fails the same way. */
@@ -282,7 +305,9 @@ shrink_result(struct worker *w, json_t *msg)
 	ms = jnum(json_object_get(msg, "times"), "cand_first_ms");
 	if (ms > 0) {
 		w->shrink_cand_ms += ms;
-		key_budget_charge(w->device, w->shrink_try, ms);
+		/* after the run: another run's budget is not this one's */
+		if (!w->shrink_tail)
+			key_budget_charge(w->device, w->shrink_try, ms);
 	}
 	if (v.status == CASE_FAIL && !strcmp(v.reason, w->shrink_reason)) {
 		json_decref(w->shrink_best);
@@ -311,4 +336,188 @@ void
 shrink_abort(struct worker *w)
 {
 	shrink_store(w);
+}
+
+/*
+ * Shrinking after the lists (runner.shrink_after = yes).  A run's shrinks
+ * are no part of its verdicts: the verdict and the stored spec stay the
+ * generated case's, only the evidence's repro and shrunk_spec change.  Run
+ * inside the run they held its completion, and so every list at 503 on a new
+ * library: in the cold eager screen of 2026-12-04 on the H200, 439 failing
+ * cases were shrunk in 1,610 variant runs, 549.3 runner-s, and a variant of
+ * a key that autotunes each new shape can end a screen late.  So the run
+ * completes and its lists are served with the unshrunk cases as evidence
+ * (each failing case has its repro), and then, on the idle runners, the
+ * failing cases the lists show are shrunk: the evidence of each verdict,
+ * eager and per mode (store_shrink_pending; the in-run rule shrank each
+ * key's worst failure so far, which the evidence of some of its dtypes did
+ * not get), an earlier run's shrink of the same library taken where there
+ * is one, and the evidence replaced as each shrink ends.  A new run or a new
+ * library stops them (shrink_tail_stop): the variants in flight end, the
+ * rest keep their unshrunk evidence; so does a restart of the daemon.  The
+ * run's `shrinks_done` event says how many ran and whether they were stopped.
+ */
+
+/* sched.progress of the run, while its shrinks go on: how many are left */
+static void
+tail_progress(int64_t run, int active)
+{
+	pthread_mutex_lock(&sched.mtx);
+	if (sched.progress != NULL && run != 0 && json_integer_value(
+	    json_object_get(sched.progress, "run")) == run) {
+		if (active)
+			json_object_set_new(sched.progress, "shrinking",
+			    json_pack("{si si}", "left", (int)json_array_size(
+			    sched.tail) + sched.tail_inflight, "of",
+			    sched.tail_n));
+		else
+			json_object_del(sched.progress, "shrinking");
+	}
+	pthread_mutex_unlock(&sched.mtx);
+}
+
+static int
+w_tail_event(void *p)
+{
+	json_t		*a = p;
+
+	if (run_add_event(json_integer_value(json_object_get(a, "run")),
+	    "shrinks_done", json_object_get(a, "ev")) == -1) {
+		pw_note("storing a run's shrinks_done event");
+		return -1;
+	}
+	return 0;
+}
+
+/* The tail's end: nothing left to start and nothing in flight. */
+static void
+tail_end_maybe(void)
+{
+	json_t		*ev;
+	int		 left = (int)json_array_size(sched.tail);
+
+	if (sched.tail_run == 0 || sched.tail_inflight > 0 ||
+	    (left > 0 && !sched.tail_stopped))
+		return;
+	ev = json_pack("{si si si si sf sb}", "shrinks", sched.tail_n,
+	    "dropped", left, "shrunk", sched.tail_shrunk, "runs",
+	    sched.tail_runs, "wall_s", now_mono() - sched.tail_t0, "stopped",
+	    sched.tail_stopped);
+	log_info("run %lld: %d of %d failing cases shrunk after its lists in "
+	    "%d runs, %.1f s%s", (long long)sched.tail_run, sched.tail_shrunk,
+	    sched.tail_n, sched.tail_runs, now_mono() - sched.tail_t0,
+	    sched.tail_stopped ? " (stopped)" : "");
+	if (pw_write(w_tail_event, json_pack("{sI so}", "run", (json_int_t)
+	    sched.tail_run, "ev", ev)) == -1)
+		log_warnx("run %lld: cannot store its shrinks_done event",
+		    (long long)sched.tail_run);
+	json_decref(sched.tail);
+	sched.tail = NULL;
+	sched.tail_stopped = 0;
+	tail_progress(sched.tail_run, 0);
+	sched.tail_run = 0;
+}
+
+/*
+ * After run_finish, before run_clear (the key budgets are still the run's):
+ * the failing cases to shrink; none with runner.shrink_max = 0 or when the
+ * store cannot say (-1; the evidence stays unshrunk).  Each complete run
+ * then has its shrinks_done event.
+ */
+int
+shrink_tail_load(int64_t run)
+{
+	json_t		*all = NULL, *e;
+	size_t		 i;
+	int		 rc = 0;
+
+	if (!env->conf.shrink_after)
+		return 0;
+	shrink_tail_stop("another run completed");
+	if (env->conf.shrink_max > 0 &&
+	    (all = store_shrink_pending(env->store, run)) == NULL)
+		rc = error("run %lld: cannot read its failing cases; they stay "
+		    "unshrunk", (long long)run);
+	sched.tail = json_array();
+	json_array_foreach(all, i, e) {
+		struct case_verdict	 v;
+		int	 dev = json_integer_value(json_object_get(e, "device"));
+
+		/* a key over runner.key_budget gets no more candidate time */
+		if (key_budget_over(dev, json_string_value(json_object_get(e,
+		    "key"))))
+			continue;
+		/* one library, one shrink (sched.prior is still the run's) */
+		memset(&v, 0, sizeof(v));
+		snprintf(v.reason, sizeof(v.reason), "%s", json_string_value(
+		    json_object_get(e, "reason")) ?: "");
+		if (shrink_reuse(dev, json_integer_value(json_object_get(e,
+		    "case")), &v))
+			continue;
+		json_array_append(sched.tail, e);
+	}
+	json_decref(all);
+	sched.tail_run = run;
+	sched.tail_n = (int)json_array_size(sched.tail);
+	sched.tail_shrunk = sched.tail_runs = sched.tail_stopped = 0;
+	sched.tail_t0 = now_mono();
+	if (sched.tail_n > 0)
+		log_info("run %lld: %d failing cases to shrink after its lists",
+		    (long long)run, sched.tail_n);
+	tail_progress(run, 1);
+	return rc;
+}
+
+/* The main loop, no run in progress: the idle runners take the shrinks. */
+void
+shrink_tail_poll(void)
+{
+	int	 i;
+	size_t	 j;
+	json_t	*e = NULL, *spec;
+
+	if (sched.tail_run == 0)
+		return;
+	for (i = 0; i < sched.nworkers && !sched.tail_stopped; i++) {
+		struct worker	*w = &sched.workers[i];
+
+		if (w->state != W_IDLE || w->fp_stale)
+			continue;
+		json_array_foreach(sched.tail, j, e)
+			if (json_integer_value(json_object_get(e, "device")) ==
+			    w->device)
+				break;
+		if (j >= json_array_size(sched.tail))
+			continue;
+		spec = json_loads(json_string_value(json_object_get(e, "spec")),
+		    0, NULL);
+		if (spec != NULL) {
+			json_object_del(spec, "id");
+			shrink_begin(w, json_integer_value(json_object_get(e,
+			    "case")), spec, json_string_value(json_object_get(e,
+			    "reason")) ?: "", 1);
+		}
+		json_decref(spec);
+		json_array_remove(sched.tail, j);
+	}
+	tail_progress(sched.tail_run, !sched.tail_stopped);
+	tail_end_maybe();
+}
+
+/*
+ * A new run starts or the library changed: no shrink of the completed run
+ * starts any more, those in flight stop after their variant.
+ */
+void
+shrink_tail_stop(const char *why)
+{
+	if (sched.tail_run == 0 || sched.tail_stopped)
+		return;
+	if (json_array_size(sched.tail) + sched.tail_inflight > 0)
+		log_info("run %lld: shrinking after its lists stopped (%s); %zu "
+		    "failing cases keep their unshrunk evidence", (long long)
+		    sched.tail_run, why, json_array_size(sched.tail));
+	sched.tail_stopped = 1;
+	tail_progress(sched.tail_run, !sched.tail_stopped);
+	tail_end_maybe();
 }

@@ -143,6 +143,7 @@ int	 store_result_shrink(struct store *, int64_t case_id, int runs,
 int	 store_result_reuse(struct store *, int64_t case_id, int64_t from,
 	    const char *shrunk_spec, const char *repro);
 json_t	*store_shrinks_prior(struct store *, int64_t run, int device);
+json_t	*store_shrink_pending(struct store *, int64_t run);
 json_t	*store_failed_classes(struct store *, int64_t run, int device);
 json_t	*store_key_accounts(struct store *, int64_t run, int device);
 

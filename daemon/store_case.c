@@ -521,6 +521,44 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 }
 
 /*
+ * The cases of run to shrink after its lists (runner.shrink_after): the
+ * evidence of its verdicts (eager, compile, cudagraph) that failed and is
+ * neither fatal, huge, carried, shrunk nor an earlier run's shrink taken.
+ * An array of {"case", "device", "key", "spec" (the stored text),
+ * "reason"} in device, key and case order, or NULL on an error.
+ */
+json_t *
+store_shrink_pending(struct store *s, int64_t run)
+{
+	sqlite3_stmt	*st;
+	json_t		*out;
+
+	if (sqlite3_prepare_v2(store_db(s), "SELECT DISTINCT c.id, c.device, "
+	    "c.key, c.spec, r.reason FROM verdicts v JOIN cases c ON c.id IN "
+	    "(v.evidence_case, v.compile_case, v.cudagraph_case) JOIN results r "
+	    "ON r.case_id = c.id WHERE v.run_id = ?1 AND c.run_id = ?1 AND "
+	    "r.status = 'fail' AND r.shrink_runs = 0 AND r.shrink_from IS NULL "
+	    "AND r.carried_from IS NULL AND coalesce(json_extract(r.figures, "
+	    "'$.fatal'), 0) = 0 AND coalesce(json_extract(c.spec, '$.huge'), 0) "
+	    "= 0 ORDER BY c.device, c.key, c.id", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, run);
+	out = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(out, json_pack("{sI si ss ss ss}", "case",
+		    (json_int_t)sqlite3_column_int64(st, 0), "device",
+		    sqlite3_column_int(st, 1), "key", (const char *)
+		    sqlite3_column_text(st, 2), "spec", (const char *)
+		    sqlite3_column_text(st, 3), "reason", (const char *)
+		    sqlite3_column_text(st, 4)));
+	if (sqlite3_finalize(st) != SQLITE_OK) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
  * The key x dtype x class x severities of run on device with a failing
  * case: an array of {"key", "dtype", "class", "severity", "id" (the first
  * failing case of that severity)}, or NULL on an error.

@@ -101,6 +101,9 @@ class Daemon:
         for k, v in overrides.items():
             sect, key = k.split("__")
             conf.setdefault(sect, {})[key] = v
+        # runner.shrink_after (default yes): a complete run's failing cases
+        # are shrunk after it, and wait_run waits for that too
+        self.shrink_after = str(conf["runner"].get("shrink_after", "yes")) != "no"
         self.conf = os.path.join(self.tmp, "opscreen.conf")
         with open(self.conf, "w") as f:
             for sect, kv in conf.items():
@@ -170,15 +173,27 @@ class Daemon:
         status, _, out = self.request("POST", "/runs", body or {}, token=self.token)
         return status, json.loads(out)
 
-    def wait_run(self, run_id, timeout=600):
+    def wait_run(self, run_id, timeout=600, shrinks=True):
+        """The run's record once it has ended; a complete one, unless
+        shrinks is false, once its failing cases have been shrunk after it
+        too (its shrinks_done event, with runner.shrink_after)."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             st, run = self.get_json(f"/runs/{run_id}")
             assert st == 200, run
-            if run["state"] in ("complete", "failed", "cancelled"):
+            if run["state"] in ("failed", "cancelled"):
+                return run
+            if run["state"] == "complete" and not (
+                    shrinks and self.shrink_after and not self.shrinks_done(run_id)):
                 return run
             time.sleep(0.5)
         raise AssertionError(f"run {run_id} did not finish: {run}\n" + self.logtext())
+
+    def shrinks_done(self, run_id):
+        """The run's shrinks_done event (runner.shrink_after), or None."""
+        rows = query(self.db, "SELECT json FROM events WHERE run_id=? AND "
+                     "kind='shrinks_done'", (run_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def wait_fingerprint(self, timeout=120):
         deadline = time.time() + timeout

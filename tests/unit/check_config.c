@@ -56,6 +56,7 @@ START_TEST(defaults)
 	ck_assert_int_gt(c.case_deadline, 0);
 	ck_assert_int_eq(c.cache_autotuning, 1);
 	ck_assert(c.shrink_budget > 0);
+	ck_assert_int_eq(c.shrink_after, 1);
 	ck_assert(c.first_call_budget == 0);
 	ck_assert(c.first_call_hold == 10);
 	ck_assert_int_eq(c.fail_fast, 1);
@@ -142,7 +143,9 @@ START_TEST(good_file)
 	    "shrink_budget = 2.5\ncompile_workers = 8\n"
 	    "first_call_budget = 0.5\ncuda_sync = blocking\n"
 	    "fail_fast = no\nfirst_call_hold = 2.5\nautotune_rep = 5\n"
-	    "key_affinity = yes\nspeed = engine\n", &c, errs, sizeof(errs)), 0);
+	    "key_affinity = yes\nspeed = engine\nshrink_after = no\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert_int_eq(c.shrink_after, 0);
 	ck_assert_int_eq(c.key_affinity, 1);
 	ck_assert_int_eq(c.speed, VERDICT_SPEED_ENGINE);
 	ck_assert_str_eq(c.cuda_sync, "blocking");
@@ -172,8 +175,11 @@ START_TEST(every_error_with_its_line)
 	    "[runner]\ncache_autotuning = maybe\nshrink_budget = -1\n"
 	    "first_call_budget = soon\ncuda_sync = sleepy\n"
 	    "fail_fast = sometimes\nfirst_call_hold = -3\nautotune_rep = 1e9\n"
-	    "key_affinity = often\nspeed = fast\n", &c, errs, sizeof(errs)), -1);
-	ck_assert_int_eq(c.nerrors, 15);
+	    "key_affinity = often\nspeed = fast\nshrink_after = later\n", &c,
+	    errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 16);
+	ck_assert_ptr_nonnull(strstr(errs, ":20: [runner] shrink_after = "
+	    "\"later\": must be yes or no"));
 	ck_assert_ptr_nonnull(strstr(errs, ":19: [runner] speed"));
 	ck_assert_ptr_nonnull(strstr(errs, ":18: [runner] key_affinity"));
 	ck_assert_ptr_nonnull(strstr(errs, ":17: [runner] autotune_rep"));
