@@ -334,6 +334,15 @@ finish() {	# $1 phase, $2 output folder name (default: the phase)
 	state=$(run_state)
 	echo "$name: $state, $(( $(date +%s) - $(cat "$W/t_start") )) s from daemon start" \
 	    | tee -a "$P/timing.txt"
+	# runner.shrink_after: the run's evidence is shrunk after its lists;
+	# wait up to SHRINK_WAIT s (default 120) for that to end, so the lists
+	# kept show it (progress.shrinking is absent once it has)
+	i=0
+	while [ "$i" -lt "${SHRINK_WAIT:-120}" ] && curl -s "localhost:$PORT/runs/$(last_run)" |
+	    python3 -c 'import json,sys; sys.exit(0 if "shrinking" in json.load(sys.stdin).get("progress", {}) else 1)' 2>/dev/null; do
+		sleep 2; i=$((i + 2))
+	done
+	[ "$i" -gt 0 ] && echo "$name: shrinks after the lists: $i s more" | tee -a "$P/timing.txt"
 	curl -s "localhost:$PORT/runs/$(last_run)" > "$P/run.json"
 	curl -s "localhost:$PORT/regressions?limit=1000" > "$P/regressions.json"
 	for f in json yaml; do
