@@ -118,3 +118,34 @@ def test_shrinks_inside_the_run_without_shrink_after(tmp_path):
         assert any(e.get("shrunk") for e in _minimum(d)["evidence"])
     finally:
         d.stop()
+
+
+def test_a_runner_killed_while_shrinking_loses_nothing(daemon):
+    """A runner killed during a shrink after the lists: the case keeps its
+    record and the lists stay as they were; the shrinks still end with
+    their event and a fresh runner takes the killed one's place."""
+    import os
+    import signal
+
+    from e2e_harness import children
+    d = daemon
+    rid = _completed(d)
+    st, allow = d.get_json("/allowlist")
+    assert st == 200, allow
+    assert d.get_json(f"/runs/{rid}")[1]["progress"]["shrinking"]["left"] >= 1
+    victims = children(d.proc.pid, b"opscreen_runner")
+    assert victims
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    ev = _wait_shrinks(d, rid)
+    assert ev["shrinks"] >= 1 and not ev["stopped"], ev
+    st, allow2 = d.get_json("/allowlist")
+    assert st == 200 and allow2["names"] == allow["names"]
+    # the failing case's own record stands, with its repro
+    e = _minimum(d)
+    st, case = d.get_json(f"/cases/{e['evidence'][0]['case']}")
+    assert case["status"] == "fail" and case["repro"], case
+    deadline = time.time() + 60
+    while time.time() < deadline and not children(d.proc.pid, b"opscreen_runner"):
+        time.sleep(0.2)
+    assert children(d.proc.pid, b"opscreen_runner")
