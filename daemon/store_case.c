@@ -523,7 +523,8 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 /*
  * The cases of run to shrink after its lists (runner.shrink_after): the
  * evidence of its verdicts (eager, compile, cudagraph) that failed and is
- * neither fatal, huge, carried, shrunk nor an earlier run's shrink taken.
+ * neither fatal, huge, random (shrink_wanted), carried, shrunk nor an
+ * earlier run's shrink taken.
  * An array of {"case", "device", "key", "spec" (the stored text),
  * "reason"} in device, key and case order, or NULL on an error.
  */
@@ -540,7 +541,8 @@ store_shrink_pending(struct store *s, int64_t run)
 	    "r.status = 'fail' AND r.shrink_runs = 0 AND r.shrink_from IS NULL "
 	    "AND r.carried_from IS NULL AND coalesce(json_extract(r.figures, "
 	    "'$.fatal'), 0) = 0 AND coalesce(json_extract(c.spec, '$.huge'), 0) "
-	    "= 0 ORDER BY c.device, c.key, c.id", -1, &st, NULL) != SQLITE_OK)
+	    "= 0 AND c.class != 'random' ORDER BY c.device, c.key, c.id", -1,
+	    &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, run);
 	out = json_array();
