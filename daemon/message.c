@@ -207,9 +207,8 @@ on_result(struct worker *w, json_t *msg)
 		    verdict_severity(&v)));
 	/* runner.shrink_after: the run's evidence shrinks after its lists */
 	if (!env->conf.shrink_after && v.status == CASE_FAIL &&
-	    !json_is_true(json_object_get(msg, "fatal")) &&
-	    !json_is_true(json_object_get(spec, "huge")) &&
-	    shrink_wanted(w->device, spec, v.score) &&
+	    shrink_wanted(w->device, spec, json_is_true(json_object_get(msg,
+	    "fatal")), v.score) &&
 	    !shrink_reuse(w->device, id, &v)) {
 		json_object_del(spec, "id");
 		shrink_start(w, id, spec, &v);

@@ -135,7 +135,7 @@ struct sched {
 	 * its shrinks_done event reports.
 	 */
 	int64_t		 tail_run;
-	json_t		*tail;			/* [{case, device, key, spec, reason}] */
+	json_t		*tail;	/* [{case, device, spec (parsed), reason, ...}] */
 	int		 tail_n, tail_inflight, tail_shrunk, tail_runs;
 	int		 tail_stopped;		/* dropped: a new run or library */
 	double		 tail_t0;
@@ -266,7 +266,8 @@ int	 first_call_budget_replay(int slot, int64_t fpid);
 
 /* shrinkrun.c */
 int	 shrink_mark(int device, const char *key, double score);
-int	 shrink_wanted(int device, const json_t *spec, double score);
+int	 shrink_wanted(int device, const json_t *spec, int fatal,
+	    double score);
 void	 shrink_clear(struct worker *w);
 int	 shrink_prior_load(int slot);
 int	 shrink_reuse(int device, int64_t id, const struct case_verdict *v);

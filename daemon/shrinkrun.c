@@ -40,13 +40,18 @@ shrink_mark(int device, const char *key, double score)
 	return 1;
 }
 
-int
-shrink_wanted(int device, const json_t *spec, double score)
+/*
+ * Whether a failing case may be shrunk at all, inside the run or after its
+ * lists: not a fatal one (its runner is gone) nor a huge one.
+ */
+static int
+shrink_eligible(int device, const json_t *spec, int fatal)
 {
 	const char	*key = json_string_value(json_object_get(spec, "key"));
 	const char	*cls = json_string_value(json_object_get(spec, "class"));
 
-	if (env->conf.shrink_max <= 0 || key == NULL)
+	if (env->conf.shrink_max <= 0 || key == NULL || fatal ||
+	    json_is_true(json_object_get(spec, "huge")))
 		return 0;
 	/*
 	 * A random op's failure is a goodness-of-fit test's: a smaller
@@ -57,12 +62,18 @@ shrink_wanted(int device, const json_t *spec, double score)
 	if (cls != NULL && !strcmp(cls, "random"))
 		return 0;
 	/* a key over runner.key_budget gets no more candidate time */
-	if (key_budget_over(device, key))
-		return 0;
-	return shrink_mark(device, key, score);
+	return !key_budget_over(device, key);
+}
+
+int
+shrink_wanted(int device, const json_t *spec, int fatal, double score)
+{
+	return shrink_eligible(device, spec, fatal) && shrink_mark(device,
+	    json_string_value(json_object_get(spec, "key")), score);
 }
 
 static void	tail_end_maybe(void);
+static void	tail_progress(int64_t, int);
 
 void
 shrink_clear(struct worker *w)
@@ -70,6 +81,7 @@ shrink_clear(struct worker *w)
 	if (w->shrink_tail) {
 		w->shrink_tail = 0;
 		sched.tail_inflight--;
+		tail_progress(sched.tail_run, !sched.tail_stopped);
 		tail_end_maybe();
 	}
 	json_decref(w->shrink_best);
@@ -447,22 +459,31 @@ shrink_tail_load(int64_t run)
 	    (all = store_shrink_pending(env->store, run)) == NULL)
 		rc = error("run %lld: cannot read its failing cases; they stay "
 		    "unshrunk", (long long)run);
+	json_decref(sched.tail);	/* one stopped with a variant in flight */
 	sched.tail = json_array();
 	json_array_foreach(all, i, e) {
 		struct case_verdict	 v;
 		int	 dev = json_integer_value(json_object_get(e, "device"));
+		json_t	*spec = json_loads(json_string_value(json_object_get(e,
+		    "spec")), 0, NULL);
 
-		/* a key over runner.key_budget gets no more candidate time */
-		if (key_budget_over(dev, json_string_value(json_object_get(e,
-		    "key"))))
+		/* the rule inside the run (its key's budget: the run's) */
+		if (spec == NULL || !shrink_eligible(dev, spec,
+		    json_is_true(json_object_get(e, "fatal")))) {
+			json_decref(spec);
 			continue;
+		}
 		/* one library, one shrink (sched.prior is still the run's) */
 		memset(&v, 0, sizeof(v));
 		snprintf(v.reason, sizeof(v.reason), "%s", json_string_value(
 		    json_object_get(e, "reason")) ?: "");
 		if (shrink_reuse(dev, json_integer_value(json_object_get(e,
-		    "case")), &v))
+		    "case")), &v)) {
+			json_decref(spec);
 			continue;
+		}
+		json_object_del(spec, "id");
+		json_object_set_new(e, "spec", spec);
 		json_array_append(sched.tail, e);
 	}
 	json_decref(all);
@@ -481,9 +502,9 @@ shrink_tail_load(int64_t run)
 void
 shrink_tail_poll(void)
 {
-	int	 i;
+	int	 i, started = 0;
 	size_t	 j;
-	json_t	*e = NULL, *spec;
+	json_t	*e = NULL;
 
 	if (sched.tail_run == 0)
 		return;
@@ -498,18 +519,14 @@ shrink_tail_poll(void)
 				break;
 		if (j >= json_array_size(sched.tail))
 			continue;
-		spec = json_loads(json_string_value(json_object_get(e, "spec")),
-		    0, NULL);
-		if (spec != NULL) {
-			json_object_del(spec, "id");
-			shrink_begin(w, json_integer_value(json_object_get(e,
-			    "case")), spec, json_string_value(json_object_get(e,
-			    "reason")) ?: "", 1);
-		}
-		json_decref(spec);
+		shrink_begin(w, json_integer_value(json_object_get(e, "case")),
+		    json_object_get(e, "spec"), json_string_value(
+		    json_object_get(e, "reason")) ?: "", 1);
 		json_array_remove(sched.tail, j);
+		started++;
 	}
-	tail_progress(sched.tail_run, !sched.tail_stopped);
+	if (started)
+		tail_progress(sched.tail_run, !sched.tail_stopped);
 	tail_end_maybe();
 }
 
@@ -527,6 +544,6 @@ shrink_tail_stop(const char *why)
 		    "failing cases keep their unshrunk evidence", (long long)
 		    sched.tail_run, why, json_array_size(sched.tail));
 	sched.tail_stopped = 1;
-	tail_progress(sched.tail_run, !sched.tail_stopped);
+	tail_progress(sched.tail_run, 0);
 	tail_end_maybe();
 }

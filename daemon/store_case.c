@@ -523,10 +523,10 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 /*
  * The cases of run to shrink after its lists (runner.shrink_after): the
  * evidence of its verdicts (eager, compile, cudagraph) that failed and is
- * neither fatal, huge, random (shrink_wanted), carried, shrunk nor an
- * earlier run's shrink taken.
- * An array of {"case", "device", "key", "spec" (the stored text),
- * "reason"} in device, key and case order, or NULL on an error.
+ * neither carried, shrunk nor an earlier run's shrink taken (whether it may
+ * be shrunk at all is shrinkrun.c's rule).  An array of {"case", "device",
+ * "key", "spec" (the stored text), "reason", "fatal"} in device, key and
+ * case order, or NULL on an error.
  */
 json_t *
 store_shrink_pending(struct store *s, int64_t run)
@@ -535,24 +535,24 @@ store_shrink_pending(struct store *s, int64_t run)
 	json_t		*out;
 
 	if (sqlite3_prepare_v2(store_db(s), "SELECT DISTINCT c.id, c.device, "
-	    "c.key, c.spec, r.reason FROM verdicts v JOIN cases c ON c.id IN "
+	    "c.key, c.spec, r.reason, coalesce(json_extract(r.figures, "
+	    "'$.fatal'), 0) FROM verdicts v JOIN cases c ON c.id IN "
 	    "(v.evidence_case, v.compile_case, v.cudagraph_case) JOIN results r "
 	    "ON r.case_id = c.id WHERE v.run_id = ?1 AND c.run_id = ?1 AND "
 	    "r.status = 'fail' AND r.shrink_runs = 0 AND r.shrink_from IS NULL "
-	    "AND r.carried_from IS NULL AND coalesce(json_extract(r.figures, "
-	    "'$.fatal'), 0) = 0 AND coalesce(json_extract(c.spec, '$.huge'), 0) "
-	    "= 0 AND c.class != 'random' ORDER BY c.device, c.key, c.id", -1,
+	    "AND r.carried_from IS NULL ORDER BY c.device, c.key, c.id", -1,
 	    &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, run);
 	out = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(out, json_pack("{sI si ss ss ss}", "case",
-		    (json_int_t)sqlite3_column_int64(st, 0), "device",
+		json_array_append_new(out, json_pack("{sI si ss ss ss sb}",
+		    "case", (json_int_t)sqlite3_column_int64(st, 0), "device",
 		    sqlite3_column_int(st, 1), "key", (const char *)
 		    sqlite3_column_text(st, 2), "spec", (const char *)
 		    sqlite3_column_text(st, 3), "reason", (const char *)
-		    sqlite3_column_text(st, 4)));
+		    sqlite3_column_text(st, 4), "fatal",
+		    sqlite3_column_int(st, 5) != 0));
 	if (sqlite3_finalize(st) != SQLITE_OK) {
 		json_decref(out);
 		return NULL;

@@ -183,8 +183,8 @@ class Daemon:
             assert st == 200, run
             if run["state"] in ("failed", "cancelled"):
                 return run
-            if run["state"] == "complete" and not (
-                    shrinks and self.shrink_after and not self.shrinks_done(run_id)):
+            if run["state"] == "complete" and (
+                    not shrinks or not self.shrink_after or self.shrinks_done(run_id)):
                 return run
             time.sleep(0.5)
         raise AssertionError(f"run {run_id} did not finish: {run}\n" + self.logtext())
