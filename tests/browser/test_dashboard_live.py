@@ -39,7 +39,9 @@ def running_with_findings(d, timeout=240):
         st, f = d.get_json("/findings")
         st, r = d.get_json(f"/runs/{out['run']}")
         assert r["state"] in ("queued", "running"), (r, d.logtext())
-        if f.get("findings") and r["progress"].get("rate"):
+        # no progress while queued, nor for the moment between the run's
+        # row turning running and the scheduler taking it up
+        if f.get("findings") and r.get("progress", {}).get("rate"):
             return out["run"]
         time.sleep(0.3)
     raise AssertionError("no finding while the run ran: " + d.logtext())
