@@ -168,8 +168,12 @@ sched_resume(int *full)
 	}
 	free(r.request);
 	pw_write(w_interrupt, json_pack("{sI}", "keep", (json_int_t)id));
-	if (id == 0)
+	if (id == 0) {
+		/* none: the last run's shrinks after its lists, if a stop
+		 * ended them */
+		shrink_tail_interrupted();
 		return 0;
+	}
 	sched.cur.started = started;
 
 	/* the devices whose cases are stored; each must still be ours */

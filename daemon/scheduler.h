@@ -51,7 +51,8 @@ struct worker {
 	int64_t		 shrink_case;
 	double		 shrink_t0;		/* when the shrink started */
 	double		 shrink_cand_ms;	/* its variants' candidate first calls */
-	int		 shrink_tail;		/* after its run's lists (sched.tail) */
+	int64_t		 shrink_tail;		/* the run after whose lists it
+						 * shrinks (sched.tail_run), 0 none */
 	int		 fp_stale;		/* library changed: restart when idle */
 	json_t		*owned;			/* runner.key_affinity: the ops its
 						 * process ran (reset at hello) */
@@ -139,6 +140,8 @@ struct sched {
 	int		 tail_n, tail_inflight, tail_shrunk, tail_runs;
 	int		 tail_stopped;		/* dropped: a new run or library */
 	double		 tail_t0;
+	int		 tail_resumed;		/* taken up after a restart */
+	int64_t		 tail_resume;		/* a restart's run to take up */
 	json_t		*fc;			/* "dev|key|dtype" -> FC_* */
 	json_t		*confirm;		/* "id" -> re-measure [dev, key, dtype] */
 	int64_t		 cancel_req;
@@ -278,6 +281,7 @@ void	 shrink_abort(struct worker *w);
 int	 shrink_tail_load(int64_t run);
 void	 shrink_tail_poll(void);
 void	 shrink_tail_stop(const char *why);
+void	 shrink_tail_interrupted(void);
 
 /* fingerprint.c */
 void	 queue_full_screen(const char *reason);

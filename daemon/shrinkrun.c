@@ -78,12 +78,14 @@ static void	tail_progress(int64_t, int);
 void
 shrink_clear(struct worker *w)
 {
-	if (w->shrink_tail) {
+	/* one of an earlier tail, closed without it, is counted in none */
+	if (w->shrink_tail != 0 && w->shrink_tail == sched.tail_run) {
 		w->shrink_tail = 0;
 		sched.tail_inflight--;
 		tail_progress(sched.tail_run, !sched.tail_stopped);
 		tail_end_maybe();
 	}
+	w->shrink_tail = 0;
 	json_decref(w->shrink_best);
 	json_decref(w->shrink_try);
 	free(w->shrink_repro);
@@ -134,10 +136,12 @@ shrink_store(struct worker *w)
 	if (w->shrunk)
 		log_debug("case %lld: shrunk in %d runs", (long long)
 		    w->shrink_case, w->shrink_runs);
-	if (w->shrink_tail) {
+	if (w->shrink_tail != 0) {
 		/* the deny-list's evidence is now the shrunk case */
-		sched.tail_runs += w->shrink_runs;
-		sched.tail_shrunk += w->shrunk;
+		if (w->shrink_tail == sched.tail_run) {
+			sched.tail_runs += w->shrink_runs;
+			sched.tail_shrunk += w->shrunk;
+		}
 		lists_changed();
 	}
 	free(js);
@@ -166,7 +170,8 @@ shrink_continue(struct worker *w)
 	while (w->shrink_left > 0 && (w->shrink_runs == 0 ||
 	    env->conf.shrink_budget <= 0 ||
 	    now_mono() - w->shrink_t0 < env->conf.shrink_budget) &&
-	    (w->shrink_tail ? !sched.tail_stopped : w->shrink_runs == 0 ||
+	    (w->shrink_tail != 0 ? w->shrink_tail == sched.tail_run &&
+	    !sched.tail_stopped : w->shrink_runs == 0 ||
 	    !key_budget_over(dev, key)) &&
 	    (c = shrink_next(w->shrink_best, w->shrink_idx)) != NULL) {
 		w->shrink_left--;
@@ -292,7 +297,7 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 
 static void
 shrink_begin(struct worker *w, int64_t id, json_t *spec, const char *reason,
-    int tail)
+    int64_t tail)
 {
 	shrink_clear(w);
 	w->shrink_case = id;
@@ -327,7 +332,7 @@ shrink_result(struct worker *w, json_t *msg)
 	if (ms > 0) {
 		w->shrink_cand_ms += ms;
 		/* after the run: another run's budget is not this one's */
-		if (!w->shrink_tail)
+		if (w->shrink_tail == 0)
 			key_budget_charge(w->device, w->shrink_try, ms);
 	}
 	if (v.status == CASE_FAIL && !strcmp(v.reason, w->shrink_reason)) {
@@ -375,8 +380,9 @@ shrink_abort(struct worker *w)
  * not get), an earlier run's shrink of the same library taken where there
  * is one, and the evidence replaced as each shrink ends.  A new run or a new
  * library stops them (shrink_tail_stop): the variants in flight end, the
- * rest keep their unshrunk evidence; so does a restart of the daemon.  The
- * run's `shrinks_done` event says how many ran and whether they were stopped.
+ * rest keep their unshrunk evidence.  A restart takes them up again on the
+ * same library (shrink_tail_interrupted).  The run's `shrinks_done` event
+ * says how many ran and whether they were stopped.
  */
 
 /* sched.progress of the run, while its shrinks go on: how many are left */
@@ -388,9 +394,9 @@ tail_progress(int64_t run, int active)
 	    json_object_get(sched.progress, "run")) == run) {
 		if (active)
 			json_object_set_new(sched.progress, "shrinking",
-			    json_pack("{si si}", "left", (int)json_array_size(
-			    sched.tail) + sched.tail_inflight, "of",
-			    sched.tail_n));
+			    json_pack("{si si si}", "left", (int)
+			    json_array_size(sched.tail) + sched.tail_inflight,
+			    "of", sched.tail_n, "running", sched.tail_inflight));
 		else
 			json_object_del(sched.progress, "shrinking");
 	}
@@ -424,6 +430,8 @@ tail_end_maybe(void)
 	    "dropped", left, "shrunk", sched.tail_shrunk, "runs",
 	    sched.tail_runs, "wall_s", now_mono() - sched.tail_t0, "stopped",
 	    sched.tail_stopped);
+	if (sched.tail_resumed)
+		json_object_set_new(ev, "resumed", json_true());
 	log_info("run %lld: %d of %d failing cases shrunk after its lists in "
 	    "%d runs, %.1f s%s", (long long)sched.tail_run, sched.tail_shrunk,
 	    sched.tail_n, sched.tail_runs, now_mono() - sched.tail_t0,
@@ -455,11 +463,20 @@ shrink_tail_load(int64_t run)
 	if (!env->conf.shrink_after)
 		return 0;
 	shrink_tail_stop("another run completed");
+	/*
+	 * A stopped tail whose variant outlasted a whole run: its event now,
+	 * that variant in neither tally (it ends, its case keeps what it
+	 * found, and no variant of it follows: shrink_continue)
+	 */
+	if (sched.tail_run != 0) {
+		sched.tail_inflight = 0;
+		tail_end_maybe();
+	}
 	if (env->conf.shrink_max > 0 &&
 	    (all = store_shrink_pending(env->store, run)) == NULL)
 		rc = error("run %lld: cannot read its failing cases; they stay "
 		    "unshrunk", (long long)run);
-	json_decref(sched.tail);	/* one stopped with a variant in flight */
+	json_decref(sched.tail);
 	sched.tail = json_array();
 	json_array_foreach(all, i, e) {
 		struct case_verdict	 v;
@@ -490,12 +507,136 @@ shrink_tail_load(int64_t run)
 	sched.tail_run = run;
 	sched.tail_n = (int)json_array_size(sched.tail);
 	sched.tail_shrunk = sched.tail_runs = sched.tail_stopped = 0;
+	sched.tail_resumed = 0;
 	sched.tail_t0 = now_mono();
 	if (sched.tail_n > 0)
 		log_info("run %lld: %d failing cases to shrink after its lists",
 		    (long long)run, sched.tail_n);
 	tail_progress(run, 1);
 	return rc;
+}
+
+/*
+ * At start-up with no run to resume (sched_resume): the newest complete run
+ * whose shrinks after its lists a stop ended early (it has no shrinks_done
+ * event) takes them up again once its runners are back (tail_resume_try).
+ * What its lists show meanwhile is the unshrunk evidence, as before the stop.
+ */
+void
+shrink_tail_interrupted(void)
+{
+	int64_t	 run;
+
+	if (!env->conf.shrink_after || env->conf.shrink_max <= 0)
+		return;
+	if (store_run_tail_interrupted(env->store, &run) == -1) {
+		error("cannot read whether the last run's shrinks ended; its "
+		    "evidence stays as stored");
+		return;
+	}
+	if (run == 0)
+		return;
+	sched.tail_resume = run;
+	log_info("run %lld: its shrinks after the lists were stopped with the "
+	    "daemon; taken up again once its runners are back", (long long)run);
+}
+
+/* /runs/N and /healthz show the resumed tail's run and what is left */
+static void
+tail_resume_progress(int64_t run)
+{
+	int64_t	 total = 0, done = 0;
+	json_t	*p;
+
+	if (store_run_recount(env->store, run, &total, &done) == -1)
+		total = done = 0;
+	p = json_pack("{sI ss sI sI sb}", "run", (json_int_t)run, "state",
+	    "complete", "total", (json_int_t)total, "done", (json_int_t)done,
+	    "resumed", 1);
+	pthread_mutex_lock(&sched.mtx);
+	if (sched.progress == NULL) {
+		sched.progress = p;
+		sched.progress_turns++;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&sched.mtx);
+	json_decref(p);
+}
+
+/*
+ * The interrupted tail of sched.tail_resume: taken up when a runner of each
+ * of the run's devices has said hello with the fingerprint the run recorded
+ * for it (a shrink on another library would replace the run's evidence with
+ * another library's case); dropped when one has another, or the device is
+ * not screened any more.  The run's key accounts are read back from its
+ * stored cases, as a resumed run's are, so that a key over
+ * runner.key_budget is still not shrunk.  0 still waiting for runners.
+ */
+static int
+tail_resume_try(void)
+{
+	int64_t		 run = sched.tail_resume;
+	int		 devices[NSLOTS], n, i, k, same;
+	char		 hash[64], *now, why[160] = "";
+	struct worker	*w = NULL;
+	json_t		*was, *acc, *e, *v;
+	size_t		 j;
+
+	if ((n = store_run_devices(env->store, run, devices, NSLOTS)) == -1)
+		snprintf(why, sizeof(why), "store: %s",
+		    store_errmsg(env->store));
+	for (i = 0; i < n && why[0] == '\0'; i++) {
+		if (slot_of_device(devices[i]) < 0) {
+			snprintf(why, sizeof(why), "device %d (-1 = cpu) is not "
+			    "screened any more", devices[i]);
+			break;
+		}
+		for (k = 0, w = NULL; k < sched.nworkers && w == NULL; k++)
+			if (sched.workers[k].device == devices[i] &&
+			    sched.workers[k].fingerprint != NULL &&
+			    !sched.workers[k].fp_stale)
+				w = &sched.workers[k];
+		if (w == NULL)
+			return 0;	/* its runners have not said hello */
+		if ((now = fingerprint_hash(w->fingerprint)) == NULL)
+			return 0;
+		same = store_run_device_fingerprint(env->store, run,
+		    devices[i], hash, sizeof(hash), &was) == 1 &&
+		    !strcmp(hash, now);
+		free(now);
+		json_decref(was);
+		if (!same)
+			snprintf(why, sizeof(why), "device %d (-1 = cpu) has "
+			    "another library than the run recorded",
+			    devices[i]);
+	}
+	for (i = 0; i < n && why[0] == '\0'; i++) {
+		if ((acc = store_key_accounts(env->store, run, devices[i])) ==
+		    NULL) {
+			snprintf(why, sizeof(why), "cannot read its key "
+			    "accounts: %s", store_errmsg(env->store));
+			break;
+		}
+		json_array_foreach(acc, j, e)
+			if ((v = json_object_get(e, "ms")) != NULL)
+				key_budget_add(devices[i], json_string_value(
+				    json_object_get(e, "key")),
+				    json_real_value(v) / 1e3);
+		json_decref(acc);
+	}
+	sched.tail_resume = 0;
+	if (why[0] == '\0') {
+		tail_resume_progress(run);
+		if (shrink_tail_load(run) == 0)
+			sched.tail_resumed = 1;
+	} else
+		log_warnx("run %lld: its shrinks after the lists are not taken "
+		    "up again (%s); its evidence stays unshrunk", (long long)run,
+		    why);
+	/* the accounts were the run's; the next run starts its own */
+	json_decref(sched.spent);
+	sched.spent = NULL;
+	return 1;
 }
 
 /* The main loop, no run in progress: the idle runners take the shrinks. */
@@ -506,6 +647,9 @@ shrink_tail_poll(void)
 	size_t	 j;
 	json_t	*e = NULL;
 
+	if (sched.tail_resume != 0 && sched.tail_run == 0 &&
+	    tail_resume_try() == 0)
+		return;
 	if (sched.tail_run == 0)
 		return;
 	for (i = 0; i < sched.nworkers && !sched.tail_stopped; i++) {
@@ -521,7 +665,7 @@ shrink_tail_poll(void)
 			continue;
 		shrink_begin(w, json_integer_value(json_object_get(e, "case")),
 		    json_object_get(e, "spec"), json_string_value(
-		    json_object_get(e, "reason")) ?: "", 1);
+		    json_object_get(e, "reason")) ?: "", sched.tail_run);
 		json_array_remove(sched.tail, j);
 		started++;
 	}
@@ -537,6 +681,11 @@ shrink_tail_poll(void)
 void
 shrink_tail_stop(const char *why)
 {
+	if (sched.tail_resume != 0) {
+		log_info("run %lld: its shrinks after the lists are not taken "
+		    "up again (%s)", (long long)sched.tail_resume, why);
+		sched.tail_resume = 0;
+	}
 	if (sched.tail_run == 0 || sched.tail_stopped)
 		return;
 	if (json_array_size(sched.tail) + sched.tail_inflight > 0)

@@ -303,3 +303,28 @@ store_run_device_fingerprint(struct store *s, int64_t run, int device,
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
+
+/*
+ * The newest complete run when it has no shrinks_done event: a stop ended
+ * its shrinks after the lists (runner.shrink_after) before they did.  1 and
+ * its id in *run, 0 none (no complete run, or its event is stored), -1 error.
+ */
+int
+store_run_tail_interrupted(struct store *s, int64_t *run)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*run = 0;
+	if (sqlite3_prepare_v2(store_db(s), "SELECT r.id, EXISTS (SELECT 1 "
+	    "FROM events e WHERE e.run_id = r.id AND e.kind = 'shrinks_done') "
+	    "FROM runs r WHERE r.state = 'complete' ORDER BY r.id DESC LIMIT 1",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW && !sqlite3_column_int(st, 1))
+		*run = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	return *run != 0;
+}

@@ -149,3 +149,119 @@ def test_a_runner_killed_while_shrinking_loses_nothing(daemon):
     while time.time() < deadline and not children(d.proc.pid, b"opscreen_runner"):
         time.sleep(0.2)
     assert children(d.proc.pid, b"opscreen_runner")
+
+
+def test_a_restart_takes_the_shrinks_up_again(tmp_path):
+    """The daemon stopped while the completed run's failing cases were
+    being shrunk: started again on the same library, with nothing queued,
+    it shrinks the ones left, and the run's event says it resumed them."""
+    d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
+    try:
+        rid = _completed(d)
+        assert d.get_json(f"/runs/{rid}")[1]["progress"]["shrinking"]["left"] >= 1
+        st, allow = d.get_json("/allowlist")
+        assert st == 200, allow
+    finally:
+        d.stop()
+    assert d.shrinks_done(rid) is None
+    left = query(d.db, "SELECT count(*) FROM results r JOIN cases c ON "
+                 "c.id=r.case_id WHERE c.run_id=? AND r.status='fail' AND "
+                 "r.shrink_runs=0", (rid,))[0][0]
+    assert left >= 1
+    d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
+    try:
+        ev = _wait_shrinks(d, rid)
+        assert ev.get("resumed") is True and not ev["stopped"], ev
+        assert ev["shrinks"] >= 1 and ev["shrunk"] >= 1, ev
+        assert any(e.get("shrunk") for e in _minimum(d)["evidence"])
+        # the same lists, served throughout
+        st, allow2 = d.get_json("/allowlist")
+        assert st == 200 and allow2["names"] == allow["names"]
+        with open(d.log, errors="replace") as f:
+            assert "taken up again once its runners are back" in f.read()
+    finally:
+        d.stop()
+
+
+def test_a_restart_on_another_library_drops_the_shrinks(tmp_path):
+    """Stopped while shrinking, started again on another version of the
+    library: a shrink would replace the run's evidence with the new
+    library's case, so none runs; the evidence stays the generated case."""
+    import os
+    import re
+    import shutil
+
+    from e2e_harness import ROOT
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    scope = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
+    d = Daemon(tmp_path / "d", env=SLOW, **scope).start()
+    try:
+        rid = _completed(d)
+    finally:
+        d.stop()
+    shrunk = "SELECT count(*) FROM results r JOIN cases c ON c.id=r.case_id " \
+             "WHERE c.run_id=? AND r.shrink_runs > 0"
+    before = query(d.db, shrunk, (rid,))[0][0]
+    init = lib / "opscreen_demolib" / "__init__.py"
+    init.write_text(re.sub(r'__version__ = "[^"]*"', '__version__ = "0.2.0"',
+                           init.read_text()))
+    d = Daemon(tmp_path / "d", env=SLOW, **scope).start()
+    try:
+        d.wait_fingerprint()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            with open(d.log, errors="replace") as f:
+                if "not taken up again" in f.read():
+                    break
+            time.sleep(0.3)
+        else:
+            raise AssertionError("the shrinks were not dropped: " + d.logtext())
+        time.sleep(2)
+        assert d.shrinks_done(rid) is None
+        assert query(d.db, shrunk, (rid,))[0][0] == before
+        # and the lists wait for a screen of the new library
+        st, out = d.get_json("/allowlist")
+        assert st == 503, out
+    finally:
+        d.stop()
+
+
+def test_a_variant_that_outlasts_the_next_run_is_counted_in_neither(tmp_path):
+    """A new run stops the shrinks while a variant is in flight, and the
+    new run (one op that passes) completes before that variant ends: the
+    first run's shrinks still get their event, stopped, and the second's
+    tally holds none of the first's variants; no variant follows."""
+    slow = {"OPSCREEN_DEMOLIB_DELAY": "minimum:3"}
+    d = Daemon(tmp_path / "d", env=slow, **SCOPE).start()
+    try:
+        first = _completed(d)
+        [[op]] = query(d.db, "SELECT name FROM verdicts WHERE run_id=? AND "
+                       "verdict='verified' AND name != 'minimum' LIMIT 1",
+                       (first,))
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            p = d.get_json(f"/runs/{first}")[1].get("progress", {})
+            if p.get("shrinking", {}).get("running", 0) >= 1:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("no shrink ran: " + d.logtext())
+        st, out = d.post_run({"ops": [op]})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300)
+        assert run["state"] == "complete", run
+        ev1 = _wait_shrinks(d, first)
+        assert ev1["stopped"] and ev1["shrunk"] == 0, ev1
+        with open(d.log, errors="replace") as f:
+            log = f.read()
+        # run 1's event was stored when run 2 completed, not after it
+        assert log.index(f"run {first}: 0 of") < log.index(
+            f"run {out['run']}: 0 of 0 failing cases"), log
+        ev2 = d.shrinks_done(out["run"])
+        assert ev2 is not None and ev2["shrinks"] == 0, ev2
+        assert ev2["runs"] == 0 and ev2["shrunk"] == 0, ev2
+    finally:
+        d.stop()
