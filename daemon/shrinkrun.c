@@ -550,9 +550,8 @@ tail_resume_progress(int64_t run)
 
 	if (store_run_recount(env->store, run, &total, &done) == -1)
 		total = done = 0;
-	p = json_pack("{sI ss sI sI sb}", "run", (json_int_t)run, "state",
-	    "complete", "total", (json_int_t)total, "done", (json_int_t)done,
-	    "resumed", 1);
+	p = json_pack("{sI ss sI sI}", "run", (json_int_t)run, "state",
+	    "complete", "total", (json_int_t)total, "done", (json_int_t)done);
 	pthread_mutex_lock(&sched.mtx);
 	if (sched.progress == NULL) {
 		sched.progress = p;

@@ -170,6 +170,17 @@ def test_a_restart_takes_the_shrinks_up_again(tmp_path):
     assert left >= 1
     d = Daemon(tmp_path / "d", env=SLOW, **SCOPE).start()
     try:
+        # /runs/N says what is left while they run again
+        deadline = time.time() + 60
+        while time.time() < deadline and d.shrinks_done(rid) is None:
+            p = d.get_json(f"/runs/{rid}")[1].get("progress", {})
+            if p.get("shrinking"):
+                assert p["state"] == "complete" and p["run"] == rid, p
+                assert 1 <= p["shrinking"]["left"] <= left, p
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("no progress.shrinking: " + d.logtext())
         ev = _wait_shrinks(d, rid)
         assert ev.get("resumed") is True and not ev["stopped"], ev
         assert ev["shrinks"] >= 1 and ev["shrunk"] >= 1, ev
