@@ -166,6 +166,11 @@ async function refreshHeader() {
     text.removeAttribute("data-run");
     text.textContent = list.length ? "idle; last run " + list[0].id + " " +
       list[0].state : "no run yet";
+    /* runner.shrink_after: its failing cases are being shrunk */
+    const p = (HEALTH && HEALTH.last_run) || {};
+    if (list.length && p.run === list[0].id && p.shrinking)
+      text.textContent += "; shrinking its failing cases, " +
+        p.shrinking.left + " of " + p.shrinking.of + " left";
   }
   /* a screen finished: everything on the home page moved with it */
   const last = complete ? complete.id : null;

@@ -115,3 +115,27 @@ def test_the_first_screen_view_is_not_an_error_without_any_run(browser, tmp_path
     finally:
         d.stop()
 
+
+
+def test_the_header_says_the_last_run_is_being_shrunk(browser, tmp_path):
+    """runner.shrink_after: the run is complete and the runners shrink its
+    failing cases; the header says so instead of a bare idle."""
+    scope = dict(runner__classes="broadcast", runner__dtypes="float32",
+                 runner__workers_per_device=2, runner__compile_workers=0)
+    d = Daemon(tmp_path / "d", env={"OPSCREEN_DEMOLIB_DELAY": "minimum:2"},
+               **scope).start()
+    try:
+        d.wait_fingerprint()
+        st, out = d.post_run({})
+        assert st == 202, out
+        run = d.wait_run(out["run"], timeout=300, shrinks=False)
+        assert run["state"] == "complete", run
+        assert d.get_json(f"/runs/{out['run']}")[1]["progress"]["shrinking"]
+        browser.open(f"http://127.0.0.1:{d.port}/")
+        text = browser.eval("document.getElementById('progress-text').textContent")
+        # each variant takes seconds: the one shrink is still going
+        assert f"idle; last run {out['run']} complete; shrinking its " \
+            "failing cases, 1 of 1 left" in text, text
+        assert d.shrinks_done(out["run"]) is None
+    finally:
+        d.stop()
