@@ -17,7 +17,8 @@ disjoint, cover the table and differ by at most one name's keys. The
 library is imported from PYTHONPATH, and its table read by the runner's own
 code (probes/opscreen_runner/adapters.py `registered`: the keys whose
 condition holds on this host, less those registered for dispatch keys of
-their own), so a part names only keys the daemon on the same host knows
+their own that no plain call reaches), so a part names only keys the daemon
+on the same host knows
 (`_FULL_CONFIG` read whole named FlagGems 5.3.4's `cholesky_solve.out`,
 registered for the Conjugate key only, and the daemon refused the run).
 """

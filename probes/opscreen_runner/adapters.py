@@ -1,7 +1,8 @@
 """The FlagGems-style library adapter, parameterised by module name.
 
-A FlagGems-style library exposes _FULL_CONFIG = ((aten_key, fn[, condition]), ...)
-and use_gems(include=[names]); the enable name of a key is fn.__name__.
+A FlagGems-style library exposes
+_FULL_CONFIG = ((aten_key, fn[, condition[, dispatch_keys]]), ...) and
+use_gems(include=[names]); the enable name of a key is fn.__name__.
 """
 
 import contextlib
@@ -21,6 +22,14 @@ from .sourcehash import key_source_hashes
 log = logging.getLogger("opscreen_runner")
 
 MODULES = {"flag_gems": "flag_gems", "demolib": "opscreen_demolib"}
+
+# The dispatch keys of an item's own (its fourth element) that a case's plain
+# call reaches: torch's Autograd alias, which every call outside
+# inference_mode goes through (no_grad included; the runner calls no op in
+# inference_mode), so the library's kernel there is the one measured. Any
+# other key (FlagGems 5.3.4 registers cholesky_solve for Conjugate, reached
+# only by conjugated inputs) is reached by no case: not screened, never listed.
+REACHED_KEYS = frozenset({"Autograd"})
 
 
 def _source_hash(module):
@@ -59,9 +68,9 @@ def registered(module):
     _FULL_CONFIG that it registers here: those whose condition (None: none)
     holds on this host, and not in its config's aten_patch_list. An item
     with dispatch keys of its own (a fourth element: FlagGems 5.3.4 registers
-    ctc_loss for Autograd and cholesky_solve for Conjugate) is left out: a
-    plain call on the device never reaches it, so a case would measure
-    native against native; never screened, never listed."""
+    ctc_loss for Autograd and cholesky_solve for Conjugate) is screened only
+    when a plain call reaches each of them (REACHED_KEYS); else a case would
+    measure native against native: never screened, never listed."""
     config = getattr(module, "config", None)
     patched = set(getattr(config, "aten_patch_list", None) or [])
     out = []
@@ -69,9 +78,9 @@ def registered(module):
         if not item or len(item) < 2:
             continue
         key, fn = item[0], item[1]
-        if len(item) > 3 and item[3]:
-            log.info("%s is registered for %s only; not screened", key,
-                     ", ".join(map(str, item[3])))
+        if len(item) > 3 and item[3] and not set(map(str, item[3])) <= REACHED_KEYS:
+            log.info("%s is registered for %s, which no plain call reaches; "
+                     "not screened", key, ", ".join(map(str, item[3])))
             continue
         if len(item) > 2 and item[2] is not None:
             try:

@@ -68,6 +68,15 @@ _FULL_CONFIG = (
     ("where.self", where_self),
 )
 
+# OPSCREEN_DEMOLIB_KEYS="minimum:Autograd,neg:Conjugate": those keys are
+# registered for that dispatch key instead of the device's, as FlagGems 5.3.4
+# registers ctc_loss (Autograd) and cholesky_solve (Conjugate): a fourth
+# element, after a None condition
+_OWN_KEYS = dict(e.split(":", 1) for e in os.environ.get(
+    "OPSCREEN_DEMOLIB_KEYS", "").split(",") if ":" in e)
+_FULL_CONFIG = tuple((item[0], item[1], None, (_OWN_KEYS[item[0]],))
+                     if item[0] in _OWN_KEYS else item for item in _FULL_CONFIG)
+
 aten_lib = torch.library.Library("aten", "IMPL")
 _registered = []
 
@@ -169,14 +178,15 @@ for _n in fused.__all__:
 
 def _register(lib, names=None, exclude=()):
     _registered.clear()
-    for key, fn, *cond in _FULL_CONFIG:
-        if cond and not cond[0]():
+    for key, fn, *rest in _FULL_CONFIG:
+        if rest and rest[0] is not None and not rest[0]():
             continue
         if names is not None and fn.__name__ not in names:
             continue
         if fn.__name__ in exclude:
             continue
-        lib.impl(key, _faulty(_delayed(fn)), _DISPATCH_KEY)
+        for dk in rest[1] if len(rest) > 1 else (_DISPATCH_KEY,):
+            lib.impl(key, _faulty(_delayed(fn)), dk)
         _registered.append(fn.__name__)
 
 
