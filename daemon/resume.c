@@ -74,6 +74,28 @@ resume_accounts(int slot)
 }
 
 /*
+ * Whether fp (a runner's hello) is the library run recorded for device: 1
+ * the same, 0 another or none recorded (none cannot be shown to be the
+ * same), -1 an error.  *was: the recorded fingerprint (the caller's), or NULL.
+ */
+int
+run_device_same_library(int64_t run, int device, json_t *fp, json_t **was)
+{
+	char	*now, hash[64];
+	int	 rc;
+
+	*was = NULL;
+	if ((now = fingerprint_hash(fp)) == NULL)
+		return -1;
+	rc = store_run_device_fingerprint(env->store, run, device, hash,
+	    sizeof(hash), was);
+	if (rc == 1)
+		rc = !strcmp(hash, now);
+	free(now);
+	return rc;
+}
+
+/*
  * The first runner of a resumed run's device has said hello: queue the
  * device's pending cases when its library is the one the run recorded.
  * 0 queued; 1 the library changed, the run failed and a full screen is
@@ -84,18 +106,14 @@ run_resume_device(int slot, struct worker *w)
 {
 	struct devq	*q = &sched.cur.q[slot];
 	json_t		*was = NULL;
-	char		*now, *js, hash[64];
-	int		 same = 0, rc;
+	char		*js;
+	int		 same;
 
-	if ((now = fingerprint_hash(w->fingerprint)) == NULL)
-		return -1;
-	if ((rc = store_run_device_fingerprint(env->store, sched.cur.run_id,
-	    q->device, hash, sizeof(hash), &was)) == -1) {
-		free(now);
+	if ((same = run_device_same_library(sched.cur.run_id, q->device,
+	    w->fingerprint, &was)) == -1) {
+		json_decref(was);
 		return -1;
 	}
-	same = rc == 1 && !strcmp(hash, now);
-	free(now);
 	if (!same) {
 		/* no recorded fingerprint cannot be shown to be the same one */
 		js = json_dumps(w->fingerprint, JSON_COMPACT | JSON_SORT_KEYS);

@@ -312,5 +312,7 @@ int	 gather_deadline_s(void);
 
 /* resume.c */
 int	 run_resume_device(int slot, struct worker *w);
+int	 run_device_same_library(int64_t run, int device, json_t *fp,
+	    json_t **was);
 
 #endif

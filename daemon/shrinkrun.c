@@ -80,7 +80,6 @@ shrink_clear(struct worker *w)
 {
 	/* one of an earlier tail, closed without it, is counted in none */
 	if (w->shrink_tail != 0 && w->shrink_tail == sched.tail_run) {
-		w->shrink_tail = 0;
 		sched.tail_inflight--;
 		tail_progress(sched.tail_run, !sched.tail_stopped);
 		tail_end_maybe();
@@ -576,7 +575,7 @@ tail_resume_try(void)
 {
 	int64_t		 run = sched.tail_resume;
 	int		 devices[NSLOTS], n, i, k, same;
-	char		 hash[64], *now, why[160] = "";
+	char		 why[160] = "";
 	struct worker	*w = NULL;
 	json_t		*was, *acc, *e, *v;
 	size_t		 j;
@@ -597,17 +596,14 @@ tail_resume_try(void)
 				w = &sched.workers[k];
 		if (w == NULL)
 			return 0;	/* its runners have not said hello */
-		if ((now = fingerprint_hash(w->fingerprint)) == NULL)
-			return 0;
-		same = store_run_device_fingerprint(env->store, run,
-		    devices[i], hash, sizeof(hash), &was) == 1 &&
-		    !strcmp(hash, now);
-		free(now);
+		same = run_device_same_library(run, devices[i],
+		    w->fingerprint, &was);
 		json_decref(was);
-		if (!same)
+		if (same != 1)
 			snprintf(why, sizeof(why), "device %d (-1 = cpu) has "
-			    "another library than the run recorded",
-			    devices[i]);
+			    "%s", devices[i], same == 0 ? "another library "
+			    "than the run recorded" : "a library that cannot "
+			    "be compared with the run's");
 	}
 	for (i = 0; i < n && why[0] == '\0'; i++) {
 		if ((acc = store_key_accounts(env->store, run, devices[i])) ==
