@@ -3,28 +3,12 @@ the rendered DOM parsed into what the assertions need, screenshots for
 docs/."""
 import html.parser
 import os
-import re
-import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "e2e"))
-from e2e_harness import ROOT  # noqa: E402
-
-
-def set_version(lib, version):
-    init = lib / "opscreen_demolib" / "__init__.py"
-    init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{version}"',
-                           init.read_text()))
-
-
-def demolib_copy(tmp):
-    lib = tmp / "lib"
-    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
-                    lib / "opscreen_demolib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    return lib
+from e2e_harness import ROOT, demolib_copy, set_version  # noqa: E402,F401
 
 
 def screenshot_to_docs(data, name):

@@ -3,7 +3,9 @@
 driven only through the HTTP API and the command line."""
 import json
 import os
+import re
 import secrets
+import shutil
 import signal
 import socket
 import sqlite3
@@ -205,6 +207,23 @@ class Daemon:
         raise AssertionError("no fingerprint: " + self.logtext())
 
 
+
+
+def demolib_copy(tmp):
+    """A copy of the demo library under tmp/lib, for a test that changes
+    it (runner.runner_path = ROOT/probes:that lib); returns tmp/lib."""
+    lib = tmp / "lib"
+    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
+                    lib / "opscreen_demolib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return lib
+
+
+def set_version(lib, version):
+    """The copied demo library's __version__: another fingerprint."""
+    init = lib / "opscreen_demolib" / "__init__.py"
+    init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{version}"',
+                           init.read_text()))
 
 
 def full_screen(tmp, scope, env=None):

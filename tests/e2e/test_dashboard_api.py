@@ -9,32 +9,19 @@ daemon and runner on the demo library upgraded between daemon lifetimes
 - /findings: what a run has found while it runs, before any verdict;
 - /runs: the version each run screened; a running run's rate and time left;
 - one spelling across endpoints: `run`, JSON columns as objects."""
-import os
-import re
-import shutil
 import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon, full_screen
+from e2e_harness import ROOT, Daemon, demolib_copy, full_screen, set_version
 
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
-
-
-def set_version(lib, version):
-    init = lib / "opscreen_demolib" / "__init__.py"
-    text = init.read_text()
-    init.write_text(re.sub(r'__version__ = "[^"]*"',
-                           f'__version__ = "{version}"', text))
 
 
 @pytest.fixture(scope="module")
 def upgraded(tmp_path_factory, daemon_bin):
     tmp = tmp_path_factory.mktemp("dashapi")
-    lib = tmp / "lib"
-    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
-                    lib / "opscreen_demolib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    lib = demolib_copy(tmp)
     conf = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
     d, first = full_screen(tmp / "d", conf)
     d.stop()

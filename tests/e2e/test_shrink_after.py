@@ -198,15 +198,8 @@ def test_a_restart_on_another_library_drops_the_shrinks(tmp_path):
     """Stopped while shrinking, started again on another version of the
     library: a shrink would replace the run's evidence with the new
     library's case, so none runs; the evidence stays the generated case."""
-    import os
-    import re
-    import shutil
-
-    from e2e_harness import ROOT
-    lib = tmp_path / "lib"
-    shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
-                    lib / "opscreen_demolib",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    from e2e_harness import ROOT, demolib_copy, set_version
+    lib = demolib_copy(tmp_path)
     scope = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
     d = Daemon(tmp_path / "d", env=SLOW, **scope).start()
     try:
@@ -216,9 +209,7 @@ def test_a_restart_on_another_library_drops_the_shrinks(tmp_path):
     shrunk = "SELECT count(*) FROM results r JOIN cases c ON c.id=r.case_id " \
              "WHERE c.run_id=? AND r.shrink_runs > 0"
     before = query(d.db, shrunk, (rid,))[0][0]
-    init = lib / "opscreen_demolib" / "__init__.py"
-    init.write_text(re.sub(r'__version__ = "[^"]*"', '__version__ = "0.2.0"',
-                           init.read_text()))
+    set_version(lib, "0.2.0")
     d = Daemon(tmp_path / "d", env=SLOW, **scope).start()
     try:
         d.wait_fingerprint()
