@@ -16,7 +16,7 @@ CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
 DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c daemon/api_read.c daemon/http.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
-	daemon/supervise.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
+	daemon/supervise.c daemon/pool.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
 	daemon/store_event.c daemon/store_verdict.c daemon/store_carry.c daemon/carry.c \
 	daemon/policy.c daemon/record.c daemon/run.c daemon/queue.c daemon/skip.c \
 	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \

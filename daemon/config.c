@@ -78,6 +78,7 @@ config_defaults(struct config *c)
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
 	c->key_affinity = 0;
+	c->runner_pool = 1;
 	c->speed = VERDICT_SPEED_ALL;
 	snprintf(c->modes, sizeof(c->modes), "eager");
 	c->carry = 1;
@@ -330,6 +331,8 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.key_affinity"))
 		return parse_bool(v, &c->key_affinity) ? "must be yes or no" :
 		    NULL;
+	if (IS("runner.pool"))
+		return parse_bool(v, &c->runner_pool) ? "must be yes or no" : NULL;
 	if (IS("runner.carry"))
 		return parse_bool(v, &c->carry) ? "must be yes or no" : NULL;
 	if (IS("runner.refresh_days"))

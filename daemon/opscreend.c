@@ -342,10 +342,10 @@ notify_status(void)
 static void
 main_loop(void)
 {
-	struct pollfd	 pfd[1 + 2 * MAX_WORKERS];
-	struct worker	*who[1 + 2 * MAX_WORKERS];
-	int		 isock[1 + 2 * MAX_WORKERS];
-	int		 n, i, timeout;
+	struct pollfd	 pfd[2 + 2 * MAX_WORKERS];
+	struct worker	*who[2 + 2 * MAX_WORKERS];
+	int		 isock[2 + 2 * MAX_WORKERS];
+	int		 n, i, timeout, first = 1;
 	double		 dl, t, wd_every = 0, wd_next = 0;
 	uint64_t	 wd_usec;
 	json_t		*msg;
@@ -392,7 +392,15 @@ main_loop(void)
 				isock[n++] = 0;
 			}
 		}
-		timeout = 1000;
+		if (pool_fd() != -1) {
+			pfd[n].fd = pool_fd();
+			pfd[n].events = POLLIN;
+			who[n] = NULL;
+			isock[n++] = 0;
+		}
+		/* the first pass starts the runners at once */
+		timeout = first ? 0 : 1000;
+		first = 0;
 		if ((dl = sched_next_deadline()) > 0) {
 			t = (dl - now_mono()) * 1000 + 1;
 			if (t < timeout)
@@ -410,8 +418,14 @@ main_loop(void)
 				;
 		for (i = 1; i < n; i++) {
 			struct worker	*w = who[i];
-			struct runner	*r = sched_runner(w);
+			struct runner	*r;
 
+			if (w == NULL) {
+				if (pfd[i].revents != 0)
+					pool_poll();
+				continue;
+			}
+			r = sched_runner(w);
 			if (pfd[i].revents == 0 || supervise_sock(r) == -1)
 				continue;
 			if (!isock[i]) {
@@ -434,6 +448,7 @@ main_loop(void)
 			}
 		}
 		sched_requests();
+		supervise_reap();
 		if (env->fault[0] != '\0')
 			continue;	/* nothing runs, see set_fault() */
 		sched_deadlines(now_mono());
@@ -568,6 +583,7 @@ main(int argc, char *argv[])
 	if ((env->store = store_open(env->conf.database, err, sizeof(err))) ==
 	    NULL)
 		fatalx("store: %s", err);
+	pool_init();
 	sched_init();
 	if (api_start() == -1)
 		fatalx("http: cannot start the API");
@@ -608,6 +624,7 @@ main(int argc, char *argv[])
 	api_stop();
 	for (i = 0; i < sched_nworkers(); i++)
 		supervise_kill(sched_runner(sched_worker(i)));
+	pool_stop();
 	store_close(env->store);
 	return 0;
 }

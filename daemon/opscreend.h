@@ -56,6 +56,7 @@ struct config {
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
 	int	 key_affinity;		/* a key's cases prefer one runner */
+	int	 runner_pool;		/* runners forked from a torch-imported pool */
 	int	 speed;			/* enum verdict_speed: which cases time */
 	int	 carry;			/* unchanged keys keep their results */
 	int	 refresh_days;		/* every key measured afresh within */
@@ -93,7 +94,8 @@ int	 nvml_gpu_host(const char *paths, char *which, size_t len);
 /* supervise.c: a runner process, opaque to every other file */
 struct runner;
 struct runner	*supervise_new(int slot, int device, int compile);
-int	 supervise_spawn(struct runner *);
+int	 supervise_spawn(struct runner *);	/* 0, 1 later, -1 failed */
+void	 supervise_reap(void);
 void	 supervise_kill(struct runner *);
 void	 supervise_collect(struct runner *, char *how, size_t len);
 int	 supervise_send(struct runner *, json_t *msg);
@@ -102,6 +104,16 @@ void	 supervise_read_stderr(struct runner *);
 void	 supervise_errtail(struct runner *, char *buf, size_t len, int lines);
 int	 supervise_sock(const struct runner *);	/* -1: none */
 int	 supervise_errfd(const struct runner *);	/* -1: none */
+
+/* pool.c */
+void	 pool_init(void);
+void	 pool_poll(void);
+void	 pool_stop(void);
+int	 pool_fd(void);			/* -1: none */
+pid_t	 pool_pid(void);
+unsigned pool_spawned(void);
+int	 pool_spawn(const char *python, char *const envp[], int errfd,
+	    int sockfd, pid_t *pid);
 
 /* sched.c: struct worker is the scheduler's (scheduler.h) */
 struct worker;

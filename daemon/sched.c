@@ -296,7 +296,9 @@ sched_poll(void)
 		struct worker	*w = &sched.workers[i];
 
 		if (w->state == W_DOWN && t >= w->next_spawn) {
-			if (supervise_spawn(w->proc) == 0) {
+			if ((rc = supervise_spawn(w->proc)) == 1)
+				continue;	/* the runner pool is starting */
+			if (rc == 0) {
 				w->state = W_STARTING;
 				w->deadline = now_mono() + env->conf.hello_deadline;
 				w->case_id = 0;

@@ -6,12 +6,15 @@
  * told the daemon's pid and ties its life to it (opscreen_runner/lifeline.py:
  * PR_SET_PDEATHSIG, which fires when the spawning thread ends, and a watcher
  * that kills its group when this end of the socket closes): spawns happen on
- * the main loop's thread only, which ends with the process.
+ * the main loop's thread only, which ends with the process. With runner.pool
+ * a runner is forked by the pool (pool.c) instead, and becomes the daemon's
+ * child all the same.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -45,14 +48,20 @@ struct runner {
 	int		 errwrapped;
 };
 
+/* Every runner made, for supervise_reap: they are made once, at start. */
+#define RUNNERS_MAX	1024
+static struct runner	*runners[RUNNERS_MAX];
+static int		 nrunners;
+
 /* A runner not started yet, for slot on device; NULL without memory. */
 struct runner *
 supervise_new(int slot, int device, int compile)
 {
 	struct runner	*w;
 
-	if ((w = calloc(1, sizeof(*w))) == NULL)
+	if (nrunners == RUNNERS_MAX || (w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
+	runners[nrunners++] = w;
 	w->slot = slot;
 	w->device = device;
 	w->compile = compile;
@@ -103,6 +112,10 @@ env_overridden(const char *e)
 	return 0;
 }
 
+/*
+ * 0: spawned; 1: not now, the runner pool is starting (runner.pool); -1:
+ * failed.
+ */
 int
 supervise_spawn(struct runner *w)
 {
@@ -115,7 +128,7 @@ supervise_spawn(struct runner *w)
 	char				*argv[4];
 	const char			*oldpp;
 	int				 sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int				 n = 0, i, rc;
+	int				 n = 0, i, rc, forked = 0;
 
 	envp[0] = NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
@@ -177,6 +190,22 @@ supervise_spawn(struct runner *w)
 	    env_push(envp, &n, "OMP_NUM_THREADS", threads) == -1)
 		goto fail;
 
+	if ((rc = pool_spawn(env->conf.python, envp, ep[1], sv[1], &w->pid)) ==
+	    0) {
+		forked = 1;
+		goto spawned;
+	}
+	if (rc == 1) {
+		w->pid = 0;
+		for (i = 0; i < n; i++)
+			free(envp[i]);
+		free(pp);
+		for (i = 0; i < 2; i++) {
+			close(sv[i]);
+			close(ep[i]);
+		}
+		return 1;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -205,6 +234,7 @@ supervise_spawn(struct runner *w)
 		w->pid = 0;
 		goto fail;
 	}
+ spawned:
 	close(sv[1]);
 	close(ep[1]);
 	w->sock = sv[0];
@@ -217,8 +247,9 @@ supervise_spawn(struct runner *w)
 	for (i = 0; i < n; i++)
 		free(envp[i]);
 	free(pp);
-	log_debug("worker %d: spawned pid %d for %s", w->slot, (int)w->pid,
-	    env->cpu ? "cpu" : dev);
+	log_debug("worker %d: %s pid %d for %s", w->slot, forked ?
+	    "forked by the pool" : "spawned", (int)w->pid, env->cpu ? "cpu" :
+	    dev);
 	return 0;
  fail:
 	for (i = 0; i < n; i++)
@@ -231,6 +262,50 @@ supervise_spawn(struct runner *w)
 			close(ep[i]);
 	}
 	return -1;
+}
+
+/*
+ * As a subreaper (the runner pool) the daemon inherits every orphan below it:
+ * a runner's compile workers or its lifeline watcher once the runner is gone.
+ * Collects those that have ended. Runners and the pool are collected by
+ * their owners, never here, so their pids stay reserved until then.
+ */
+void
+supervise_reap(void)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], buf[8192], *p, *end;
+	FILE		*f;
+	pid_t		 kid;
+	size_t		 n;
+	int		 i;
+
+	if ((d = opendir("/proc/self/task")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
+		    de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		for (p = buf; *p != '\0'; p = end) {
+			kid = (pid_t)strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (kid <= 0 || kid == pool_pid())
+				continue;
+			for (i = 0; i < nrunners && runners[i]->pid != kid; i++)
+				;
+			if (i == nrunners)
+				waitpid(kid, NULL, WNOHANG);
+		}
+	}
+	closedir(d);
 }
 
 /* Kills the runner's whole process group and collects the runner itself. */
