@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from e2e_harness import DAEMON, Daemon
+from e2e_harness import DAEMON, Daemon, daemon_on_copy, shared_screen
 
 
 @pytest.fixture(scope="session")
@@ -29,17 +29,16 @@ def make_daemon(tmp_path, daemon_bin):
 
 @pytest.fixture(scope="session")
 def screened(tmp_path_factory, daemon_bin):
-    """One daemon that has completed a full screen of the demo library (for
-    the session: test_resume compares with it)."""
-    d = Daemon(tmp_path_factory.mktemp("screen"))
-    try:  # a screen that fails the fixture must not leave its daemon running
+    """A daemon on a store that has completed a full screen of the demo
+    library (test_resume compares with it). The screen runs once for the
+    session, whichever pytest-xdist worker asks first; each worker serves a
+    copy of it from a daemon of its own."""
+    src, run_id = shared_screen(tmp_path_factory, "full-screen")
+    d = daemon_on_copy(tmp_path_factory.mktemp("screen"), src)
+    try:  # a fixture that fails must not leave its daemon running
         d.start()
         d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = d.wait_run(out["run"])
-        assert run["state"] == "complete", (run, d.logtext())
-        d.run_id = out["run"]
+        d.run_id = run_id
         yield d
     finally:
         d.stop()

@@ -1,6 +1,7 @@
 """End-to-end harness: the real opscreend (build/opscreend) and the real runner
 (probes/opscreen_runner) screening the demo library (tests/demolib) on the CPU,
 driven only through the HTTP API and the command line."""
+import fcntl
 import json
 import os
 import re
@@ -118,18 +119,41 @@ class Daemon:
     def start(self, healthz=200):
         """Starts opscreend and waits for /healthz to answer `healthz` (503:
         a daemon that starts in a fault)."""
-        self.logf = open(self.log, "ab")
-        self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
-                                     stdout=self.logf, stderr=subprocess.STDOUT,
-                                     env=dict(os.environ, **self.env),
-                                     cwd=self.tmp)
-        deadline = time.time() + 20
+        self._healthz = healthz
+        for attempt in range(5):
+            self.logf = open(self.log, "ab")
+            self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
+                                         stdout=self.logf, stderr=subprocess.STDOUT,
+                                         env=dict(os.environ, **self.env),
+                                         cwd=self.tmp)
+            if not self._wait_listening():
+                return self
+            # another test's daemon took the port free_port() chose (two
+            # pytest-xdist workers): the same configuration on another port
+            self.logf.close()
+            self._set_port(free_port())
+        raise RuntimeError("opscreend found no free port: " + self.logtext())
+
+    def _set_port(self, port):
+        with open(self.conf) as f:
+            text = f.read()
+        with open(self.conf, "w") as f:
+            f.write(re.sub(r"(?m)^port = \d+$", f"port = {port}", text, count=1))
+        self.port = port
+
+    def _wait_listening(self):
+        """Waits for the started daemon's /healthz: True when it exited
+        because its port was taken, False when it answers."""
+        healthz = self._healthz
+        deadline = time.time() + 120   # generous: a loaded 2-core machine
         while time.time() < deadline:
             if self.proc.poll() is not None:
+                if "cannot listen on" in self.logtext():
+                    return True
                 raise RuntimeError("opscreend exited: " + self.logtext())
             try:
                 if self.get("/healthz")[0] == healthz:
-                    return self
+                    return False
             except OSError:
                 pass
             time.sleep(0.1)
@@ -207,6 +231,49 @@ class Daemon:
         raise AssertionError("no fingerprint: " + self.logtext())
 
 
+
+
+def shared_dir(tmp_path_factory, name):
+    """A directory of the session that every pytest-xdist worker shares (the
+    root above the workers' own base directories)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return root / name
+
+
+def shared_screen(tmp_path_factory, name, body=None, env=None, **scope):
+    """A store screened once for the whole session, whichever worker asks
+    first (the others wait on a file lock): a daemon with `scope` (config
+    overrides) and `env` completes the run `body` asks for (its shrinks
+    after the lists too) and stops. Returns (directory, run id); start a
+    daemon on a copy with daemon_on_copy, with the same scope and env."""
+    d = shared_dir(tmp_path_factory, name)
+    with open(str(d) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = d / "run.json"
+        if done.exists():
+            return d, json.loads(done.read_text())["run"]
+        dm = Daemon(d, env=env, **scope).start()
+        try:
+            dm.wait_fingerprint()
+            st, out = dm.post_run(body or {})
+            assert st == 202, out
+            run = dm.wait_run(out["run"], timeout=600)
+            assert run["state"] == "complete", (run, dm.logtext())
+        finally:
+            dm.stop()
+        done.write_text(json.dumps({"run": out["run"]}))
+        return d, out["run"]
+
+
+def daemon_on_copy(tmp, src, env=None, **overrides):
+    """A daemon (not started) on a copy of the store in src (shared_screen)
+    and its log: its tests read and change the copy only."""
+    os.makedirs(tmp, exist_ok=True)
+    for f in os.listdir(src):
+        if f.startswith("opscreen.db") or f == "opscreend.log":
+            shutil.copy2(os.path.join(src, f), os.path.join(tmp, f))
+    return Daemon(tmp, env=env, **overrides)
 
 
 def demolib_copy(tmp):

@@ -197,8 +197,12 @@ def test_config_errors_name_the_line(tmp_path):
     assert ":5:" in r.stderr and "devices" in r.stderr
     assert ":6:" in r.stderr and "unknown key" in r.stderr
     assert ":7:" in r.stderr
-    r = run_check(f"[daemon]\nport = 8470\ndatabase = {tmp_path}/x.db\n",
-                  tmp_path)
+    # a token file of its own: never the host's /etc/opscreen/token
+    tok = tmp_path / "token"
+    tok.write_text("t" * 32 + "\n")
+    os.chmod(tok, 0o600)
+    r = run_check(f"[daemon]\nport = 8470\ndatabase = {tmp_path}/x.db\n"
+                  f"token_file = {tok}\n", tmp_path)
     assert r.returncode == 0 and "configuration OK" in r.stdout
     r = subprocess.run([DAEMON, "-n", "-c", str(tmp_path / "missing.conf")],
                        capture_output=True, text=True)
@@ -260,8 +264,8 @@ def test_check_catches_every_bad_value(tmp_path):
                   "[runner]\nnice = 5\n", tmp_path)
     assert r.returncode == 0, r.stderr
     # a listen off loopback is allowed, with a warning
-    r = run_check(f"[daemon]\nlisten = 0.0.0.0\ndatabase = {tmp_path}/x.db\n",
-                  tmp_path)
+    r = run_check(f"[daemon]\nlisten = 0.0.0.0\ndatabase = {tmp_path}/x.db\n"
+                  f"token_file = {tok}\n", tmp_path)
     assert r.returncode == 0 and "warning" in r.stderr and \
         "not a loopback address" in r.stderr, r.stderr
 

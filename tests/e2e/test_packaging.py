@@ -185,10 +185,15 @@ def test_installed_runner_and_daemon_work_from_the_package(debs, tmp_path):
     assert (installed_host_kernels(root / "usr/share/opscreen/probes", tmp_path) ==
             str(root / "usr/lib/opscreen/libopscreen_kernels_host.so"))
     # the packaged configuration passes the daemon's check (the database in a
-    # directory that exists: systemd creates /var/lib/opscreen)
+    # directory that exists: systemd creates /var/lib/opscreen), with a
+    # token of its own (the host's /etc/opscreen/token is not the test's)
+    tok = tmp_path / "token"
+    tok.write_text("t" * 32 + "\n")
+    tok.chmod(0o600)
     r = subprocess.run([str(root / "usr/sbin/opscreend"), "-n", "-c",
                         str(root / "etc/opscreen/opscreen.conf"),
-                        "-o", f"daemon.database={tmp_path}/opscreen.db"],
+                        "-o", f"daemon.database={tmp_path}/opscreen.db",
+                        "-o", f"daemon.token_file={tok}"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     r = subprocess.run([str(root / "usr/bin/opscreenctl"), "--version"],
@@ -220,6 +225,11 @@ def test_demolib_package_holds_the_demo_library_only(debs, tmp_path):
                    re.sub(r"(^|[=:])/tmp/", rf"\g<1>{tmp_path}/", a))
             for a in cmd.split()]
     assert "runner.library=demolib" in args, args
+    # a token of its own: the host's /etc/opscreen/token is not the test's
+    tok = tmp_path / "token"
+    tok.write_text("t" * 32 + "\n")
+    tok.chmod(0o600)
+    args += ["-o", f"daemon.token_file={tok}"]
     r = subprocess.run([str(root / "usr/sbin/opscreend"), "-n", *args],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, (args, r.stderr)

@@ -138,8 +138,13 @@ def test_make_install(tmp_path):
     assert "library = flag_gems" in lines
     # systemd creates /var/lib/opscreen (StateDirectory=) when it starts the
     # daemon: -n is checked here with the database in a directory that exists
+    # and a token of its own: the host's /etc/opscreen/token is not the test's
+    tok = tmp_path / "token"
+    tok.write_text("t" * 32 + "\n")
+    tok.chmod(0o600)
     r = subprocess.run([str(pre / "sbin/opscreend"), "-n", "-c", str(conf),
-                        "-o", f"daemon.database={tmp_path}/opscreen.db"],
+                        "-o", f"daemon.database={tmp_path}/opscreen.db",
+                        "-o", f"daemon.token_file={tok}"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     # an existing configuration is the operator's: a second install keeps it

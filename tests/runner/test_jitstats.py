@@ -13,18 +13,25 @@ import json, time
 import triton.compiler as tc
 from triton.runtime.autotuner import Autotuner
 
+walls = {"compile": [], "bench": [], "sleep": []}   # what the stand-ins took
+
 class Kernel:
     hash = "abcdef0123456789ffff"
 
 def compile(*args, **kwargs):  # a real compile: 150 ms of this thread's CPU
-    t = time.thread_time()
+    w, t = time.perf_counter(), time.thread_time()
     while time.thread_time() - t < 0.15:
         pass
+    walls["compile"].append((time.perf_counter() - w) * 1e3)
     return Kernel()
 
 def bench(self, *args, config=None, **kwargs):  # compiles, then 50 ms timing
+    w = time.perf_counter()
     tc.compile()
+    s = time.perf_counter()
     time.sleep(0.05)
+    walls["sleep"].append((time.perf_counter() - s) * 1e3)
+    walls["bench"].append((time.perf_counter() - w) * 1e3)
     return [1.0, 1.0, 1.0]
 
 tc.compile = compile
@@ -35,7 +42,7 @@ before = jitstats.snapshot()
 import triton.compiler
 triton.compiler.compile()
 Autotuner._bench(object(), config=None)
-print(json.dumps(jitstats.delta(before)))
+print(json.dumps(dict(jitstats.delta(before), walls=walls)))
 '''
 
 
@@ -45,13 +52,21 @@ def test_first_call_cost_accounting():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout.splitlines()[-1])
+    walls = d.pop("walls")
     assert d["jit_n"] == 2 and d["tune_n"] == 1, d
-    assert 300 <= d["jit_ms"] < 1000 and 300 <= d["jit_cpu_ms"] < 1000, d
-    # the compile inside the benchmark is charged to jit, not to tune
-    assert 45 <= d["tune_ms"] < 140, d
-    assert [h for h, ms in d["jit_slow"]] == ["abcdef0123456789"] * 2, d
-    assert all(150 <= ms < 500 for h, ms in d["jit_slow"]), d
+    # CPU time is exact whatever the load: 150 ms of CPU per compile
+    assert 300 <= d["jit_cpu_ms"] and 300 <= d["jit_ms"], d
     assert d["cpu_ms"] >= 300 and d["child_cpu_ms"] >= 0, d
+    # wall figures are held to what the stand-ins themselves measured (a
+    # busy machine stretches both), never to fixed bounds: each compile is
+    # charged its own wall, and the compile inside the benchmark goes to
+    # jit, not to tune (tune holds the sleep, not the 150+ ms compile)
+    assert [h for h, ms in d["jit_slow"]] == ["abcdef0123456789"] * 2, d
+    for (h, ms), wall in zip(d["jit_slow"], walls["compile"]):
+        assert wall - 1 <= ms < wall + 0.5 * wall, (d, walls)   # ms rounded
+    assert sum(walls["compile"]) - 1 <= d["jit_ms"], (d, walls)
+    inner = walls["compile"][1]
+    assert walls["sleep"][0] - 1 <= d["tune_ms"] < walls["bench"][0] - 0.5 * inner, (d, walls)
 
 
 CAP_SCRIPT = r'''
