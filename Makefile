@@ -41,7 +41,7 @@ UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
 include kernels/kernels.mk
 UNIT_TESTS += $(KERNEL_UNIT_TESTS)
 
-.PHONY: all deps test test-unit test-py test-gpu run clean install install-demolib \
+.PHONY: all deps test test-fast test-unit test-py test-gpu run clean install install-demolib \
 	bench-api verify-units deb
 
 all: build/opscreend build/opscreenctl $(KERNEL_ALL) build/sweepdump
@@ -145,11 +145,25 @@ deps:
 test-unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "== $$t"; CK_FORK=yes ./$$t || exit 1; done
 
-# Runner tests and end-to-end tests (real daemon + real runner on the CPU).
+# Runner tests and end-to-end tests (real daemon + real runner on the CPU),
+# on PYTEST_WORKERS processes (pytest-xdist; a file's tests stay on one, so
+# module fixtures are built once). The suite ends with its wall time and
+# its ten slowest tests.
+PYTEST_WORKERS ?= 2
+PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
 test-py: build/opscreend
-	$(PYTHON) -m pytest -q -p no:cacheprovider --durations=20 tests/runner tests/e2e tests/browser tests/gpu
+	@t0=$$(date +%s); rc=0; \
+	$(PYTEST) --durations=10 tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
+	echo "test-py: $$(( $$(date +%s) - t0 )) s wall on $(PYTEST_WORKERS) workers"; exit $$rc
 
 test: all test-unit test-py verify-units
+
+# The edit loop (under 3 minutes): the unit suites, the runner suites but
+# their slow files (pytestmark slow) and a smoke end-to-end screen.
+test-fast: all test-unit
+	@t0=$$(date +%s); rc=0; \
+	$(PYTEST) --durations=10 -m "not slow" tests/runner tests/e2e/test_severity.py || rc=$$?; \
+	echo "test-fast: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
 # Needs a GPU and flag_gems; skips with a message elsewhere.
 test-gpu: build/opscreend
@@ -260,6 +274,7 @@ help:
 	@echo "make              build the daemon, opscreenctl, kernels/ (host; CUDA where nvcc is), sweepdump"
 	@echo "make deps         install Debian's packages and the pinned Python packages (.venv)"
 	@echo "make test         every suite that can run here: unit (Check), runner, e2e, browser, GPU (skips without one), units"
+	@echo "make test-fast    the edit loop: unit, runner (not slow), one e2e screen; under 3 minutes"
 	@echo "make test-unit    the Check suites only"
 	@echo "make test-py      the pytest suites only"
 	@echo "make test-gpu     the GPU suite (needs a GPU and flag_gems)"

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import yaml
 
-from e2e_harness import ROOT, Daemon, free_port
+from e2e_harness import ROOT, Daemon, daemon_on_copy, free_port, shared_screen
 
 CTL = os.path.join(ROOT, "build", "opscreenctl")
 
@@ -42,13 +42,37 @@ def d(tmp_path_factory, daemon_bin, ctl_bin):
 
 
 @pytest.fixture(scope="module")
-def screened(d):
-    """The module's daemon after a full screen started by `opscreenctl run --wait`."""
-    rc, out, err = ctl(d.hp, "run", "--wait", token=d.tokfile, timeout=600)
-    assert rc == 0, (out, err, d.logtext())
-    # the POST answer, then the finished run
-    assert '"state": "complete"' in out, out
-    return d
+def screened(tmp_path_factory, daemon_bin, ctl_bin):
+    """A daemon on a copy of the session's full screen of the demo library
+    (tests/e2e/conftest.py), which then completes a run started by
+    `opscreenctl run --wait` (of two ops: the lists stay the full screen's,
+    as a restricted run never serves them)."""
+    src, _ = shared_screen(tmp_path_factory, "full-screen")
+    dm = daemon_on_copy(tmp_path_factory.mktemp("ctl-screened"), src)
+    dm.start()
+    try:
+        dm.wait_fingerprint()
+        dm.hp = f"127.0.0.1:{dm.port}"
+        dm.tokfile = os.path.join(dm.tmp, "token")
+        # a whole screen is what `run` asks for with no --ops: posted,
+        # answered with its id, then cancelled here (a full screen of its
+        # own would take minutes)
+        rc, out, err = ctl(dm.hp, "run", token=dm.tokfile)
+        assert rc == 0, (out, err, dm.logtext())
+        run = json.loads(out)["run"]
+        st, r = dm.get_json(f"/runs/{run}")
+        assert st == 200 and r["full"] == 1, r
+        st, _, _ = dm.request("DELETE", f"/runs/{run}", token=dm.token)
+        assert st in (200, 202), st
+        assert dm.wait_run(run)["state"] == "cancelled"
+        rc, out, err = ctl(dm.hp, "run", "--ops", "abs,sum", "--wait",
+                           token=dm.tokfile, timeout=600)
+        assert rc == 0, (out, err, dm.logtext())
+        # the POST answer, then the finished run
+        assert '"state": "complete"' in out, out
+        yield dm
+    finally:
+        dm.stop()
 
 
 def test_unreachable_is_4(ctl_bin):

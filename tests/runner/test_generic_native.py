@@ -22,6 +22,8 @@ sys.path.insert(0, os.path.join(ROOT, "probes"))
 
 from opscreen_runner import inputs  # noqa: E402
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this file out
+
 SWEEPDUMP = os.path.join(ROOT, "build", "sweepdump")
 ENTRIES = os.path.join(ROOT, "tests", "data", "flag_gems-5.0.2-entries.json")
 # Cases above this many input elements are skipped here (time on 2 cores);

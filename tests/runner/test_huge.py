@@ -12,6 +12,8 @@ from runner_harness import Runner, judge_repro, library_runner, make_case, repro
 
 from opscreen_runner import kernels  # noqa: E402  (runner_harness sets sys.path)
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this file out
+
 
 def huge_case(cid, key, name, n, nops):
     spec = {"t": "tensor", "shape": [n], "dtype": "bfloat16", "domain": "normal",

@@ -1,5 +1,6 @@
 """The trace class's dynamic compile count (modes._dynamic_compiles) is the
 compiled function's own: not inherited from another compile's cache entry."""
+import pytest
 import os
 import sys
 
@@ -10,6 +11,8 @@ sys.path.insert(0, os.path.join(ROOT, "probes"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 
 from opscreen_runner import inputs, modes, references  # noqa: E402
+
+pytestmark = pytest.mark.slow  # make test-fast leaves this file out
 
 
 def test_a_candidates_size_branch_does_not_make_native_recompile():

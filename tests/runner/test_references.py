@@ -19,6 +19,8 @@ sys.path.insert(0, os.path.join(ROOT, "probes"))
 
 from opscreen_runner import inputs, references  # noqa: E402
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this file out
+
 SWEEPDUMP = os.path.join(ROOT, "build", "sweepdump")
 
 

@@ -9,6 +9,8 @@ from runner_harness import (REPRO_LINES, judge_repro, library_runner, make_case,
 
 from opscreen_runner import inputs, repro  # noqa: E402  (runner_harness sets sys.path)
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this file out
+
 ADD = make_case(1, "add.Tensor", "add", [tensor([3, 5]), tensor([5])], cls="broadcast")
 MINIMUM = make_case(2, "minimum", "minimum", [tensor([5]), tensor([3, 5])], cls="broadcast")
 SUM = make_case(3, "sum.dim_IntList", "sum_dim",
