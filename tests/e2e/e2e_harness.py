@@ -280,9 +280,12 @@ def daemon_on_copy(tmp, src, env=None, **overrides):
     """A daemon (not started) on a copy of the store in src (shared_screen)
     and its log: its tests read and change the copy only."""
     os.makedirs(tmp, exist_ok=True)
-    for f in os.listdir(src):
-        if f.startswith("opscreen.db") or f == "opscreend.log":
-            shutil.copy2(os.path.join(src, f), os.path.join(tmp, f))
+    # the daemon's stop checkpointed its WAL into the database file; a -wal
+    # or -shm there now belongs to a reader and is not copied
+    wal = os.path.join(src, "opscreen.db-wal")
+    assert not os.path.exists(wal) or os.path.getsize(wal) == 0, wal
+    for f in ("opscreen.db", "opscreend.log"):
+        shutil.copy2(os.path.join(src, f), os.path.join(tmp, f))
     return Daemon(tmp, env=env, **overrides)
 
 

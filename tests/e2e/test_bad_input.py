@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from e2e_harness import DAEMON
+from e2e_harness import DAEMON, Daemon
 
 
 def test_allowlist_fails_closed_before_first_run(make_daemon):
@@ -40,6 +40,19 @@ def test_post_runs_without_token_file_is_disabled(make_daemon):
     assert st == 403 and b"no token configured" in body
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory, daemon_bin):
+    """One daemon for the bad bodies: each is refused, so none leaves a run
+    behind for the next (each asserts there is none)."""
+    d = Daemon(tmp_path_factory.mktemp("refusing"), runner__workers_per_device=1,
+               runner__compile_workers=0).start()
+    try:
+        d.wait_fingerprint()
+        yield d
+    finally:
+        d.stop()
+
+
 @pytest.mark.parametrize("body,code,needle", [
     (b"{not json", 400, b"not JSON"),
     (b"[1, 2]", 400, b"JSON object"),
@@ -50,9 +63,8 @@ def test_post_runs_without_token_file_is_disabled(make_daemon):
     (b'{"colour": "blue"}', 400, b"unknown field"),
     (b'{"ops": ["add"], "ops": ["mul"]}', 400, b"not JSON"),
 ])
-def test_post_runs_rejects_bad_bodies(make_daemon, body, code, needle):
-    d = make_daemon().start()
-    d.wait_fingerprint()
+def test_post_runs_rejects_bad_bodies(refusing, body, code, needle):
+    d = refusing
     st, ctype, out = d.request("POST", "/runs", body, token=d.token)
     assert st == code and needle in out, out
     assert ctype == "application/json"

@@ -4,6 +4,8 @@ import re
 
 import pytest
 
+from e2e_harness import Daemon
+
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
@@ -51,6 +53,18 @@ def daemon(make_daemon):
     d = make_daemon(**SCOPE).start()
     d.wait_fingerprint()
     return d
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory, daemon_bin):
+    """One daemon for the tests that only read /metrics."""
+    d = Daemon(tmp_path_factory.mktemp("metrics"), runner__workers_per_device=1,
+               runner__compile_workers=0, **SCOPE).start()
+    try:
+        d.wait_fingerprint()
+        yield d
+    finally:
+        d.stop()
 
 
 def test_metrics_parse_and_move_after_a_run(daemon):
@@ -117,7 +131,8 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     assert value(s, "opscreen_last_run_id") == out2["run"]
 
 
-def test_build_and_device_info(daemon):
+def test_build_and_device_info(reader):
+    daemon = reader
     s, types = metrics(daemon)
     info = [dict(l) for n, l in s if n == "opscreen_build_info"]
     assert len(info) == 1 and info[0]["version"][0].isdigit(), info
@@ -136,7 +151,8 @@ def test_build_and_device_info(daemon):
     assert {"UUID", "driver_version", "triton", "cuda"} <= labels.keys()
 
 
-def test_every_series_names_its_device(daemon):
+def test_every_series_names_its_device(reader):
+    daemon = reader
     s, _ = metrics(daemon)
     per_device = {"opscreen_lists_served", "opscreen_serving_run",
                   "opscreen_worker_restarts_total", "opscreen_names",
@@ -146,12 +162,14 @@ def test_every_series_names_its_device(daemon):
             assert dict(labels).keys() >= {"gpu", "UUID"}, (name, labels)
 
 
-def test_metrics_refuses_parameters(daemon):
+def test_metrics_refuses_parameters(reader):
+    daemon = reader
     st, ctype, body = daemon.get("/metrics?x=1")
     assert st == 400 and ctype.startswith("application/json"), body
 
 
-def test_grafana_dashboard_names_only_served_metrics(daemon):
+def test_grafana_dashboard_names_only_served_metrics(reader):
+    daemon = reader
     import json
     import os
     from e2e_harness import ROOT

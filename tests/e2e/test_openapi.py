@@ -55,11 +55,12 @@ def check(path, method, status, ctype, body):
 
 @pytest.fixture(scope="module")
 def d(tmp_path_factory, daemon_bin):
-    from e2e_harness import Daemon
-    dm = Daemon(tmp_path_factory.mktemp("openapi"), **SCOPE).start()
+    from e2e_harness import daemon_on_copy, shared_screen
+    # two screens, /diff compares them: the session's of SCOPE, and one more
+    src, _ = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    dm = daemon_on_copy(tmp_path_factory.mktemp("openapi"), src, **SCOPE).start()
     dm.wait_fingerprint()
-    # two screens: /diff compares them
-    for _ in range(2):
+    for _ in range(1):
         st, out = dm.post_run({})
         assert st == 202, out
         run = dm.wait_run(out["run"], timeout=300)

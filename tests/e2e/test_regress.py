@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon, full_screen
+from e2e_harness import ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
 
 # the operator's own scope: small enough for seconds, still the host's full screen
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
@@ -22,8 +22,10 @@ def screen(tmp, env=None):
 
 @pytest.fixture(scope="module")
 def two_screens(tmp_path_factory, daemon_bin):
+    # the first screen is the session's of SCOPE, copied
+    src, first = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
     tmp = tmp_path_factory.mktemp("regress")
-    d, first = screen(tmp)
+    d = daemon_on_copy(tmp, src, **SCOPE).start()
     st, before = d.get_json("/regressions")
     d.stop()
     d, second = screen(tmp, {"OPSCREEN_DEMOLIB_BREAK": "add"})

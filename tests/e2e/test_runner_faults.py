@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from e2e_harness import Daemon, children, query
+from e2e_harness import Daemon, shared_screen, children, query
 
 # the operator's own scope: a full screen (it serves lists) of 181 cases
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
@@ -21,26 +21,20 @@ VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, daemon_bin):
-    """The verdicts of one undisturbed full screen in the same scope."""
-    d = Daemon(tmp_path_factory.mktemp("reference"), **SCOPE).start()
-    try:
-        d.wait_fingerprint()
-        st, out = d.post_run({})
-        assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300)
-        assert run["state"] == "complete" and run["full"] == 1, run
-        verdicts = {r[:3]: r[3:] for r in query(d.db, VERDICTS, (out["run"],))}
-        # the demo library's own planted crash (rsqrt) and hang (tanh)
-        failures = query(d.db, "SELECT c.key, r.status FROM results r JOIN "
-                         "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
-                         "r.status IN ('crash', 'timeout')", (out["run"],))
-        planted, kinds = {}, {}
-        for key, status in failures:
-            planted[key] = planted.get(key, 0) + 1
-            kinds.setdefault(key, []).append(status)
-        return verdicts, planted, {k: sorted(v) for k, v in kinds.items()}
-    finally:
-        d.stop()
+    """The verdicts of one undisturbed full screen in the same scope (the
+    session's, tests/e2e/e2e_harness.py shared_screen)."""
+    src, run = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    db = str(src / "opscreen.db")
+    verdicts = {r[:3]: r[3:] for r in query(db, VERDICTS, (run,))}
+    # the demo library's own planted crash (rsqrt) and hang (tanh)
+    failures = query(db, "SELECT c.key, r.status FROM results r JOIN "
+                     "cases c ON c.id = r.case_id WHERE c.run_id=? AND "
+                     "r.status IN ('crash', 'timeout')", (run,))
+    planted, kinds = {}, {}
+    for key, status in failures:
+        planted[key] = planted.get(key, 0) + 1
+        kinds.setdefault(key, []).append(status)
+    return verdicts, planted, {k: sorted(v) for k, v in kinds.items()}
 
 
 def _wait_done(d, run_id, share):
