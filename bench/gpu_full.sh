@@ -98,6 +98,7 @@
 # SPEED (runner.speed, all as the daemon; SPEED_<phase>; the anchor's build
 # times no speed at all), MODES (runner.modes, eager as the daemon;
 # MODES_<phase>, e.g. MODES=eager,compile,cudagraph for the mode lists),
+# POOL (runner.pool, yes as the daemon; POOL_<phase>),
 # SHRINK_AFTER (runner.shrink_after, yes as the daemon; SHRINK_AFTER_<phase>;
 # finish waits up to SHRINK_WAIT s, 120, for the shrinks after the lists),
 # REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
@@ -218,13 +219,14 @@ start() {
 	st=yes; [ -n "$4" ] && st=no
 	# the anchor's build: its own daemon, runner and kernels, and no
 	# config key it did not know (NEWKEYS: runner.carry, key_affinity, speed,
-	# modes, shrink_after)
+	# modes, shrink_after, pool)
 	BIN=./.carry/opscreend; RP=$ROOT/probes; KL=$ROOT/build/libopscreen_kernels.so
 	NEWKEYS="carry = $(eval "echo \${CARRY_$name:-$(carry_of "$name")}")
 key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")
 speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")
 modes = $(eval "echo \${MODES_$name:-\${MODES:-eager}}")
-shrink_after = $(eval "echo \${SHRINK_AFTER_$name:-\${SHRINK_AFTER:-yes}}")"
+shrink_after = $(eval "echo \${SHRINK_AFTER_$name:-\${SHRINK_AFTER:-yes}}")
+pool = $(eval "echo \${POOL_$name:-\${POOL:-yes}}")"
 	case $name in anchor*)
 		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
 		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; NEWKEYS="";;
