@@ -58,6 +58,8 @@ on_hello(struct worker *w, json_t *msg)
 	w->hello_error[0] = '\0';
 	w->failures = 0;
 	w->state = W_IDLE;
+	log_debug("worker %d: runner pid %lld said hello", w->slot,
+	    (long long)json_integer_value(json_object_get(msg, "pid")));
 	{
 		json_t	*cs = json_object_get(msg, "cuda_sync");
 		const char *why = json_string_value(json_object_get(cs, "error"));

@@ -56,6 +56,7 @@ def _base(env):
 def _runner(env, errfd, sockfd, middle):
     """In the runner: never returns."""
     code = 1
+    _name("opscreen-runner")   # first: a runner is never taken for the pool
     try:
         # the middle process exits right after the fork; until then our
         # parent is it. Afterwards it is the daemon (a subreaper) or, if the
@@ -73,7 +74,6 @@ def _runner(env, errfd, sockfd, middle):
             os.close(fd)
         os.environ.clear()
         os.environ.update(env)
-        _name("opscreen-runner")
         import importlib
         importlib.invalidate_caches()   # the library may have changed on disk
         import torch

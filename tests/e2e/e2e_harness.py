@@ -32,7 +32,9 @@ def query(path, sql, args=(), mode="ro"):
 
 def children(pid, cmd=None):
     """The processes whose parent is pid; with cmd (bytes), only those whose
-    command line holds it."""
+    command line holds it, the runner pool (runner.pool: its command line
+    names opscreen_runner.pool, and the runners it forks keep that command
+    line) left out: b"opscreen_runner" gives the runners."""
     kids = []
     for p in os.listdir("/proc"):
         if not p.isdigit():
@@ -45,6 +47,9 @@ def children(pid, cmd=None):
             if cmd is not None:
                 with open(f"/proc/{p}/cmdline", "rb") as f:
                     if cmd not in f.read():
+                        continue
+                with open(f"/proc/{p}/comm", "rb") as f:
+                    if f.read().strip() == b"opscreen-pool":
                         continue
         except (OSError, IndexError, ValueError):
             continue
