@@ -2,6 +2,7 @@
 generation for a second, so a scraper storm cannot take the CPU (a render is a
 roll-up per device: tens of milliseconds on a full screen)."""
 import http.client
+import os
 import threading
 import time
 
@@ -29,11 +30,25 @@ def hammer(port, path, seconds, conns=4):
     return sum(counts) / seconds, bad
 
 
+def cpu_seconds(pid):
+    """The process's user + system CPU time so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_metrics_answers_hundreds_per_second_after_a_full_screen(screened):
-    # wrk reaches well over 1,000/s (docs/bench/api.md); a Python client on a
-    # shared 2-core machine is the bottleneck here, so the bar is lower but
-    # still five times the rate of a render per request (58/s)
+    # wrk reaches well over 1,000/s (docs/bench/api.md). What makes that
+    # possible is measured here whatever the machine's speed or load: the
+    # daemon's CPU per scrape. A render is a roll-up per device (about
+    # 17 ms of CPU on a full screen, 58/s); cached, a storm costs one
+    # render a second plus the requests themselves
+    pid = screened.proc.pid
+    cpu0 = cpu_seconds(pid)
     rate, bad = hammer(screened.port, "/metrics", 3.0)
+    cpu = cpu_seconds(pid) - cpu0
     assert not bad, bad[:3]
-    assert rate > 300, rate
+    n = rate * 3.0
+    assert n >= 50, rate
+    assert cpu / n < 0.005, (cpu, n)
     assert screened.proc.poll() is None

@@ -9,7 +9,9 @@ import yaml
 from e2e_harness import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "runner"))
 import opscreen_demolib as demolib  # noqa: E402
+import standalone  # noqa: E402
 
 # name -> (verdict, reason or None, probe class or None when any may show it)
 DEFECTS = {
@@ -184,8 +186,8 @@ def _run_repro(path, **env):
     full = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "demolib"), **env)
     full.pop("OPSCREEN_REPRO_NATIVE", None)
     full.update(env)
-    return subprocess.run([sys.executable, path], capture_output=True, text=True,
-                          env=full, timeout=120, cwd=os.path.dirname(path))
+    # as `python path`, forked from a server that imported torch alone
+    return standalone.run(path, full, os.path.dirname(path), 120)
 
 
 def test_repro_fails_by_hand(screened):

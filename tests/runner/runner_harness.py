@@ -9,6 +9,8 @@ import struct
 import subprocess
 import sys
 
+import standalone
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PYTHONPATH = os.pathsep.join([os.path.join(ROOT, "probes"),
                               os.path.join(ROOT, "tests", "demolib")])
@@ -147,8 +149,8 @@ def run_repro(source, tmp_path, extra_path="", **env):
         filter(None, [PYTHONPATH.split(os.pathsep)[1], extra_path])))
     full.pop("OPSCREEN_REPRO_NATIVE", None)
     full.update(env)
-    return subprocess.run([sys.executable, str(path)], env=full, capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path)
+    # as `python repro.py`, forked from a server that imported torch alone
+    return standalone.run(path, full, tmp_path, 300)
 
 
 def repro_lines(case):
