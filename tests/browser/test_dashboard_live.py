@@ -98,7 +98,7 @@ def test_an_upgrade_being_screened_shows_a_banner(browser, tmp_path):
         assert dom.cells and dom.broken
         screenshot_to_docs(browser.screenshot(str(tmp_path / "upgrade.png")),
                            "dashboard-upgrade.png")
-        d.wait_run(run, timeout=300)
+        d.wait_run(run)
         browser.open(f"http://127.0.0.1:{d.port}/")
         assert browser.eval("document.getElementById('banner').hidden") is True
     finally:
@@ -128,7 +128,7 @@ def test_the_header_says_the_last_run_is_being_shrunk(browser, tmp_path):
         d.wait_fingerprint()
         st, out = d.post_run({})
         assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300, shrinks=False)
+        run = d.wait_run(out["run"], shrinks=False)
         assert run["state"] == "complete", run
         assert d.get_json(f"/runs/{out['run']}")[1]["progress"]["shrinking"]
         browser.open(f"http://127.0.0.1:{d.port}/")

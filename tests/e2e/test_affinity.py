@@ -30,7 +30,7 @@ def _screen(make_daemon, affinity):
     d.wait_fingerprint()
     st, out = d.post_run(SCOPE)
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete" and run["done"] == run["total"], run
     # the folder bench/warm_ab.py reads (as gpu_full.sh's finish leaves it)
     with open(os.path.join(d.tmp, "run.json"), "w") as f:

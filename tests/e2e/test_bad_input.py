@@ -365,7 +365,7 @@ def test_library_that_cannot_be_imported(make_daemon):
                "used" in ln for ln in d.logtext().splitlines()), d.logtext()
     st, out = d.post_run({})
     assert st == 202
-    run = d.wait_run(out["run"], timeout=120)
+    run = d.wait_run(out["run"])
     assert run["state"] == "failed" and "no_such_library_xyz" in run["error"]
     assert d.get("/healthz")[0] == 200
 

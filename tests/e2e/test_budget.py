@@ -14,7 +14,7 @@ def _screened(make_daemon, scope, **conf):
     d.wait_fingerprint()
     st, out = d.post_run(scope)
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", run
     return d, run, out["run"]
 
@@ -199,7 +199,7 @@ def _complete_run(d, body):
     """Starts a run of body, waits for it to complete; its id."""
     st, out = d.post_run(body)
     assert st == 202, out
-    r = d.wait_run(out["run"], timeout=300)
+    r = d.wait_run(out["run"])
     assert r["state"] == "complete", (r, d.logtext())
     return out["run"]
 
@@ -452,7 +452,7 @@ def test_a_first_call_over_its_budget_twice_is_cut(make_daemon):
     # the next screen of the library cuts them before any runs
     st, out = d.post_run(FIRST_CALL_SCOPE)
     assert st == 202, out
-    run2 = d.wait_run(out["run"], timeout=300)
+    run2 = d.wait_run(out["run"])
     assert run2["state"] == "complete", run2
     sub2 = _sub_cases(d, out["run"])
     assert len(sub2) == len(sub) and all(

@@ -42,7 +42,7 @@ def verdicts(d, run):
 def screen(d, body=None):
     st, out = d.post_run(body or {})
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", (run, d.logtext())
     return out["run"], run
 

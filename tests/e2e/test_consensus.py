@@ -216,7 +216,7 @@ def test_cleared_by_a_later_screen(faulty, tmp_path):
     assert st == 503 and "quarantined" in err["error"], err
     st, out = d.post_run({})
     assert st == 202, out
-    r = d.wait_run(out["run"], timeout=600)
+    r = d.wait_run(out["run"])
     assert r["state"] == "complete", (r, d.logtext())
     st, allow = d.get_json("/allowlist?gpu=1")
     assert st == 200 and allow["names"], allow
@@ -304,7 +304,7 @@ def test_killed_daemon_resumes_the_consensus_phase(tmp_path):
         d.start()
         st, body = d.get_json("/allowlist")
         assert st == 503, body          # a half-checked run serves nothing
-        r = d.wait_run(run, timeout=600)
+        r = d.wait_run(run)
         assert r["state"] == "complete", (r, d.logtext())
         after = dict(((c, dev, a), t) for c, dev, a, t in query(
             d.db, "SELECT case_id, device, attempt, created FROM replays "
@@ -333,7 +333,7 @@ def test_killed_runners_during_the_consensus_phase(tmp_path):
         run = _in_consensus_phase(d)
         for p in children(d.proc.pid, b"opscreen_runner"):
             os.killpg(p, signal.SIGKILL)
-        r = d.wait_run(run, timeout=600)
+        r = d.wait_run(run)
         assert r["state"] == "complete", (r, d.logtext())
         crashed = query(d.db, "SELECT count(*) FROM replays WHERE run_id=? "
                         "AND status='crash' AND digest IS NULL", (run,))[0][0]
@@ -357,7 +357,7 @@ def test_nccl_pinning_check_failure_fails_the_run(tmp_path):
         d.wait_fingerprint()
         st, out = d.post_run({})
         assert st == 202, out
-        r = d.wait_run(out["run"], timeout=600)
+        r = d.wait_run(out["run"])
         assert r["state"] == "failed", r
         assert "pinning check: the runners' NCCL communicator failed" in \
             r["error"], r
@@ -397,7 +397,7 @@ def test_store_locked_in_the_consensus_phase(tmp_path):
             time.sleep(0.25)
         assert degraded, d.logtext()
         fault.clear(d)
-        r = d.wait_run(run, timeout=600)
+        r = d.wait_run(run)
         assert r["state"] == "complete", (r, d.logtext())
         n, distinct = query(d.db, "SELECT count(*), count(DISTINCT case_id || "
                             "'|' || device || '|' || attempt) FROM replays "

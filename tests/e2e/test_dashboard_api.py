@@ -162,7 +162,7 @@ def test_findings_arrive_while_the_first_screen_of_a_version_runs(upgraded):
         st, page = d3.get_json(f"/ops/{top['name']}?run={run}")
         assert st == 200 and page["cases"], page
 
-        done = d3.wait_run(run, timeout=300)
+        done = d3.wait_run(run)
         assert done["state"] == "complete", done
         st, f = d3.get_json(f"/findings?run={run}")
         found = {(x["key"], x["dtype"]) for x in f["findings"]}

@@ -23,7 +23,7 @@ def test_a_screen_of_the_two_classes_finds_each_planted_defect(make_daemon):
     st, out = d.post_run({"ops": sorted(PLANTED) + CORRECT,
                           "classes": ["empty", "options"]})
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=600)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", (run, d.logtext())
     assert run["done"] == run["total"], run
     db = sqlite3.connect(d.db)

@@ -18,7 +18,7 @@ def _screen(make_daemon, **conf):
     d.wait_fingerprint()
     st, out = d.post_run(SCOPE)
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", (run, d.logtext())
     assert run["done"] == run["total"], run
     db = sqlite3.connect(d.db)

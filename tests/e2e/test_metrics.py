@@ -84,7 +84,7 @@ def test_metrics_parse_and_move_after_a_run(daemon):
 
     st, out = daemon.post_run({})
     assert st == 202
-    run = daemon.wait_run(out["run"], timeout=300)
+    run = daemon.wait_run(out["run"])
     assert run["state"] == "complete"
     s, _ = metrics(daemon)
     assert value(s, "opscreen_lists_served", **cpu) == 1
@@ -123,7 +123,7 @@ def test_metrics_parse_and_move_after_a_run(daemon):
     # a restricted run is no full screen: neither figure moves
     st, out2 = daemon.post_run({"ops": ["abs"]})
     assert st == 202
-    assert daemon.wait_run(out2["run"], timeout=300)["state"] == "complete"
+    assert daemon.wait_run(out2["run"])["state"] == "complete"
     s, _ = metrics(daemon)
     assert value(s, "opscreen_last_full_run_duration_seconds") == full_secs
     assert value(s, "opscreen_last_full_run_completion_timestamp_seconds") \

@@ -63,7 +63,7 @@ def d(tmp_path_factory, daemon_bin):
     for _ in range(1):
         st, out = dm.post_run({})
         assert st == 202, out
-        run = dm.wait_run(out["run"], timeout=300)
+        run = dm.wait_run(out["run"])
         assert run["state"] == "complete", run
     dm.run_id = out["run"]
     yield dm

@@ -98,7 +98,7 @@ def test_restricted_run_is_not_compared(two_screens):
     d = two_screens
     st, out = d.post_run({"ops": ["add"]})
     assert st == 202
-    run = d.wait_run(out["run"], timeout=120)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete" and run["full"] == 0
     st, evs = d.get_json("/regressions")
     assert all(e["run"] == d.second for e in evs["events"]), evs
@@ -117,7 +117,7 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         st, out = d.post_run({})
-        assert d.wait_run(out["run"], timeout=300)["state"] == "complete"
+        assert d.wait_run(out["run"])["state"] == "complete"
         st, allow = d.get_json("/allowlist")
         assert st == 200, allow
 
@@ -143,7 +143,7 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
         queued = [r for r in runs["runs"] if r["id"] > out["run"]]
         assert len(queued) == 1 and queued[0]["full"] == 1, runs
         assert queued[0]["request"] == {"reason": "library fingerprint changed"}
-        run = d.wait_run(queued[0]["id"], timeout=300)
+        run = d.wait_run(queued[0]["id"])
         assert run["state"] == "complete", (run, d.logtext())
         assert run["devices"][0]["fingerprint"]["library_hash"] == \
             err["fingerprint"]["library_hash"], run
@@ -198,7 +198,7 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
             time.sleep(0.05)
         (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
         changed = time.time()
-        r = d.wait_run(run, timeout=60)
+        r = d.wait_run(run)
         assert r["state"] == "failed", r
         assert "library changed on device -1 during the run" in r["error"], r
 
@@ -220,7 +220,7 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
         st, runs = d.get_json("/runs")
         queued = [q for q in runs["runs"] if q["id"] > run]
         assert len(queued) == 1 and queued[0]["full"] == 1, runs
-        new = d.wait_run(queued[0]["id"], timeout=300)
+        new = d.wait_run(queued[0]["id"])
         assert new["state"] == "complete", (new, d.logtext())
         assert new["devices"][0]["fingerprint"]["library_hash"] != \
             old["library_hash"], new

@@ -206,7 +206,7 @@ def test_interrupted_run_resumes(make_daemon, reference, point):
     assert [x["id"] for x in runs["runs"]] == [run], runs
 
     # (the shrinks after its lists are not waited for: nothing here reads them)
-    r = d.wait_run(run, timeout=400, shrinks=False)
+    r = d.wait_run(run, shrinks=False)
     assert r["state"] == "complete", (r, d.logtext())
     log = open(d.log, errors="replace").read()
     assert f"resuming run {run}: {len(before)} of {total} cases done" in log
@@ -266,7 +266,7 @@ def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):
 
         (lib / "opscreen_demolib" / "extra.py").write_text("UPGRADED = True\n")
         d.start()
-        r = d.wait_run(run, timeout=120)
+        r = d.wait_run(run)
         assert r["state"] == "failed" and r["error"] == CHANGED, r
         assert r["total"] == total and r["done"] == len(before), r
 
@@ -277,7 +277,7 @@ def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):
             "reason": "library changed while opscreend was stopped"}
         st, err = d.get_json("/allowlist")
         assert st == 503, err
-        new = d.wait_run(fresh[0]["id"], timeout=300)
+        new = d.wait_run(fresh[0]["id"])
         assert new["state"] == "complete", (new, d.logtext())
         new_fp = new["devices"][0]["fingerprint"]
         assert new_fp["library_hash"] != old["library_hash"], (new_fp, old)
@@ -336,7 +336,7 @@ def test_key_budget_account_survives_restart(tmp_path, daemon_bin):
     # the same database, now with a budget the key has already spent
     d = Daemon(tmp_path, runner__key_budget=0.1, **conf).start()
     try:
-        r = d.wait_run(run, timeout=300)
+        r = d.wait_run(run)
         assert r["state"] == "complete", (r, d.logtext())
         db = sqlite3.connect(d.db)
         ran = db.execute(
@@ -386,7 +386,7 @@ def test_fail_fast_applies_to_a_resumed_run(tmp_path, daemon_bin):
 
     d = Daemon(tmp_path, **conf).start()
     try:
-        r = d.wait_run(run, timeout=300)
+        r = d.wait_run(run)
         assert r["state"] == "complete", (r, d.logtext())
         db = sqlite3.connect(d.db)
         # the failed classes' pending cases were skipped, none of them ran

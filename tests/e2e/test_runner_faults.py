@@ -50,7 +50,7 @@ def _wait_done(d, run_id, share):
 def _finish_and_check(d, run_id, reference):
     """The run completes with every case stored once; returns its results
     by key as {key: [(status, reason, detail, stderr_tail)]}."""
-    run = d.wait_run(run_id, timeout=400)
+    run = d.wait_run(run_id)
     assert run["state"] == "complete" and run["full"] == 1, (run, d.logtext())
     (cases,) = query(d.db, "SELECT count(*) FROM cases WHERE run_id=?", (run_id,))[0]
     (results, distinct) = query(d.db, "SELECT count(*), count(DISTINCT r.case_id) "

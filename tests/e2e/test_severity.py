@@ -168,7 +168,7 @@ def test_critical_ratio_comes_from_the_configuration(make_daemon):
         d.wait_fingerprint()
         st, out = d.post_run(scope)
         assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300)
+        run = d.wait_run(out["run"])
         assert run["state"] == "complete", run
         st, ops = d.get_json(f"/ops/sqrt?run={out['run']}")
         v, = [v for v in ops["verdicts"] if v["dtype"] == "float32"]

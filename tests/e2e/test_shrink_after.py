@@ -40,7 +40,7 @@ def _completed(d):
     d.wait_fingerprint()
     st, out = d.post_run({})
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300, shrinks=False)
+    run = d.wait_run(out["run"], shrinks=False)
     assert run["state"] == "complete" and run["full"] == 1, run
     return out["run"]
 
@@ -96,7 +96,7 @@ def test_a_new_run_stops_the_shrinks(daemon):
     # the variant in flight ended, nothing else of the first run shrank
     assert ev["stopped"], ev
     assert ev["shrunk"] + ev["dropped"] <= ev["shrinks"], ev
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", run
     # the second run's failures shrink after it, as usual
     ev2 = d.shrinks_done(out["run"])
@@ -253,7 +253,7 @@ def test_a_variant_that_outlasts_the_next_run_is_counted_in_neither(tmp_path):
             raise AssertionError("no shrink ran: " + d.logtext())
         st, out = d.post_run({"ops": [op]})
         assert st == 202, out
-        run = d.wait_run(out["run"], timeout=300)
+        run = d.wait_run(out["run"])
         assert run["state"] == "complete", run
         ev1 = _wait_shrinks(d, first)
         assert ev1["stopped"] and ev1["shrunk"] == 0, ev1

@@ -117,7 +117,7 @@ def _timed_by_class(d):
                           "dtypes": ["float32"],
                           "classes": ["same_shape", "broadcast", "views"]})
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete", run
     db = sqlite3.connect(d.db)
     try:
@@ -147,7 +147,7 @@ def test_speed_is_timed_in_every_case_or_as_configured(screened, make_daemon):
     off.wait_fingerprint()
     st, out = off.post_run({})
     assert st == 202, out
-    assert off.wait_run(out["run"], timeout=300)["state"] == "complete"
+    assert off.wait_run(out["run"])["state"] == "complete"
     got = _timed_by_class(off)
     assert not any(timed for _, timed in got), got
     st, fast = off.get_json("/allowlist?faster=0.01")

@@ -29,7 +29,7 @@ def test_view_writes_are_found_and_correct_writers_verified(make_daemon):
     d.wait_fingerprint()
     st, out = d.post_run(SCOPE)
     assert st == 202, out
-    run = d.wait_run(out["run"], timeout=300)
+    run = d.wait_run(out["run"])
     assert run["state"] == "complete" and run["done"] == run["total"], run
     rows, verdicts = _cases(d, out["run"])
     views = [r for r in rows if r[2] == "views"]
