@@ -147,13 +147,16 @@ test-unit: $(UNIT_TESTS)
 
 # Runner tests and end-to-end tests (real daemon + real runner on the CPU),
 # on PYTEST_WORKERS processes (pytest-xdist; a file's tests stay on one, so
-# module fixtures are built once). The suite ends with its wall time and
-# its ten slowest tests.
+# module fixtures are built once; tests/conftest.py hands out the longest
+# files first). The suite ends with its wall time and its ten slowest tests;
+# build/pytest.xml has every test's time (tools/test_times.py sums them).
 PYTEST_WORKERS ?= 2
-PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile \
+	--no-loadscope-reorder
 test-py: build/opscreend
 	@t0=$$(date +%s); rc=0; \
-	$(PYTEST) --durations=10 tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
+	$(PYTEST) --durations=10 --junitxml=build/pytest.xml \
+	    tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
 	echo "test-py: $$(( $$(date +%s) - t0 )) s wall on $(PYTEST_WORKERS) workers"; exit $$rc
 
 test: all test-unit test-py verify-units

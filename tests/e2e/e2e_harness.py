@@ -204,7 +204,7 @@ class Daemon:
         status, _, out = self.request("POST", "/runs", body or {}, token=self.token)
         return status, json.loads(out)
 
-    def wait_run(self, run_id, shrinks=True):
+    def wait_run(self, run_id, timeout=1800, shrinks=True):
         """The run's record once it has ended; a complete one, unless
         shrinks is false, once its failing cases have been shrunk after it
         too (its shrinks_done event, with runner.shrink_after)."""
@@ -226,7 +226,7 @@ class Daemon:
                      "kind='shrinks_done'", (run_id,))
         return json.loads(rows[0][0]) if rows else None
 
-    def wait_fingerprint(self, timeout=120):
+    def wait_fingerprint(self, timeout=600):
         deadline = time.time() + timeout
         while time.time() < deadline:
             st, h = self.get_json("/healthz")

@@ -13,7 +13,7 @@ from e2e_harness import DAEMON, Daemon
 CTL = os.path.join(os.path.dirname(DAEMON), "opscreenctl")
 
 
-def wait_log(d, text, timeout=15):
+def wait_log(d, text, timeout=120):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if text in d.logtext():

@@ -45,7 +45,7 @@ def _store_rows(db_path):
         db.close()
 
 
-def _wait_running(d, run, cases=1, timeout=120):
+def _wait_running(d, run, cases=1, timeout=600):
     deadline = time.time() + timeout
     while time.time() < deadline:
         st, r = d.get_json(f"/runs/{run}")

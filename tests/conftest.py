@@ -1,0 +1,46 @@
+"""The order the suites' files are handed to the pytest-xdist workers in
+(make test-py: --dist loadfile --no-loadscope-reorder): the longest first, so
+that no long file starts last and leaves the other worker idle at the end
+(longest processing time first). The seconds are each file's wall time on a
+2-core machine with two workers (docs/bench/tests.md); a file not named
+here goes after those named, in collection order. Only the order changes:
+every test still runs."""
+
+SECONDS = {
+    "tests/e2e/test_resume.py": 500,
+    "tests/e2e/test_budget.py": 450,
+    "tests/e2e/test_carry.py": 400,
+    "tests/e2e/test_consensus.py": 380,
+    "tests/e2e/test_regress.py": 340,
+    "tests/e2e/test_modes.py": 320,
+    "tests/browser/test_dashboard.py": 225,
+    "tests/runner/test_references.py": 200,
+    "tests/e2e/test_runner_faults.py": 200,
+    "tests/e2e/test_store_faults.py": 150,
+    "tests/e2e/test_empty_options.py": 150,
+    "tests/e2e/test_bad_input.py": 120,
+    "tests/runner/test_huge.py": 120,
+    "tests/runner/test_modes_compiles.py": 110,
+    "tests/e2e/test_lists_failclosed.py": 110,
+    "tests/e2e/test_dashboard_api.py": 100,
+    "tests/browser/test_dashboard_live.py": 90,
+    "tests/runner/test_repro.py": 85,
+    "tests/runner/test_generic_native.py": 83,
+    "tests/e2e/test_fuzz_api.py": 77,
+    "tests/e2e/test_speed.py": 76,
+    "tests/e2e/test_compile_bound.py": 68,
+    "tests/e2e/test_shrink_after.py": 64,
+    "tests/e2e/test_ctl.py": 60,
+    "tests/e2e/test_openapi.py": 50,
+    "tests/e2e/test_metrics.py": 45,
+    "tests/runner/test_runner.py": 46,
+    "tests/e2e/test_screen.py": 43,
+}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    order = {}
+    for i, item in enumerate(items):
+        path = item.nodeid.split("::", 1)[0]
+        order.setdefault(path, (-SECONDS.get(path, 0), i))
+    items.sort(key=lambda item: order[item.nodeid.split("::", 1)[0]])
