@@ -99,10 +99,27 @@ def _runner(env, errfd, sockfd, middle):
         os._exit(code)
 
 
+# What the pool imports besides torch: modules every runner imports lazily
+# on its first cases (torch._dynamo through the out= wrappers of torch's
+# reference ops: a quarter of a demo screen's CPU went to that import in
+# each runner, 2026-12-07), none of them the library. Each must leave the
+# CUDA driver alone; _driver_touched() checks that it did.
+PRELOAD = ("numpy", "torch._dynamo", "torch.fx.experimental.symbolic_shapes", "triton")
+
+
+def _driver_touched():
+    """Whether the CUDA driver library is mapped into this process: once it
+    is, a fork's child cannot use CUDA (torch.cuda.is_initialized() only
+    knows torch's own initialisation)."""
+    with open("/proc/self/maps") as f:
+        return any("libcuda.so" in line for line in f)
+
+
 def _spawn(chan, msg, fds):
     import torch
-    if torch.cuda.is_initialized():     # never fork a process that touched CUDA
-        return {"type": "error", "error": "the pool has a CUDA context"}
+    # never fork a process that touched CUDA
+    if torch.cuda.is_initialized() or _driver_touched():
+        return {"type": "error", "error": "the pool has touched the CUDA driver"}
     env = dict(e.split("=", 1) for e in msg.get("env", []) if "=" in e)
     if _base(env) != _base(POOL_ENV):
         return {"type": "error", "error": "stale", "stale": True}
@@ -142,8 +159,15 @@ def main():
     _name("opscreen-pool")
     POOL_ENV.update(os.environ)
     chan = socket.socket(fileno=fd)
+    import importlib
     import torch  # noqa: F401  the reason the pool exists
-    chan.send(json.dumps({"type": "ready", "pid": os.getpid()}).encode())
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:       # a runner will meet the same error itself
+            pass
+    chan.send(json.dumps({"type": "ready", "pid": os.getpid(),
+                          "driver": _driver_touched()}).encode())
     while True:
         try:
             data, fds, _flags, _addr = socket.recv_fds(chan, MSG_MAX, 2)
