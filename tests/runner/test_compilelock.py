@@ -82,12 +82,13 @@ def test_one_compile_of_a_kernel_across_runners(tmp_path):
 
 
 def test_other_kernels_do_not_wait(tmp_path):
-    # runners compiling different kernels compile side by side
-    t0 = time.monotonic()
+    # runners compiling different kernels compile side by side: none of
+    # them spent any time waiting for another's lock (measured by the lock
+    # itself, not by the wall clock, which a busy machine stretches)
     res, log = run_all(tmp_path, [["a"], ["b"], ["c"]])
     assert sorted(log) == ["a", "b", "c"]
     assert all(r["wait_n"] == 0 and r["out"] == ["compiled"] for r in res), res
-    assert time.monotonic() - t0 < 1.2 + 3.0   # not three compiles in a row
+    assert all(r["wait_ms"] == 0 for r in res), res   # not three compiles in a row
 
 
 def _holder(tmp_path, key):
@@ -111,7 +112,8 @@ def test_killed_holder_releases(tmp_path):
         p.kill()
         p.wait()
         with compilelock.held(str(tmp_path), "k1", wait_s=5) as h:
-            assert h.locked and h.waited < 0.5        # the kill released it
+            # the kill released it: taken, not given up after wait_s
+            assert h.locked and h.waited < 5
     finally:
         p.kill()
         p.wait()
@@ -125,9 +127,10 @@ def test_stopped_holder_is_waited_for_a_bounded_time(tmp_path):
         t0 = time.monotonic()
         with compilelock.held(str(tmp_path), "k2", wait_s=0.5) as h:
             # the body runs (unlocked) after the bound: a stopped runner
-            # delays a compile, it never blocks one
-            assert not h.locked and 0.5 <= h.waited < 2.0
-        assert time.monotonic() - t0 < 2.0
+            # delays a compile, it never blocks one (the holder would hold
+            # it 60 s; the margin is for a busy machine)
+            assert not h.locked and 0.5 <= h.waited < 30
+        assert time.monotonic() - t0 < 30
     finally:
         os.kill(p.pid, signal.SIGCONT)
         p.kill()
