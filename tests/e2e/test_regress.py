@@ -248,11 +248,14 @@ def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
                     ignore=shutil.ignore_patterns("__pycache__"))
     scope = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
     tmp = tmp_path / "d"
-    broken = {"OPSCREEN_DEMOLIB_BREAK": "add"}
+    # nothing here reads the planted hang: each of the five screens would
+    # wait out its deadline (OPSCREEN_DEMOLIB_FIX leaves the source as it is)
+    fixed = {"OPSCREEN_DEMOLIB_FIX": "tanh"}
+    broken = dict(fixed, OPSCREEN_DEMOLIB_BREAK="add")
 
     d, first = full_screen(tmp, scope, broken)
     d.stop()
-    d, second = full_screen(tmp, scope)
+    d, second = full_screen(tmp, scope, fixed)
     try:
         st, allow = d.get_json("/allowlist")
         assert st == 200 and "add" not in allow["names"], allow
@@ -274,7 +277,7 @@ def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
     finally:
         d.stop()
 
-    d, third = full_screen(tmp, scope)
+    d, third = full_screen(tmp, scope, fixed)
     try:
         st, allow = d.get_json("/allowlist")
         assert "add" in allow["names"], allow
@@ -287,7 +290,7 @@ def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
     d, fourth = full_screen(tmp, scope, broken)
     d.stop()
     (lib / "opscreen_demolib" / "extra.py").write_text("PATCHED = True\n")
-    d, fifth = full_screen(tmp, scope)
+    d, fifth = full_screen(tmp, scope, fixed)
     try:
         st, allow = d.get_json("/allowlist")
         assert st == 200 and "add" in allow["names"], allow
