@@ -77,6 +77,12 @@ def _runner(env, errfd, sockfd, middle):
         import importlib
         importlib.invalidate_caches()   # the library may have changed on disk
         import torch
+        # nothing the pool may have cached about devices under its own
+        # CUDA_VISIBLE_DEVICES (empty) survives into a runner with its own
+        for name in ("device_count", "_device_count_nvml", "_device_count_amdsmi"):
+            clear = getattr(getattr(torch.cuda, name, None), "cache_clear", None)
+            if clear is not None:
+                clear()
         threads = os.environ.get("OMP_NUM_THREADS")
         if threads and threads.isdigit() and int(threads) > 0:
             torch.set_num_threads(int(threads))
