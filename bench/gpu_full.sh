@@ -98,7 +98,7 @@
 # SPEED (runner.speed, all as the daemon; SPEED_<phase>; the anchor's build
 # times no speed at all), MODES (runner.modes, eager as the daemon;
 # MODES_<phase>, e.g. MODES=eager,compile,cudagraph for the mode lists),
-# POOL (runner.pool, yes as the daemon; POOL_<phase>),
+# POOL (runner.pool, auto as the daemon: no on GPUs; POOL_<phase>),
 # SHRINK_AFTER (runner.shrink_after, yes as the daemon; SHRINK_AFTER_<phase>;
 # finish waits up to SHRINK_WAIT s, 120, for the shrinks after the lists),
 # REPRO_TIMEOUT (seconds per repro in checks, 300), ENV_<phase> ("VAR=VALUE
@@ -226,7 +226,7 @@ key_affinity = $(eval "echo \${KEY_AFFINITY_$name:-\${KEY_AFFINITY:-no}}")
 speed = $(eval "echo \${SPEED_$name:-\${SPEED:-all}}")
 modes = $(eval "echo \${MODES_$name:-\${MODES:-eager}}")
 shrink_after = $(eval "echo \${SHRINK_AFTER_$name:-\${SHRINK_AFTER:-yes}}")
-pool = $(eval "echo \${POOL_$name:-\${POOL:-yes}}")"
+pool = $(eval "echo \${POOL_$name:-\${POOL:-auto}}")"
 	case $name in anchor*)
 		BIN=./.carry/anchor/opscreend; RP=$ROOT/.carry/anchor/probes
 		KL=$ROOT/.carry/anchor/build/libopscreen_kernels.so; NEWKEYS="";;

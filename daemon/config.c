@@ -78,7 +78,7 @@ config_defaults(struct config *c)
 	c->cache_autotuning = 1;
 	c->fail_fast = 1;
 	c->key_affinity = 0;
-	c->runner_pool = 1;
+	c->runner_pool = -1;	/* auto: the CPU only, until measured on GPUs */
 	c->speed = VERDICT_SPEED_ALL;
 	snprintf(c->modes, sizeof(c->modes), "eager");
 	c->carry = 1;
@@ -331,8 +331,14 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.key_affinity"))
 		return parse_bool(v, &c->key_affinity) ? "must be yes or no" :
 		    NULL;
-	if (IS("runner.pool"))
-		return parse_bool(v, &c->runner_pool) ? "must be yes or no" : NULL;
+	if (IS("runner.pool")) {
+		if (!strcmp(v, "auto")) {
+			c->runner_pool = -1;
+			return NULL;
+		}
+		return parse_bool(v, &c->runner_pool) ?
+		    "must be yes, no or auto" : NULL;
+	}
 	if (IS("runner.carry"))
 		return parse_bool(v, &c->carry) ? "must be yes or no" : NULL;
 	if (IS("runner.refresh_days"))

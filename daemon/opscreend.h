@@ -56,7 +56,7 @@ struct config {
 	int	 cache_autotuning;	/* TRITON_CACHE_AUTOTUNING for runners */
 	int	 fail_fast;		/* a failure ends its key x dtype x class */
 	int	 key_affinity;		/* a key's cases prefer one runner */
-	int	 runner_pool;		/* runners forked from a torch-imported pool */
+	int	 runner_pool;		/* runners forked from a pool: 1, 0, -1 auto */
 	int	 speed;			/* enum verdict_speed: which cases time */
 	int	 carry;			/* unchanged keys keep their results */
 	int	 refresh_days;		/* every key measured afresh within */

@@ -278,7 +278,9 @@ pool_spawn(const char *python, char *const envp[], int errfd, int sockfd,
 	size_t		 i;
 	int		 rc = -1;
 
-	if (!env->conf.runner_pool || pool.state == POOL_BROKEN)
+	/* auto: on the CPU; on GPUs once a GPU host has measured it */
+	if (!(env->conf.runner_pool == -1 ? env->cpu : env->conf.runner_pool) ||
+	    pool.state == POOL_BROKEN)
 		return -1;
 	if (pool.state == POOL_OFF && pool_start(python, envp) == -1)
 		return -1;

@@ -108,3 +108,20 @@ def test_runners_and_the_pool_die_with_the_daemon(make_daemon):
     d.proc.wait()
     wait_for(lambda: all(state(p) in (None, "Z") for p in procs),
              "every runner, watcher and the pool gone")
+
+
+def test_the_setting_is_checked(make_daemon):
+    """runner.pool takes yes, no or auto (the default: the pool on the CPU,
+    fresh runners on GPUs until measured there); opscreend -n says so."""
+    import subprocess
+    from e2e_harness import DAEMON
+    d = make_daemon()
+    base = open(d.conf).read()
+    for value, ok in (("auto", True), ("yes", True), ("no", True), ("maybe", False)):
+        with open(d.conf, "w") as f:
+            f.write(base + f"[runner]\npool = {value}\n")
+        r = subprocess.run([DAEMON, "-n", "-c", d.conf],
+                           capture_output=True, text=True, timeout=60)
+        assert (r.returncode == 0) == ok, (value, r.stderr)
+        if not ok:
+            assert "must be yes, no or auto" in r.stderr, r.stderr
