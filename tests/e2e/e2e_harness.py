@@ -78,6 +78,11 @@ class Daemon:
         self.env = dict(env or {})   # extra environment; runners inherit it
         self.tmp = str(tmp)
         os.makedirs(self.tmp, exist_ok=True)
+        # Inductor's cache of its own per daemon: two test processes
+        # compiling the same graph into the shared /tmp/torchinductor_$USER
+        # once left a truncated .so another loaded ("file too short"),
+        # making a traced case not applicable (2026-12-07, two workers)
+        self.env.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(self.tmp, "inductor"))
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.db = os.path.join(self.tmp, "opscreen.db")
