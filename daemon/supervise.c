@@ -280,7 +280,12 @@ supervise_reap(void)
 	pid_t		 kid;
 	size_t		 n;
 	int		 i;
+	static double	 last;
 
+	/* the main loop turns at every runner message: once a second is enough */
+	if (now_mono() - last < 1.0)
+		return;
+	last = now_mono();
 	if ((d = opendir("/proc/self/task")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
