@@ -162,10 +162,13 @@ test-py: build/opscreend
 test: all test-unit test-py verify-units
 
 # The edit loop (under 3 minutes): the unit suites, the runner suites but
-# their slow files (pytestmark slow) and a smoke end-to-end screen.
+# their slow files (pytestmark slow) and smoke end-to-end screens (a views
+# screen of three ops; the runner pool).
 test-fast: all test-unit
 	@t0=$$(date +%s); rc=0; \
-	$(PYTEST) --durations=10 -m "not slow" tests/runner tests/e2e/test_severity.py || rc=$$?; \
+	$(PYTEST) --durations=10 -m "not slow" tests/runner \
+	    tests/e2e/test_views.py::test_view_writes_are_found_and_correct_writers_verified \
+	    tests/e2e/test_pool.py || rc=$$?; \
 	echo "test-fast: $$(( $$(date +%s) - t0 )) s wall"; exit $$rc
 
 # Needs a GPU and flag_gems; skips with a message elsewhere.
@@ -277,7 +280,7 @@ help:
 	@echo "make              build the daemon, opscreenctl, kernels/ (host; CUDA where nvcc is), sweepdump"
 	@echo "make deps         install Debian's packages and the pinned Python packages (.venv)"
 	@echo "make test         every suite that can run here: unit (Check), runner, e2e, browser, GPU (skips without one), units"
-	@echo "make test-fast    the edit loop: unit, runner (not slow), one e2e screen; under 3 minutes"
+	@echo "make test-fast    the edit loop: unit, runner (not slow), a views screen, the pool; under 3 minutes"
 	@echo "make test-unit    the Check suites only"
 	@echo "make test-py      the pytest suites only"
 	@echo "make test-gpu     the GPU suite (needs a GPU and flag_gems)"
