@@ -128,7 +128,7 @@ supervise_spawn(struct runner *w)
 	char				*argv[4];
 	const char			*oldpp;
 	int				 sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int				 n = 0, i, rc, forked = 0;
+	int				 n = 0, i, rc, forked = 0, later = 0;
 
 	envp[0] = NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
@@ -196,15 +196,8 @@ supervise_spawn(struct runner *w)
 		goto spawned;
 	}
 	if (rc == 1) {
-		w->pid = 0;
-		for (i = 0; i < n; i++)
-			free(envp[i]);
-		free(pp);
-		for (i = 0; i < 2; i++) {
-			close(sv[i]);
-			close(ep[i]);
-		}
-		return 1;
+		later = 1;	/* the pool is starting: nothing was spawned */
+		goto fail;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -261,7 +254,7 @@ supervise_spawn(struct runner *w)
 		if (ep[i] != -1)
 			close(ep[i]);
 	}
-	return -1;
+	return later ? 1 : -1;
 }
 
 /*

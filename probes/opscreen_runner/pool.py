@@ -30,8 +30,7 @@ MSG_MAX = 1 << 20
 # the variables that differ between runners; any other difference means the
 # pool was started for another environment (the daemon starts a new one)
 PER_RUNNER = ("CUDA_VISIBLE_DEVICES", "OPSCREEN_FD", "OPSCREEN_DEVICE",
-              "OPSCREEN_DEVICE_INDEX", "OPSCREEN_ROLE", "OMP_NUM_THREADS",
-              "OPSCREEN_POOL")
+              "OPSCREEN_DEVICE_INDEX", "OPSCREEN_ROLE", "OMP_NUM_THREADS")
 
 
 def _prctl(op, arg):
@@ -121,7 +120,7 @@ def _driver_touched():
         return any("libcuda.so" in line for line in f)
 
 
-def _spawn(chan, msg, fds):
+def _spawn(msg, fds):
     import torch
     # never fork a process that touched CUDA
     if torch.cuda.is_initialized() or _driver_touched():
@@ -185,7 +184,7 @@ def main():
             msg = json.loads(data)
             if len(fds) != 2 or msg.get("type") != "spawn":
                 raise ValueError("a spawn with two descriptors expected")
-            out = _spawn(chan, msg, fds)
+            out = _spawn(msg, fds)
         except Exception as e:
             out = {"type": "error", "error": f"{type(e).__name__}: {e}"}
         for f in fds:
