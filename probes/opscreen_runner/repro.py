@@ -25,6 +25,7 @@ later calls or the guard mattered, and embeds up to EMBED_BYTES.
 
 import ast
 import base64
+import functools
 import inspect
 import io
 import json
@@ -317,8 +318,10 @@ _MODE_WRAP = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def _source(fn):
-    """fn's source without its docstring and comments (a repro is short)."""
+    """fn's source without its docstring and comments (a repro is short);
+    once per function and runner (every case of an entry point renders it)."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     body = tree.body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(

@@ -16,7 +16,7 @@ moe_align_block_size and moe_align_block_size_triton (their runs in
 descending token order, as a kernel may write them), rwkv_mm_sparsity,
 rwkv_ka_fusion, mhc_pre, mhc_post, sinkhorn_forward, bucket_sort_topk (its
 positions ascending, where torch.topk gives them by value),
-fused_recurrent_gated_delta_rule_fwd (head by head) and
+fused_recurrent_gated_delta_rule_fwd (token by token) and
 chunk_gated_delta_rule_fwd (the same, FLA's outputs), cutlass_scaled_mm (into c, the
 scales applied to the product), mhc_bwd and mhc_bwd_ref (solved in float64),
 the fused MoE's GEMM launchers invoke_fused_moe_triton_kernel and
@@ -356,7 +356,7 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
                                          inplace_final_state=True, cu_seqlens=None,
                                          ssm_state_indices=None, num_accepted_tokens=None,
                                          use_qk_l2norm_in_kernel=False):
-    # head by head, token by token, in float32; the cache written in place
+    # token by token (every head at once), in float32; the cache written in place
     B, T, H, K = k.shape
     HV = v.shape[2]
     if cu_seqlens is None:
@@ -365,21 +365,21 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
         spans = [(0, int(cu_seqlens[i]), int(cu_seqlens[i + 1]))
                  for i in range(len(cu_seqlens) - 1)]
     o = torch.empty(v.shape, dtype=q.dtype, device=q.device)
+    heads = torch.arange(HV, device=q.device) * H // HV   # v head hv reads q/k head hv*H//HV
     for n, (b, bos, eos) in enumerate(spans):
         slots = ssm_state_indices[n].reshape(-1)
         first = int(num_accepted_tokens[n]) - 1 if num_accepted_tokens is not None else 0
-        for hv in range(HV):
-            h = initial_state[int(slots[first]), hv].float()
-            for i, t in enumerate(range(bos, eos)):
-                qt, kt = q[b, t, hv * H // HV].float(), k[b, t, hv * H // HV].float()
-                if use_qk_l2norm_in_kernel:
-                    qt = qt / torch.sqrt((qt * qt).sum() + 1e-6)
-                    kt = kt / torch.sqrt((kt * kt).sum() + 1e-6)
-                h = h * torch.exp(g[b, t, hv].float())
-                u = (v[b, t, hv].float() - (h * kt[:, None]).sum(0)) * beta[b, t, hv].float()
-                h = h + kt[:, None] * u[None, :]
-                o[b, t, hv] = (h * (qt * scale)[:, None]).sum(0).to(q.dtype)
-                initial_state[int(slots[min(i, len(slots) - 1)]), hv] = h
+        h = initial_state[int(slots[first])].float()            # [HV, K, V]
+        for i, t in enumerate(range(bos, eos)):
+            qt, kt = q[b, t, heads].float(), k[b, t, heads].float()   # [HV, K]
+            if use_qk_l2norm_in_kernel:
+                qt = qt / torch.sqrt((qt * qt).sum(-1, keepdim=True) + 1e-6)
+                kt = kt / torch.sqrt((kt * kt).sum(-1, keepdim=True) + 1e-6)
+            h = h * torch.exp(g[b, t].float())[:, None, None]
+            u = (v[b, t].float() - (h * kt[:, :, None]).sum(1)) * beta[b, t].float()[:, None]
+            h = h + kt[:, :, None] * u[:, None, :]
+            o[b, t] = (h * (qt * scale)[:, :, None]).sum(1).to(q.dtype)
+            initial_state[int(slots[min(i, len(slots) - 1)])] = h
     return o, initial_state
 
 
