@@ -81,6 +81,7 @@ config_defaults(struct config *c)
 	c->runner_pool = -1;	/* auto: the CPU only, until measured on GPUs */
 	c->speed = VERDICT_SPEED_ALL;
 	snprintf(c->modes, sizeof(c->modes), "eager");
+	snprintf(c->compile_backend, sizeof(c->compile_backend), "inductor");
 	c->carry = 1;
 	c->refresh_days = 7;
 	c->runner_nice = 10;
@@ -326,6 +327,20 @@ config_apply(struct config *c, const char *section, const char *key,
 				return "must list eager, compile and cudagraph "
 				    "(comma-separated)";
 		snprintf(c->modes, sizeof(c->modes), "%s", v);
+		return NULL;
+	}
+	if (IS("runner.compile_backend")) {
+		size_t	 i;
+
+		/* a name torch.compile knows: letters, digits, _ and . */
+		for (i = 0; v[i] != '\0'; i++)
+			if (!isalnum((unsigned char)v[i]) && v[i] != '_' &&
+			    v[i] != '.')
+				break;
+		if (i == 0 || v[i] != '\0' || i >= sizeof(c->compile_backend))
+			return "must be a torch.compile backend's name "
+			    "(letters, digits, _ and ., at most 63)";
+		snprintf(c->compile_backend, sizeof(c->compile_backend), "%s", v);
 		return NULL;
 	}
 	if (IS("runner.key_affinity"))

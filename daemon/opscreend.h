@@ -73,6 +73,7 @@ struct config {
 					 * bound past which it is critical */
 	char	 default_classes[256];
 	char	 modes[64];		/* runner.modes: eager[,compile][,cudagraph] */
+	char	 compile_backend[64];	/* runner.compile_backend: torch.compile's */
 	char	 default_dtypes[256];
 	int	 consensus_split;	/* several devices divide a full screen */
 	int	 consensus_per_mille;	/* of each other device's cases replayed */

@@ -309,6 +309,16 @@ run_expand(int slot, struct worker *w)
 			if (compile && json_is_object(ladder))
 				json_object_set_new(ladder, "budget_ms",
 				    json_real(env->conf.compile_budget * 1e3));
+			/*
+			 * so is a trace case's backend, where it is not the
+			 * default (a case without one compiles with Inductor):
+			 * a case of another backend is another case, never
+			 * carried from this one's results
+			 */
+			if (cls != NULL && !strcmp(cls, "trace") &&
+			    strcmp(env->conf.compile_backend, "inductor") != 0)
+				json_object_set_new(c, "backend", json_string(
+				    env->conf.compile_backend));
 			if ((spec = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) ==
 			    NULL) {
 				json_decref(cases);

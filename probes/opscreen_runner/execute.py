@@ -576,7 +576,7 @@ def run_case(case, adapter, device, notify=None, built=None):
     cand_fn = cop = adapter.callable(case["key"], op)
     mode_facts = {}
     if mode is not None:
-        cop = modes.wrap(mode, cand_fn, mutates, mode_facts)
+        cop = modes.wrap(mode, cand_fn, mutates, mode_facts, modes.backend_of(case))
     try:
         ctx = adapter.candidate(case["name"], case["key"])
         ctx.__enter__()
@@ -652,7 +652,8 @@ def run_case(case, adapter, device, notify=None, built=None):
         # past its inputs? (stat cases never get here)
         if second is not None and not fatal:
             try:
-                modes.native_dynamic(op, args, kwargs, second, mutates, mode_facts)
+                modes.native_dynamic(op, args, kwargs, second, mutates, mode_facts,
+                                     modes.backend_of(case))
             except Exception as e:
                 mode_facts["facts_error"] = _describe(e)
         if mode is not None and cerr is not None and not fatal:

@@ -7,8 +7,9 @@ mode's own facts under RESULT "trace" / "graph" (docs/protocol.md):
 
 - trace: the candidate's call (the aten operator with the library enabled
   through the dispatcher, or the library's entry point) inside a function
-  compiled by torch.compile(fullgraph=True) with Inductor, so that a graph
-  break raises; "compiles" counts the frames compiled for the judged calls
+  compiled by torch.compile(fullgraph=True) with the case's "backend"
+  (runner.compile_backend; absent: Inductor), so that a graph break
+  raises; "compiles" counts the frames compiled for the judged calls
   (the same inputs: 1). With the case's "dynamic" arguments (another case of
   the same signature and other sizes), one dynamic=True compile is called on
   both: "dynamic_compiles" (1 is the documented count), and where it is more,
@@ -46,27 +47,34 @@ def _plain(fn):
     return call
 
 
-def compiled(fn, dynamic):
-    """(fn compiled with Inductor and fullgraph=True, its frame counter),
+def backend_of(case):
+    """The torch.compile backend of a trace case: its "backend" (the daemon
+    writes runner.compile_backend there when it is not Inductor)."""
+    b = case.get("backend")
+    return b if isinstance(b, str) and b else "inductor"
+
+
+def compiled(fn, dynamic, backend="inductor"):
+    """(fn compiled with `backend` and fullgraph=True, its frame counter),
     Dynamo's caches emptied first (a case never reuses another's frames)."""
     import torch._dynamo
     from torch._dynamo.testing import CompileCounterWithBackend
     torch._dynamo.reset()
-    cnt = CompileCounterWithBackend("inductor")
+    cnt = CompileCounterWithBackend(backend)
     return torch.compile(_plain(fn), backend=cnt, fullgraph=True,
                          dynamic=dynamic), cnt
 
 
-def wrap(mode, fn, mutates, facts):
+def wrap(mode, fn, mutates, facts, backend="inductor"):
     """The callable a mode case's calls go through (the candidate's, or
     native's in native_fails)."""
     if mode == "trace":
-        return _trace_wrap(fn, facts)
+        return _trace_wrap(fn, facts, backend)
     return _graph_wrap(fn, mutates, facts)
 
 
-def _trace_wrap(fn, facts):
-    comp, cnt = compiled(fn, dynamic=False)
+def _trace_wrap(fn, facts, backend):
+    comp, cnt = compiled(fn, dynamic=False, backend=backend)
 
     def call(*args, **kwargs):
         out = comp(*args, **kwargs)
@@ -99,20 +107,20 @@ def trace_facts(case, cand_fn, args, kwargs, mutates, device, cand, facts):
         return None
     other = dict(case, args=dyn.get("args", []), kwargs=dyn.get("kwargs", {}))
     a2, k2 = inputs.build_args(other, device)
-    n = _dynamic_compiles(cand_fn, args, kwargs, a2, k2, mutates)
+    n = _dynamic_compiles(cand_fn, args, kwargs, a2, k2, mutates, backend_of(case))
     facts["dynamic_compiles"] = n
     # more than one compile, or a dynamic compile that raised: is it the
     # library's? (native's count decides)
     return (a2, k2) if not isinstance(n, int) or n > 1 else None
 
 
-def native_dynamic(op, args, kwargs, second, mutates, facts):
+def native_dynamic(op, args, kwargs, second, mutates, facts, backend="inductor"):
     """Native's compiles over the same two shapes (library disabled)."""
     facts["native_dynamic_compiles"] = _dynamic_compiles(
-        op, args, kwargs, second[0], second[1], mutates)
+        op, args, kwargs, second[0], second[1], mutates, backend)
 
 
-def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates):
+def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates, backend):
     """The frames one dynamic=True compile of fn makes over two shapes.
     Without Inductor's FX graph cache and AOTAutograd's cache: an entry
     another compile left (in this process or an earlier one on the host)
@@ -123,7 +131,7 @@ def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates):
     import torch._functorch.config
     import torch._inductor.config
     from . import inputs
-    comp, cnt = compiled(fn, dynamic=True)
+    comp, cnt = compiled(fn, dynamic=True, backend=backend)
     try:
         with torch._inductor.config.patch(fx_graph_cache=False), \
                 torch._functorch.config.patch(enable_autograd_cache=False):

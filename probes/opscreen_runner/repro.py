@@ -304,7 +304,7 @@ def _call(op, args, kwargs, ins, mutates, oracle=False, guard=None, callee=None)
 # `candidate` context rebinds it to the library's call, compiled (trace) or
 # captured in a CUDA graph and replayed (graph).
 _MODE_WRAP = {
-    "trace": ["CANDIDATE = torch.compile(lambda *a, **k: {c}(*a, **k), fullgraph=True)"],
+    "trace": ["CANDIDATE = torch.compile(lambda *a, **k: {c}(*a, **k), fullgraph=True{b})"],
     "graph": ["def captured(fn, st={{}}):  # captured once on copies, replayed on each call",
               "    def run(*a, **k):",
               "        if not st:",
@@ -359,7 +359,9 @@ def _mode_prelude(case, op, entry):
         if mode is None:
             L.append("CANDIDATE = OP")
     if mode is not None:
-        L += [x.format(c="LIBRARY") for x in _MODE_WRAP[mode]]
+        # the case's backend (runner.compile_backend) where it is not Inductor
+        b = f", backend={case['backend']!r}" if isinstance(case.get("backend"), str) else ""
+        L += [x.format(c="LIBRARY", b=b) for x in _MODE_WRAP[mode]]
     # the library's call in OP's place for the with-block
     return L + [f"candidate = lambda: (globals().update(OP=CANDIDATE), ({ctx})())[1]"]
 

@@ -10,7 +10,14 @@ fused_add_rms_norm (wrong on 3-D inputs), and topk_softmax and
 grouped_topk (right, breaking ties between experts its own way). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
-device), so mode=cudagraph lists allow nothing."""
+device), so mode=cudagraph lists allow nothing.
+
+The trace cases compile with runner.compile_backend = aot_eager: what these
+tests assert (graph breaks, recompiles, frame counts, the lists) is decided
+by Dynamo's capture, which is the same under any backend, and Inductor's C++
+build of every case made this screen the suite's costliest (670 CPU-s of
+its 750 cases, 2026-12-07). Inductor's own compiles are the runner suite's
+(tests/runner/test_modes_compiles.py, test_repro.py's GELU_TRACE)."""
 import json
 import os
 import re
@@ -24,7 +31,7 @@ from e2e_harness import ROOT, full_screen
 
 SCOPE = {"runner__dtypes": "float32",
          "runner__classes": "same_shape,reduction,contract,trace,graph",
-         "runner__carry": "no"}
+         "runner__carry": "no", "runner__compile_backend": "aot_eager"}
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +194,23 @@ def test_a_trace_case_compiles_once_over_two_shapes(screened):
     import json
     tr = json.loads(facts[0][1])
     assert tr["compiles"] == 1 and tr["dynamic_compiles"] == 1, tr
+
+
+def test_trace_cases_carry_the_configured_backend(screened):
+    """runner.compile_backend is part of each trace case (a stored case
+    replays with it; a case of another backend is another case, never
+    carried), and the other classes' cases are as without it."""
+    d = screened
+    specs = rows(d, "SELECT class, spec FROM cases WHERE run_id=?", d.run)
+    backends = {(cls, json.loads(spec).get("backend")) for cls, spec in specs}
+    assert ("trace", "aot_eager") in backends, backends
+    assert {b for cls, b in backends if cls == "trace"} == {"aot_eager"}, backends
+    assert {b for cls, b in backends if cls != "trace"} == {None}, backends
+    # a failing trace case's repro compiles with it
+    (repro,) = rows(d, "SELECT r.repro FROM cases c JOIN results r ON r.case_id = c.id "
+                    "WHERE c.run_id=? AND c.class='trace' AND c.key='fused::gelu_and_mul'",
+                    d.run)[0]
+    assert "backend='aot_eager'" in repro, repro
 
 
 def test_cudagraph_lists_withhold_everything_without_a_gpu(screened):

@@ -30,6 +30,9 @@ NORM = make_case(9, "fused::fused_add_rms_norm", "fused_add_rms_norm",
 GELU_TRACE = make_case(10, "fused::gelu_and_mul", "gelu_and_mul",
                        [tensor([33, 65], "float32"), tensor([33, 65], "float32")],
                        dtype="float32", cls="trace")
+# the same under another torch.compile backend (runner.compile_backend),
+# which the case carries and its repro compiles with
+GELU_TRACE_AOT = dict(GELU_TRACE, id=11, backend="aot_eager")
 ARGMIN = make_case(8, "argmin", "argmin", [tensor([1023], "float16"), {"t": "int", "v": 0},
                                            {"t": "bool", "v": False}],
                    dtype="float16", compare="exact", cls="reduction")
@@ -68,6 +71,7 @@ _FULL_CONFIG = (("exp", exp), ("abs", abs), ("_grouped_mm", group_mm))
     (ARGMIN, "reads_outside_inputs", "1 of 1 positions differ from the oracle"),
     (NORM, "numeric_error", "the rule allows"),
     (GELU_TRACE, "raises", "it raises where native does not"),
+    (GELU_TRACE_AOT, "raises", "it raises where native does not"),
 ])
 def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
     _, res = runner.case(case)
@@ -75,6 +79,8 @@ def test_repro_of_a_failing_case_fails(runner, tmp_path, case, reason, says):
     v, src = judge_repro(case, res)
     assert (v["status"], v["reason"]) == ("fail", reason), v
     assert f"\n# judged: fail {reason}: " in src
+    if case.get("class") == "trace":  # the case's backend, or torch.compile's default
+        assert ("backend='aot_eager'" in src) == ("backend" in case), src
     assert says in repro_fails(src, tmp_path, limit=repro_lines(case))
 
 

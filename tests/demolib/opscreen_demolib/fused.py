@@ -352,6 +352,12 @@ def bucket_sort_topk(inputs, starts, ends, topk):
     return out
 
 
+def _heads(x, rank):
+    """x ([HV, *S]: head hv's value of shape S) shaped to broadcast against
+    [HV, ...rank dims] as each head's value broadcasts against its rank dims."""
+    return x.reshape(x.shape[:1] + (1,) * (rank - x.dim() + 1) + x.shape[1:])
+
+
 def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
                                          inplace_final_state=True, cu_seqlens=None,
                                          ssm_state_indices=None, num_accepted_tokens=None,
@@ -375,8 +381,8 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
             if use_qk_l2norm_in_kernel:
                 qt = qt / torch.sqrt((qt * qt).sum(-1, keepdim=True) + 1e-6)
                 kt = kt / torch.sqrt((kt * kt).sum(-1, keepdim=True) + 1e-6)
-            h = h * torch.exp(g[b, t].float())[:, None, None]
-            u = (v[b, t].float() - (h * kt[:, :, None]).sum(1)) * beta[b, t].float()[:, None]
+            h = h * _heads(torch.exp(g[b, t].float()), 2)
+            u = (v[b, t].float() - (h * kt[:, :, None]).sum(1)) * _heads(beta[b, t].float(), 1)
             h = h + kt[:, :, None] * u[:, None, :]
             o[b, t] = (h * (qt * scale)[:, :, None]).sum(1).to(q.dtype)
             initial_state[int(slots[min(i, len(slots) - 1)])] = h
