@@ -14,7 +14,7 @@ import pytest
 import torch
 import yaml
 
-from e2e_harness import ROOT, children, full_screen
+from e2e_harness import ROOT, children, daemon_on_copy, full_screen, shared_screen
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib  # noqa: E402  (the demo library, as a deployment loads it)
@@ -223,17 +223,20 @@ def runner_pids(d):
 QUICK = 1.5
 
 
-def test_allowlist_does_not_wait_for_busy_runners(tmp_path, daemon_bin):
+def test_allowlist_does_not_wait_for_busy_runners(tmp_path_factory, tmp_path, daemon_bin):
     """The only runner hangs in tanh with the fingerprint period passed: lists
     answer at once from the last confirmation (it waited 2 s per request). A
     runner that cannot confirm past the period plus the grace still makes
-    the lists 503, and fast."""
-    conf = dict(runner__dtypes="float32", runner__classes="same_shape",
-                runner__fingerprint_period=1, runner__workers_per_device=1,
+    the lists 503, and fast. The host's full screen is a copy of the
+    session's float32 x same_shape screen (shared_screen)."""
+    scope = dict(runner__dtypes="float32", runner__classes="same_shape")
+    conf = dict(scope, runner__fingerprint_period=1, runner__workers_per_device=1,
                 runner__compile_workers=0, runner__case_deadline=3,
                 runner__cpu_case_deadline=12)
-    d, _ = full_screen(tmp_path / "d", conf)
+    src, _ = shared_screen(tmp_path_factory, "f32-same-shape", **scope)
+    d = daemon_on_copy(tmp_path / "d", src, **conf).start()
     try:
+        d.wait_fingerprint()
         assert d.get_json("/allowlist")[0] == 200
         st, out = d.post_run({"ops": ["tanh"], "classes": ["same_shape"],
                               "dtypes": ["float32"]})

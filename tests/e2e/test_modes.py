@@ -31,7 +31,7 @@ from e2e_harness import ROOT, full_screen
 
 SCOPE = {"runner__dtypes": "float32",
          "runner__classes": "same_shape,reduction,contract,trace,graph",
-         "runner__carry": "no", "runner__compile_backend": "aot_eager"}
+         "runner__carry": "no", "runner__compile_backend": "eager"}
 
 
 @pytest.fixture(scope="module")
@@ -203,14 +203,14 @@ def test_trace_cases_carry_the_configured_backend(screened):
     d = screened
     specs = rows(d, "SELECT class, spec FROM cases WHERE run_id=?", d.run)
     backends = {(cls, json.loads(spec).get("backend")) for cls, spec in specs}
-    assert ("trace", "aot_eager") in backends, backends
-    assert {b for cls, b in backends if cls == "trace"} == {"aot_eager"}, backends
+    assert ("trace", "eager") in backends, backends
+    assert {b for cls, b in backends if cls == "trace"} == {"eager"}, backends
     assert {b for cls, b in backends if cls != "trace"} == {None}, backends
     # a failing trace case's repro compiles with it
     (repro,) = rows(d, "SELECT r.repro FROM cases c JOIN results r ON r.case_id = c.id "
                     "WHERE c.run_id=? AND c.class='trace' AND c.key='fused::gelu_and_mul'",
                     d.run)[0]
-    assert "backend='aot_eager'" in repro, repro
+    assert "backend='eager'" in repro, repro
 
 
 def test_cudagraph_lists_withhold_everything_without_a_gpu(screened):
