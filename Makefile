@@ -149,12 +149,13 @@ test-unit: $(UNIT_TESTS)
 # on PYTEST_WORKERS processes (pytest-xdist; a file's tests stay on one, so
 # module fixtures are built once; tests/conftest.py hands out the longest
 # files first). The suite ends with its wall time and its ten slowest tests;
-# build/pytest.xml has every test's time (tools/test_times.py sums them).
+# build/pytest.xml has every test's time and build/test-cpu-*.json every
+# file's CPU seconds (tools/test_times.py sums them).
 PYTEST_WORKERS ?= 2
 PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile \
 	--no-loadscope-reorder
 test-py: build/opscreend
-	@t0=$$(date +%s); rc=0; \
+	@t0=$$(date +%s); rc=0; rm -f build/test-cpu-*.json; \
 	$(PYTEST) --durations=10 --junitxml=build/pytest.xml \
 	    tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
 	echo "test-py: $$(( $$(date +%s) - t0 )) s wall on $(PYTEST_WORKERS) workers"; exit $$rc

@@ -4,7 +4,16 @@ that no long file starts last and leaves the other worker idle at the end
 (longest processing time first). The seconds are each file's wall time on a
 2-core machine with two workers (docs/bench/tests.md); a file not named
 here goes after those named, in collection order. Only the order changes:
-every test still runs."""
+every test still runs.
+
+Each worker also writes the CPU seconds each file cost (build/test-cpu-*.json:
+the worker's own and its reaped children's, so a file's daemons, runners
+and browsers once they exit), which tools/test_times.py adds to the wall."""
+import json
+import os
+import resource
+
+import pytest
 
 SECONDS = {
     "tests/e2e/test_resume.py": 500,
@@ -44,3 +53,29 @@ def pytest_collection_modifyitems(session, config, items):
         path = item.nodeid.split("::", 1)[0]
         order.setdefault(path, (-SECONDS.get(path, 0), i))
     items.sort(key=lambda item: order[item.nodeid.split("::", 1)[0]])
+
+
+_CPU = {}
+
+
+def _cpu_now():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    t = _cpu_now()
+    yield
+    path = item.nodeid.split("::", 1)[0]
+    _CPU[path] = _CPU.get(path, 0.0) + _cpu_now() - t
+
+
+def pytest_sessionfinish(session, exitstatus):
+    out = os.path.join(str(session.config.rootpath), "build")
+    if not _CPU or not os.path.isdir(out):
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(os.path.join(out, f"test-cpu-{worker}.json"), "w") as f:
+        json.dump(_CPU, f, indent=0, sort_keys=True)

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Each test file's wall time from a pytest JUnit report (make test-py writes
-build/pytest.xml), longest first, with the worker that ran it where the
-report says: what tests/conftest.py's SECONDS are taken from.
+build/pytest.xml), longest first: what tests/conftest.py's SECONDS are taken
+from. With the workers' CPU reports beside it (build/test-cpu-*.json,
+tests/conftest.py), each file's CPU seconds too.
 
     python3 tools/test_times.py [build/pytest.xml] [N]
 """
+import glob
+import json
+import os
 import sys
 import xml.etree.ElementTree as ET
 
@@ -18,9 +22,17 @@ def main():
         f = case.get("classname", "").replace(".", "/") + ".py"
         files[f] = files.get(f, 0.0) + t
         total += t
+    cpu = {}
+    for p in glob.glob(os.path.join(os.path.dirname(path) or ".", "test-cpu-*.json")):
+        with open(p) as f:
+            for k, v in json.load(f).items():
+                cpu[k] = cpu.get(k, 0.0) + v
+    print(f"{'wall s':>9}  {'CPU s':>9}  file")
     for f, t in sorted(files.items(), key=lambda x: -x[1])[:top]:
-        print(f"{t:9.1f}  {f}")
-    print(f"{total:9.1f}  total over {len(files)} files")
+        c = f"{cpu[f]:9.1f}" if f in cpu else f"{'-':>9}"
+        print(f"{t:9.1f}  {c}  {f}")
+    c = f"{sum(cpu.values()):9.1f}" if cpu else f"{'-':>9}"
+    print(f"{total:9.1f}  {c}  total over {len(files)} files")
 
 
 if __name__ == "__main__":

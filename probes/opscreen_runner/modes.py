@@ -120,7 +120,7 @@ def native_dynamic(op, args, kwargs, second, mutates, facts, backend="inductor")
         op, args, kwargs, second[0], second[1], mutates, backend)
 
 
-def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates, backend):
+def _dynamic_compiles(fn, args, kwargs, a2, k2, mutates, backend="inductor"):
     """The frames one dynamic=True compile of fn makes over two shapes.
     Without Inductor's FX graph cache and AOTAutograd's cache: an entry
     another compile left (in this process or an earlier one on the host)

@@ -112,8 +112,11 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # the planted hang is no part of this (OPSCREEN_DEMOLIB_FIX: read at run
+    # time, the source unchanged): neither screen waits out its deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, **SCOPE).start()
+               runner__fingerprint_period=1, env={"OPSCREEN_DEMOLIB_FIX": "tanh"},
+               **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         st, out = d.post_run({})
@@ -176,9 +179,11 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # the planted hang off: the one runner never waits out its deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
                runner__fingerprint_period=1, runner__workers_per_device=1,
-               runner__compile_workers=0, **SCOPE).start()
+               runner__compile_workers=0, env={"OPSCREEN_DEMOLIB_FIX": "tanh"},
+               **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         # wider than the host's scope: long enough to change the library in
