@@ -659,7 +659,8 @@ def run_case(case, adapter, device, notify=None, built=None):
         if mode is not None and cerr is not None and not fatal:
             # the library's failure in the mode, or the mode's own: native
             # in the same mode decides (it failing too: not applicable)
-            nerr = modes.native_fails(mode, op, args, kwargs, mutates, device)
+            nerr = modes.native_fails(mode, op, args, kwargs, mutates, device,
+                                      modes.backend_of(case))
             if nerr is None:
                 cerr = f"{mode}: {cerr}"
         if mode is not None and mode_facts:

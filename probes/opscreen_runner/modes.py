@@ -249,12 +249,13 @@ def _graph_wrap(fn, mutates, facts):
     return call
 
 
-def native_fails(mode, op, args, kwargs, mutates, device):
-    """None when native runs in the mode (so a candidate's failure there is
-    the library's), else native's error in it."""
+def native_fails(mode, op, args, kwargs, mutates, device, backend="inductor"):
+    """None when native runs in the mode, compiled by the candidate's backend
+    (so a candidate's failure there is the library's), else native's error
+    in it."""
     from . import inputs
     try:
-        fn = wrap(mode, op, mutates, {})
+        fn = wrap(mode, op, mutates, {}, backend)
         a, k, _ = inputs.fresh(args, kwargs, mutates)
         fn(*a, **k)
     except Exception as e:
