@@ -34,7 +34,7 @@ import textwrap
 
 import torch
 
-from . import figures, inputs, kernels
+from . import figures, inputs, kernels, modes
 
 INLINE = 64  # elements of all inputs written as literals; more: base64
 PRE_CALL_BYTES = 64 << 10
@@ -359,8 +359,10 @@ def _mode_prelude(case, op, entry):
         if mode is None:
             L.append("CANDIDATE = OP")
     if mode is not None:
-        # the case's backend (runner.compile_backend) where it is not Inductor
-        b = f", backend={case['backend']!r}" if isinstance(case.get("backend"), str) else ""
+        # the case's backend (runner.compile_backend) where it is not Inductor,
+        # read as the runner's call read it
+        backend = modes.backend_of(case)
+        b = f", backend={backend!r}" if backend != "inductor" else ""
         L += [x.format(c="LIBRARY", b=b) for x in _MODE_WRAP[mode]]
     # the library's call in OP's place for the with-block
     return L + [f"candidate = lambda: (globals().update(OP=CANDIDATE), ({ctx})())[1]"]
