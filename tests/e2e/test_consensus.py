@@ -13,17 +13,15 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon, children, descendants, full_screen, query
+from e2e_harness import NO_HANG, ROOT, Daemon, children, descendants, full_screen, query
 
 CTL = os.path.join(ROOT, "build", "opscreenctl")
 
 # the default sample (20 per mille, and every key's case of least rank)
 SCOPE = {"runner__devices": "cpu:2", "runner__dtypes": "float32",
          "runner__classes": "same_shape", "runner__workers_per_device": 1}
-# the planted hang is no part of what is checked here: without it no screen
-# (and no replay of tanh's case) waits out a deadline on a device's only
-# runner (OPSCREEN_DEMOLIB_FIX is read at run time; the source is the same)
-NOHANG = {"OPSCREEN_DEMOLIB_FIX": "tanh"}
+# the planted hang is no part of what is checked here (NO_HANG): no screen,
+# and no replay of tanh's case, waits out a deadline on a device's only runner
 
 
 def _lists(d, query_string=""):
@@ -34,7 +32,7 @@ def _lists(d, query_string=""):
 @pytest.fixture(scope="module")
 def agreed(tmp_path_factory):
     scope = dict(SCOPE, runner__classes="same_shape,bootstrap")
-    d, run = full_screen(tmp_path_factory.mktemp("agree"), scope, NOHANG)
+    d, run = full_screen(tmp_path_factory.mktemp("agree"), scope, NO_HANG)
     yield d, run
     d.stop()
 
@@ -42,7 +40,7 @@ def agreed(tmp_path_factory):
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory):
     d, run = full_screen(tmp_path_factory.mktemp("faulty"), SCOPE,
-                         dict(NOHANG, OPSCREEN_DEMOLIB_FAULTY_DEVICE="1"))
+                         dict(NO_HANG, OPSCREEN_DEMOLIB_FAULTY_DEVICE="1"))
     yield d, run
     d.stop()
 
@@ -240,7 +238,7 @@ def test_device_that_faults_on_every_call_quarantined(tmp_path):
     launch) gives no output to compare: it checked nothing of the others'
     share, so it is quarantined too, and the host's list is refused."""
     d, run = full_screen(tmp_path / "d", SCOPE,
-                         dict(NOHANG, OPSCREEN_DEMOLIB_FAULTY_DEVICE="1:raise"))
+                         dict(NO_HANG, OPSCREEN_DEMOLIB_FAULTY_DEVICE="1:raise"))
     try:
         q = query(d.db, "SELECT device, detail FROM quarantine WHERE run_id=?",
                   (run,))
@@ -277,7 +275,7 @@ def _in_consensus_phase(d):
 
 
 # neg slowed: its replays keep the consensus phase going for a while
-SLOW = dict(NOHANG, OPSCREEN_DEMOLIB_DELAY="neg:0.2,abs:0.2")
+SLOW = dict(NO_HANG, OPSCREEN_DEMOLIB_DELAY="neg:0.2,abs:0.2")
 
 
 def test_killed_daemon_resumes_the_consensus_phase(tmp_path):
@@ -356,7 +354,7 @@ def test_nccl_pinning_check_failure_fails_the_run(tmp_path):
     that checks the pinning fails without a GPU. The run fails at once with
     the runners' NCCL message, no case ran, nothing is served: the step that
     checks the host's GPUs is not skipped in silence."""
-    d = Daemon(tmp_path / "d", env=NOHANG, **dict(SCOPE, consensus__nccl="yes")).start()
+    d = Daemon(tmp_path / "d", env=NO_HANG, **dict(SCOPE, consensus__nccl="yes")).start()
     try:
         d.wait_fingerprint()
         st, out = d.post_run({})

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
+from e2e_harness import NO_HANG, ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
 
 # the operator's own scope: small enough for seconds, still the host's full screen
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
@@ -112,10 +112,9 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # the planted hang is no part of this (OPSCREEN_DEMOLIB_FIX: read at run
-    # time, the source unchanged): neither screen waits out its deadline
+    # the planted hang is no part of this: neither screen waits out its deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, env={"OPSCREEN_DEMOLIB_FIX": "tanh"},
+               runner__fingerprint_period=1, env=NO_HANG,
                **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
@@ -182,7 +181,7 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
     # the planted hang off: the one runner never waits out its deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
                runner__fingerprint_period=1, runner__workers_per_device=1,
-               runner__compile_workers=0, env={"OPSCREEN_DEMOLIB_FIX": "tanh"},
+               runner__compile_workers=0, env=NO_HANG,
                **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
