@@ -376,6 +376,18 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.dtypes"))
 		return set_str(c->default_dtypes, sizeof(c->default_dtypes), v) ?
 		    "too long" : NULL;
+	if (IS("runner.ops")) {
+		size_t	 i;
+
+		/* an entry's key or name: letters, digits, _ and . */
+		for (i = 0; v[i] != '\0'; i++)
+			if (!isalnum((unsigned char)v[i]) && v[i] != '_' &&
+			    v[i] != '.' && v[i] != ',' && v[i] != ' ')
+				return "must list keys or names (letters, digits, "
+				    "_ and ., comma-separated)";
+		return set_str(c->default_ops, sizeof(c->default_ops), v) ?
+		    "too long" : NULL;
+	}
 	if (IS("api.threads"))
 		return parse_int(v, 1, 64, &c->api_threads) ?
 		    "must be an integer 1..64" : NULL;

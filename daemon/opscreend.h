@@ -75,6 +75,7 @@ struct config {
 	char	 modes[64];		/* runner.modes: eager[,compile][,cudagraph] */
 	char	 compile_backend[64];	/* runner.compile_backend: torch.compile's */
 	char	 default_dtypes[256];
+	char	 default_ops[4096];	/* runner.ops: the host's op scope */
 	int	 consensus_split;	/* several devices divide a full screen */
 	int	 consensus_per_mille;	/* of each other device's cases replayed */
 	int	 consensus_threshold;	/* suspect cases that quarantine a device */

@@ -325,6 +325,45 @@ mode_check(sqlite3_stmt *st, int col, enum rollup_mode mode,
 }
 
 /*
+ * The host's op scope (runner.ops) that run screened device with: its
+ * "scope" event's ops (run.c), NULL when it screened every entry.
+ */
+static json_t *
+scope_ops(sqlite3 *db, int64_t run, int device)
+{
+	sqlite3_stmt	*st;
+	json_t		*ops = NULL, *ev;
+
+	if (sqlite3_prepare_v2(db, "SELECT json FROM events WHERE run_id=? AND "
+	    "kind='scope' ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, run);
+	while (ops == NULL && sqlite3_step(st) == SQLITE_ROW)
+		if ((ev = json_loads((const char *)sqlite3_column_text(st, 0), 0,
+		    NULL)) != NULL) {
+			if (json_integer_value(json_object_get(ev, "device")) ==
+			    device && json_is_array(json_object_get(ev, "ops")))
+				ops = json_incref(json_object_get(ev, "ops"));
+			json_decref(ev);
+		}
+	sqlite3_finalize(st);
+	return ops;
+}
+
+static int
+in_ops(json_t *ops, const char *key, const char *name)
+{
+	size_t	 i;
+	json_t	*v;
+
+	json_array_foreach(ops, i, v)
+		if (!strcmp(json_string_value(v), key) ||
+		    !strcmp(json_string_value(v), name))
+			return 1;
+	return 0;
+}
+
+/*
  * Adds this device's judgement of every name to `names`: from this device's
  * own verdicts and cases only, so that one device's screen never vouches for
  * another's.  Every dtype of the scope (unscoped: every dtype the run screened
@@ -339,10 +378,12 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
     int deterministic, json_t *names)
 {
 	sqlite3_stmt	*st;
-	json_t		*n, *k, *keys = json_object(), *dt;
+	json_t		*n, *k, *keys = json_object(), *dt, *ops;
 	const char	*key, *dtype;
 	char		 why[256], buf[256], *tok, *p, *save;
 	int		 rc = -1;
+
+	ops = scope_ops(db, run, device);
 
 	if (sqlite3_prepare_v2(db, "SELECT key, name, screened FROM entries "
 	    "WHERE run_id=?", -1, &st, NULL) != SQLITE_OK)
@@ -479,6 +520,11 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 			    "yet", device, run);
 			continue;
 		}
+		if (ops != NULL && !in_ops(ops, key, name)) {
+			withhold(names, name, key, NULL, "not screened: outside "
+			    "the host's op scope (runner.ops)", device, run);
+			continue;
+		}
 		if (json_integer_value(json_object_get(k, "rows")) == 0) {
 			withhold(names, name, key, NULL, "no case of this key "
 			    "could be judged", device, run);
@@ -499,6 +545,7 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 	}
 	rc = 0;
  out:
+	json_decref(ops);
 	json_decref(keys);
 	return rc;
 }

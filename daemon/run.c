@@ -154,6 +154,27 @@ conf_dtypes(void)
 }
 
 /*
+ * runner.ops: the keys and names this host screens (an engine's ops); the
+ * library's other entries get no case, so no list allows them (rollup.c
+ * withholds a key without a case of the serving run). NULL: every entry.
+ */
+static json_t *
+conf_ops(void)
+{
+	char	 buf[sizeof(env->conf.default_ops)], *p, *tok, *save = NULL;
+	json_t	*a = json_array();
+
+	snprintf(buf, sizeof(buf), "%s", env->conf.default_ops);
+	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
+		json_array_append_new(a, json_string(tok));
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
  * Makes run id (its stored request and full flag) the current run: its scope
  * and one queue per device, none expanded yet.
  */
@@ -188,6 +209,8 @@ run_load(int64_t id, const char *request, int full)
 		sched.cur.dtypes = conf_dtypes();
 	if ((v = json_object_get(req, "ops")) && json_array_size(v))
 		sched.cur.ops = json_incref(v);
+	else
+		sched.cur.ops_conf = (sched.cur.ops = conf_ops()) != NULL;
 	sched.cur.carry = !json_is_false(json_object_get(req, "carry"));
 	json_decref(req);
 	sched.cur.nq = nslots();
@@ -244,7 +267,7 @@ int
 run_expand(int slot, struct worker *w)
 {
 	struct devq	*q = &sched.cur.q[slot];
-	json_t		*e, *cases, *c;
+	json_t		*e, *cases, *c, *op, *seen = NULL;
 	size_t		 i, j;
 	int64_t		 fpid, n = 0;
 	int		 erc;
@@ -258,6 +281,22 @@ run_expand(int slot, struct worker *w)
 	if (store_run_device_set(env->store, sched.cur.run_id, q->device,
 	    fpid) == -1)
 		goto fail;
+	if ((seen = json_object()) == NULL)
+		goto fail;
+	/*
+	 * the host's op scope, with the cases it chose: rollup.c names it as
+	 * the reason a name outside it is withheld
+	 */
+	if (sched.cur.ops_conf) {
+		json_t	*ev = json_pack("{si sO}", "device", q->device, "ops",
+		    sched.cur.ops);
+
+		erc = ev == NULL ? -1 : run_add_event(sched.cur.run_id, "scope",
+		    ev);
+		json_decref(ev);
+		if (erc == -1)
+			goto fail;
+	}
 	json_array_foreach(w->entries, i, e) {
 		const char	*key = json_string_value(json_object_get(e, "key"));
 		const char	*name = json_string_value(json_object_get(e, "name"));
@@ -273,6 +312,8 @@ run_expand(int slot, struct worker *w)
 			goto fail;
 		if (!op_requested(key, name))
 			continue;
+		json_object_set_new(seen, key, json_true());
+		json_object_set_new(seen, name, json_true());
 		/* a split run: another device screens it (split.c) */
 		if (!split_owns(q->device, key))
 			continue;
@@ -357,6 +398,15 @@ run_expand(int slot, struct worker *w)
 	if (store_commit(env->store) == -1)
 		goto fail;
 	pw_ok();
+	/* a name of the scope that is no entry of this library screens nothing */
+	json_array_foreach(sched.cur.ops, i, op)
+		if (json_object_get(seen, json_string_value(op)) == NULL)
+			log_warnx("run %lld: '%s' of the run's ops (runner.ops or "
+			    "the request) is no key or name of the library on "
+			    "device %d; nothing is screened for it",
+			    (long long)sched.cur.run_id, json_string_value(op),
+			    q->device);
+	json_decref(seen);
 	sched.cur.total += n;
 	/* the unchanged keys' results, before the queues take what is left */
 	if (fpid > 0)
@@ -384,6 +434,7 @@ run_expand(int slot, struct worker *w)
 		    "failing case shrinks anew", (long long)sched.cur.run_id);
 	return 0;
  fail:
+	json_decref(seen);
 	/* nothing of the device stored: expanded again after the back-off */
 	pw_note("expanding a run");
 	store_rollback(env->store);

@@ -246,11 +246,34 @@ class Daemon:
 # The smallest scope in which a screen of the demo library denies every
 # planted defect (tests/e2e/test_screen.py DEFECTS, each with its reason and
 # class): every defect shows in bfloat16 but clone's, which needs an fp8
-# dtype. 1,468 cases against the full screen's 5,468. What the scope cannot
-# allow: the names with no dtype in it (DEFECT_SCOPE_WITHHELD).
-DEFECT_SCOPE = {"runner__dtypes": "bfloat16,float8_e4m3fn"}
-DEFECT_SCOPE_WITHHELD = {"mhc_bwd", "mhc_bwd_ref", "moe_align_block_size",
-                         "moe_align_block_size_triton"}
+# dtype; the ops are the defects' names and three correct ones
+# (DEFECT_SCOPE_CORRECT), every other name withheld as never screened.
+# 602 cases and 28 CPU-s, against 1,468 and 80 for these dtypes over the
+# whole library and the full screen's 5,468 and 194.
+DEFECT_SCOPE_CORRECT = {"neg", "sub", "relu"}
+DEFECT_SCOPE_OPS = ("minimum", "sum", "sum_dim", "clamp", "exp", "rsqrt",
+                    "tanh", "div", "cumsum", "abs_out", "clone", "uniform_",
+                    "topk", "eq_scalar", "argmin", "sigmoid_", "mean_dim",
+                    "addmm", "fused_add_rms_norm", "sqrt", "exp2") + \
+    tuple(sorted(DEFECT_SCOPE_CORRECT))
+DEFECT_SCOPE = {"runner__dtypes": "bfloat16,float8_e4m3fn",
+                "runner__ops": ",".join(DEFECT_SCOPE_OPS)}
+
+
+# The host's scope for a test that screens again and again and reads a few
+# names: float32 x same_shape (runner.dtypes, runner.classes) and six ops
+# (runner.ops; every other name is withheld as never screened), still the
+# host's full screen (it serves lists and is compared for regressions). A
+# correct op (sub), the ops tests plant a defect in at run time (add:
+# OPSCREEN_DEMOLIB_BREAK, neg: OPSCREEN_DEMOLIB_GARBAGE) and the demo's
+# own crash (rsqrt), hang (tanh) and numerics (exp2): 52 cases, 5 CPU-s
+# (the whole float32 x same_shape scope: 415 cases, 28 CPU-s). One runner:
+# with six keys, two runners can both be in a case of the crashing key
+# before its first crash ends the class (fail-fast), and a test that counts
+# the planted failures would see one screen crash once and the next twice.
+SMALL_OPS = ("add", "sub", "neg", "rsqrt", "tanh", "exp2")
+SMALL = {"runner__dtypes": "float32", "runner__classes": "same_shape",
+         "runner__ops": ",".join(SMALL_OPS), "runner__workers_per_device": 1}
 
 
 # The demo library's planted hang (tanh) off for a daemon's runners, where a

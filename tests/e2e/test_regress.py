@@ -10,10 +10,11 @@ import time
 
 import pytest
 
-from e2e_harness import NO_HANG, ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
+from e2e_harness import SMALL, NO_HANG, ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
 
-# the operator's own scope: small enough for seconds, still the host's full screen
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+# the operator's own scope: six ops of float32 x same_shape, still the
+# host's full screen (it serves lists)
+SCOPE = SMALL
 
 
 def screen(tmp, env=None):
@@ -23,7 +24,7 @@ def screen(tmp, env=None):
 @pytest.fixture(scope="module")
 def two_screens(tmp_path_factory, daemon_bin):
     # the first screen is the session's of SCOPE, copied
-    src, first = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    src, first = shared_screen(tmp_path_factory, "small", **SCOPE)
     tmp = tmp_path_factory.mktemp("regress")
     d = daemon_on_copy(tmp, src, **SCOPE).start()
     st, before = d.get_json("/regressions")
@@ -178,11 +179,11 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # the planted hang off: the one runner never waits out its deadline
+    # the planted hang off: the one runner (SCOPE's) never waits out its
+    # deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, runner__workers_per_device=1,
-               runner__compile_workers=0, env=NO_HANG,
-               **SCOPE).start()
+               runner__fingerprint_period=1, runner__compile_workers=0,
+               env=NO_HANG, **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         # wider than the host's scope: long enough to change the library in

@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from e2e_harness import (DEFECT_SCOPE, DEFECT_SCOPE_WITHHELD, ROOT, Daemon,
-                         children, shared_screen)
+from e2e_harness import (DEFECT_SCOPE, DEFECT_SCOPE_CORRECT, DEFECT_SCOPE_OPS,
+                         ROOT, SMALL, Daemon, children, shared_screen)
 from test_screen import DEFECTS, library_names
 
 # the operator's own scope: a full screen of it takes seconds
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+SCOPE = SMALL
 CHANGED = "library changed while opscreend was stopped; screen restarted"
 
 
@@ -240,11 +240,14 @@ def test_interrupted_run_resumes(make_daemon, reference, point):
     st, allow = d.get_json("/allowlist")
     assert st == 200, allow
     assert allow["runs"][0]["run"] == run
-    # every correct name the scope screens in each of its dtypes (the
-    # scope has no float32: mhc_bwd, float32 only, is withheld; no int32:
-    # moe_align_block_size, integers only, is withheld)
-    assert sorted(allow["names"]) == sorted(
-        set(library_names()) - set(DEFECTS) - DEFECT_SCOPE_WITHHELD)
+    # every correct name of the scope, and no other: the library's other
+    # names are withheld as outside the host's op scope
+    assert set(DEFECTS) <= set(DEFECT_SCOPE_OPS)
+    assert sorted(allow["names"]) == sorted(DEFECT_SCOPE_CORRECT)
+    outside = {w["name"] for w in allow["withheld"]
+               if any("op scope (runner.ops)" in x["reason"]
+                      for x in w["reasons"])}
+    assert outside == set(library_names()) - set(DEFECT_SCOPE_OPS), allow
 
 
 def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):

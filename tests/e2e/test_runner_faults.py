@@ -11,10 +11,12 @@ import time
 
 import pytest
 
-from e2e_harness import Daemon, shared_screen, children, query
+from e2e_harness import SMALL, Daemon, shared_screen, children, query
 
-# the operator's own scope: a full screen (it serves lists) of 181 cases
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+# the operator's own scope: six ops of float32 x same_shape, still the
+# host's full screen (it serves lists)
+SCOPE = SMALL
+SLOWED = {"OPSCREEN_DEMOLIB_DELAY": "add:0.1,sub:0.1,neg:0.1"}
 VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
             "WHERE run_id=?")
 
@@ -23,7 +25,7 @@ VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
 def reference(tmp_path_factory, daemon_bin):
     """The verdicts of one undisturbed full screen in the same scope (the
     session's, tests/e2e/e2e_harness.py shared_screen)."""
-    src, run = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    src, run = shared_screen(tmp_path_factory, "small", **SCOPE)
     db = str(src / "opscreen.db")
     verdicts = {r[:3]: r[3:] for r in query(db, VERDICTS, (run,))}
     # the demo library's own planted crash (rsqrt) and hang (tanh)
@@ -89,8 +91,10 @@ def test_a_runner_killed_or_stopped_mid_screen(tmp_path, daemon_bin, reference,
     # a stopped runner is found by the case deadline (15 s here: the demo
     # library's entry points have cases of 2-5 s on a loaded 2-core host,
     # and at 5 s two of them timed out beside the killed case)
+    # correct ops slowed (a sleep per call): the run lasts past the kill
+    # and the checks beside it, whichever case the runner was in
     d = Daemon(tmp_path / "d", runner__case_deadline=15,
-               runner__cpu_case_deadline=15, **SCOPE).start()
+               runner__cpu_case_deadline=15, env=SLOWED, **SCOPE).start()
     try:
         d.wait_fingerprint()
         st, out = d.post_run({})

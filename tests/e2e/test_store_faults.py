@@ -15,10 +15,11 @@ import time
 
 import pytest
 
-from e2e_harness import Daemon, shared_screen, descendants, query
+from e2e_harness import SMALL, Daemon, shared_screen, descendants, query
 
-# the operator's own scope: a full screen (it serves lists) of 181 cases
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+# the operator's own scope: six ops of float32 x same_shape, still the
+# host's full screen (it serves lists)
+SCOPE = SMALL
 HOLD_MAX = 300      # seconds a fault may last before the test gives up
 VERDICTS = ("SELECT device, key, dtype, verdict, reason, class FROM verdicts "
             "WHERE run_id=?")
@@ -32,7 +33,7 @@ def _rw(path, sql, args=()):
 def reference(tmp_path_factory, daemon_bin):
     """A store holding one undisturbed full screen of SCOPE (run 1; the
     session's, tests/e2e/e2e_harness.py shared_screen), for each test to copy."""
-    src, run = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    src, run = shared_screen(tmp_path_factory, "small", **SCOPE)
     return str(src / "opscreen.db"), run
 
 
