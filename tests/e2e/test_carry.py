@@ -18,8 +18,12 @@ import pytest
 
 from e2e_harness import ROOT, Daemon
 
+# ten ops of float32 x same_shape (runner.ops): neg (whose code the upgrade
+# changes), add (the planted intermittent failure), sqrt (numerics), relu
+# (a degenerate oracle regenerates a case) and six more to carry and rotate
 SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape",
-         "runner__carry": "yes"}
+         "runner__carry": "yes",
+         "runner__ops": "add,sub,mul,neg,relu,sqrt,exp,abs,div,maximum"}
 DAY = 86400.0
 
 

@@ -17,9 +17,14 @@ from e2e_harness import NO_HANG, ROOT, Daemon, children, descendants, full_scree
 
 CTL = os.path.join(ROOT, "build", "opscreenctl")
 
-# the default sample (20 per mille, and every key's case of least rank)
+# the default sample (20 per mille, and every key's case of least rank);
+# twelve ops of the demo library (runner.ops): the nondeterministic silu,
+# the slowed neg and abs (SLOW), right and wrong ones for the split
+OPS = ("add", "sub", "mul", "neg", "abs", "silu", "relu", "exp", "sqrt", "div",
+       "exp2", "sigmoid")
 SCOPE = {"runner__devices": "cpu:2", "runner__dtypes": "float32",
-         "runner__classes": "same_shape", "runner__workers_per_device": 1}
+         "runner__classes": "same_shape", "runner__workers_per_device": 1,
+         "runner__ops": ",".join(OPS)}
 # the planted hang is no part of what is checked here (NO_HANG): no screen,
 # and no replay of tanh's case, waits out a deadline on a device's only runner
 
@@ -65,7 +70,9 @@ def test_consensus_phase_agrees(agreed):
                "kind='consensus'", (run,))
     assert len(ev) == 1, d.logtext()
     ev = json.loads(ev[0][0])
-    assert ev["sampled_cases"] > 20, ev    # every key's, at least
+    keys = query(d.db, "SELECT count(DISTINCT key) FROM cases WHERE run_id=? "
+                 "AND class != 'bootstrap'", (run,))[0][0]
+    assert keys >= len(OPS) and ev["sampled_cases"] >= keys, ev  # every key's
     assert ev["suspect"] == 0 and ev["quarantined"] == [], ev
     # every sampled case ran on the other device and twice on its owner
     rows = query(d.db, "SELECT p.attempt, p.device = c.device, count(*) FROM "
