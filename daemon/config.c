@@ -379,12 +379,13 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.ops")) {
 		size_t	 i;
 
-		/* an entry's key or name: letters, digits, _ and . */
+		/* keys or names: letters, digits, _ . and : (fused::x) */
 		for (i = 0; v[i] != '\0'; i++)
 			if (!isalnum((unsigned char)v[i]) && v[i] != '_' &&
-			    v[i] != '.' && v[i] != ',' && v[i] != ' ')
+			    v[i] != '.' && v[i] != ':' && v[i] != ',' &&
+			    v[i] != ' ')
 				return "must list keys or names (letters, digits, "
-				    "_ and ., comma-separated)";
+				    "_ . and :, comma-separated)";
 		return set_str(c->default_ops, sizeof(c->default_ops), v) ?
 		    "too long" : NULL;
 	}

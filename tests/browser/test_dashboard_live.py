@@ -11,10 +11,10 @@ import pytest
 
 from cdp import CHROMIUM, Browser
 from dashboard_harness import Dom, demolib_copy, screenshot_to_docs, set_version
-from e2e_harness import DAEMON, ROOT, Daemon, full_screen
+from e2e_harness import DAEMON, F32, ROOT, Daemon, full_screen
 
 SLOW = {"OPSCREEN_DEMOLIB_DELAY": "cos:0.5"}
-NARROW_SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+NARROW_SCOPE = F32
 
 
 @pytest.fixture(scope="module")

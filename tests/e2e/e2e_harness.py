@@ -276,6 +276,19 @@ SMALL = {"runner__dtypes": "float32", "runner__classes": "same_shape",
          "runner__ops": ",".join(SMALL_OPS), "runner__workers_per_device": 1}
 
 
+# float32 x same_shape over twenty ops (runner.ops), two runners: every
+# name of the demo library that this dtype and class find broken (abs_out,
+# eq_scalar, exp2, rsqrt, sqrt, tanh: crash, hang, numerics, a nonfinite
+# mismatch, nondeterminism) and fourteen right ones, mul_ (in place) among
+# them: 176 cases, 7 CPU-s (the whole float32 x same_shape scope: 415
+# cases, 28 CPU-s).
+F32_OPS = ("abs_out", "eq_scalar", "exp2", "rsqrt", "sqrt", "tanh", "add",
+           "sub", "mul", "mul_", "neg", "abs", "relu", "sin", "cos", "exp",
+           "div", "minimum", "silu", "clamp")
+F32 = {"runner__dtypes": "float32", "runner__classes": "same_shape",
+       "runner__ops": ",".join(F32_OPS)}
+
+
 # The demo library's planted hang (tanh) off for a daemon's runners, where a
 # test reads nothing of it: no screen waits out its case deadline.
 # OPSCREEN_DEMOLIB_FIX is read at run time; the library's source, and so its

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from e2e_harness import ROOT, Daemon, demolib_copy, full_screen, set_version
+from e2e_harness import F32, ROOT, Daemon, demolib_copy, full_screen, set_version
 
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+SCOPE = F32
 
 
 @pytest.fixture(scope="module")

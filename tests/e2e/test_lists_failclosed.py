@@ -4,6 +4,7 @@ enables nothing even when a script ignores the status, and no request waits
 for a busy runner."""
 import csv
 import io
+import json
 import os
 import signal
 import subprocess
@@ -14,12 +15,18 @@ import pytest
 import torch
 import yaml
 
-from e2e_harness import ROOT, children, daemon_on_copy, full_screen, shared_screen
+from e2e_harness import (ROOT, children, daemon_on_copy, full_screen, query,
+                         shared_screen)
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib  # noqa: E402  (the demo library, as a deployment loads it)
 
-SCOPE = {"runner__dtypes": "float32,bfloat16", "runner__classes": "same_shape"}
+# eleven ops (runner.ops) of two dtypes: the right ones the tests read,
+# the crash (rsqrt), the hang (tanh) and exp (broken in bfloat16 only)
+OPS = ("abs", "add", "mul", "neg", "relu", "sin", "cos", "sub", "rsqrt", "tanh",
+       "exp")
+SCOPE = {"runner__dtypes": "float32,bfloat16", "runner__classes": "same_shape",
+         "runner__ops": ",".join(OPS)}
 # the names the library's table registers, and every name the lists know:
 # those and the library's own entry points (its `fused` module)
 TABLE = sorted({fn.__name__ for _, fn, *_ in opscreen_demolib._FULL_CONFIG})
@@ -97,6 +104,48 @@ def test_screened_dtypes_still_allow_the_correct_ops(screened):
     # exp is broken in bfloat16 only
     assert "exp" in screened.get_json("/allowlist?dtypes=float32")[1]["names"]
     assert "exp" not in screened.get_json("/allowlist?dtypes=bfloat16")[1]["names"]
+
+
+# ---- op scope -------------------------------------------------------------------
+
+def test_names_outside_the_hosts_op_scope_are_withheld(screened, tmp_path):
+    """runner.ops: the screen is the host's full screen (it serves lists);
+    every registered name outside the scope is withheld with the reason, in
+    every dtype scope and policy, and the YAML a deployment loads enables
+    none of them."""
+    outside = set(REGISTERED) - set(OPS)
+    assert outside
+    st, run = screened.get_json(f"/runs/{screened.run_id}")
+    assert run["full"] == 1, run
+    for q in ("", "?dtypes=float32", "?policy=tolerant", "?mode=compile"):
+        st, allow = screened.get_json("/allowlist" + q)
+        assert st == 200, allow
+        assert set(allow["names"]) <= set(OPS), (q, allow["names"])
+        why = {w["name"]: w["reasons"] for w in allow["withheld"]}
+        for name in outside:
+            assert any(r["reason"] == "not screened: outside the host's op "
+                       "scope (runner.ops)" for r in why.get(name, [])), \
+                (q, name, why.get(name))
+    _, _, body = screened.get("/allowlist?format=yaml")
+    assert not enabled_by(tmp_path, body, "include") & outside
+    # the scope the run screened is stored with it, per device
+    ev = query(screened.db, "SELECT json FROM events WHERE run_id=? AND "
+               "kind='scope'", (screened.run_id,))
+    assert [json.loads(j) for j, in ev] == [{"device": -1, "ops": list(OPS)}]
+
+
+def test_an_op_the_library_lacks_is_logged(tmp_path, daemon_bin):
+    d, run = full_screen(tmp_path / "d", {"runner__dtypes": "float32",
+                                          "runner__classes": "same_shape",
+                                          "runner__ops": "sub,no_such_op"})
+    try:
+        assert (f"warning: run {run}: 'no_such_op' of the run's ops "
+                "(runner.ops or the request) is no key or name of the library "
+                "on device -1; nothing is screened for it") in d.logtext()
+        st, allow = d.get_json("/allowlist")
+        assert st == 200 and allow["names"] == ["sub"], allow
+    finally:
+        d.stop()
 
 
 # ---- provenance -------------------------------------------------------------------

@@ -12,7 +12,7 @@ same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
 device), so mode=cudagraph lists allow nothing.
 
-The trace cases compile with runner.compile_backend = aot_eager: what these
+The trace cases compile with runner.compile_backend = eager: what these
 tests assert (graph breaks, recompiles, frame counts, the lists) is decided
 by Dynamo's capture, which is the same under any backend, and Inductor's C++
 build of every case made this screen the suite's costliest (670 CPU-s of

@@ -10,10 +10,9 @@ import sqlite3
 
 import pytest
 
-from e2e_harness import full_screen
+from e2e_harness import F32, full_screen
 
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape",
-         "runner__carry": "no"}
+SCOPE = dict(F32, runner__carry="no")
 
 
 @pytest.fixture(scope="module")

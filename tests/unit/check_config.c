@@ -65,6 +65,7 @@ START_TEST(defaults)
 	ck_assert(c.autotune_rep == 5);
 	ck_assert_str_eq(c.cuda_sync, "auto");
 	ck_assert_str_eq(c.compile_backend, "inductor");
+	ck_assert_str_eq(c.default_ops, "");
 	ck_assert(c.critical_ratio == 16);
 }
 END_TEST
@@ -145,7 +146,11 @@ START_TEST(good_file)
 	    "first_call_budget = 0.5\ncuda_sync = blocking\n"
 	    "fail_fast = no\nfirst_call_hold = 2.5\nautotune_rep = 5\n"
 	    "key_affinity = yes\nspeed = engine\nshrink_after = no\n"
-	    "compile_backend = aot_eager\n", &c, errs, sizeof(errs)), 0);
+	    "compile_backend = aot_eager\n"
+	    "ops = add.Tensor, mul,fused::fused_add_rms_norm\n", &c, errs,
+	    sizeof(errs)), 0);
+	ck_assert_str_eq(c.default_ops,
+	    "add.Tensor, mul,fused::fused_add_rms_norm");
 	ck_assert_str_eq(c.compile_backend, "aot_eager");
 	ck_assert_int_eq(c.shrink_after, 0);
 	ck_assert_int_eq(c.key_affinity, 1);
@@ -178,8 +183,11 @@ START_TEST(every_error_with_its_line)
 	    "first_call_budget = soon\ncuda_sync = sleepy\n"
 	    "fail_fast = sometimes\nfirst_call_hold = -3\nautotune_rep = 1e9\n"
 	    "key_affinity = often\nspeed = fast\nshrink_after = later\n"
-	    "compile_backend = aot eager; rm\n", &c, errs, sizeof(errs)), -1);
-	ck_assert_int_eq(c.nerrors, 17);
+	    "compile_backend = aot eager; rm\n"
+	    "ops = add.Tensor, mul;rm\n", &c, errs, sizeof(errs)), -1);
+	ck_assert_int_eq(c.nerrors, 18);
+	ck_assert_ptr_nonnull(strstr(errs, ":22: [runner] ops = \"add.Tensor, "
+	    "mul;rm\": must list keys or names"));
 	ck_assert_ptr_nonnull(strstr(errs, ":21: [runner] compile_backend = "
 	    "\"aot eager; rm\": must be a torch.compile backend's name"));
 	ck_assert_ptr_nonnull(strstr(errs, ":20: [runner] shrink_after = "
