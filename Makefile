@@ -150,8 +150,10 @@ test-unit: $(UNIT_TESTS)
 # module fixtures are built once; tests/conftest.py hands out the longest
 # files first). The suite ends with its wall time and its ten slowest tests;
 # build/pytest.xml has every test's time and build/test-cpu-*.json every
-# file's CPU seconds (tools/test_times.py sums them).
-PYTEST_WORKERS ?= 2
+# file's CPU seconds (tools/test_times.py sums them). Three workers on CI's
+# two cores: files that wait on purpose (test_budget's held first calls,
+# test_references' standalone repros) leave a core to the third.
+PYTEST_WORKERS ?= 3
 PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile \
 	--no-loadscope-reorder
 test-py: build/opscreend
