@@ -340,7 +340,13 @@ supervise_collect(struct runner *w, char *how, size_t len)
 			break;
 		usleep(10000);
 	}
-	if (r == w->pid) {
+	/*
+	 * a runner already collected (pid 0) has nothing left to wait for:
+	 * r == 0 == w->pid would signal -0, the daemon's own process group
+	 * (seen: a stopped runner's deadline kill, then its EOF, killed the
+	 * daemon and the process that started it)
+	 */
+	if (w->pid > 0 && r == w->pid) {
 		if (WIFSIGNALED(st))
 			snprintf(how, len, "runner killed by signal %d (%s)",
 			    WTERMSIG(st), strsignal(WTERMSIG(st)));

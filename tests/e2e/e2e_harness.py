@@ -104,6 +104,12 @@ class Daemon:
                        "case_deadline": 20, "cpu_case_deadline": 20,
                        "start_deadline": 120,
                        "workers_per_device": 2,
+                       # runners as urgent as the rest of the suite (the
+                       # default, 10, keeps a GPU host's API responsive):
+                       # beside another load on CI's two cores, runners at
+                       # nice 10 get a tenth of what the load gets, and
+                       # every screen waits on them
+                       "nice": 0,
                        # the demo topk "compiles" 2 ms per k: 8 s at k = 4096
                        "compile_budget": 5,
                        # every screen measures every key unless a test is
@@ -261,19 +267,25 @@ DEFECT_SCOPE = {"runner__dtypes": "bfloat16,float8_e4m3fn",
 
 
 # The host's scope for a test that screens again and again and reads a few
-# names: float32 x same_shape (runner.dtypes, runner.classes) and six ops
+# names: float32 x same_shape (runner.dtypes, runner.classes) and five ops
 # (runner.ops; every other name is withheld as never screened), still the
 # host's full screen (it serves lists and is compared for regressions). A
 # correct op (sub), the ops tests plant a defect in at run time (add:
 # OPSCREEN_DEMOLIB_BREAK, neg: OPSCREEN_DEMOLIB_GARBAGE) and the demo's
-# own crash (rsqrt), hang (tanh) and numerics (exp2): 52 cases, 5 CPU-s
-# (the whole float32 x same_shape scope: 415 cases, 28 CPU-s). One runner:
-# with six keys, two runners can both be in a case of the crashing key
-# before its first crash ends the class (fail-fast), and a test that counts
-# the planted failures would see one screen crash once and the next twice.
-SMALL_OPS = ("add", "sub", "neg", "rsqrt", "tanh", "exp2")
+# own crash (rsqrt) and numerics (exp2); not its hang (tanh), which would
+# hold every screen for its case deadline: 44 cases, 5 CPU-s, 2 s (the
+# whole float32 x same_shape scope: 415 cases, 28 CPU-s, 28 s). One
+# runner: with five keys, two runners can both be in a case of the
+# crashing key before its first crash ends the class (fail-fast), and a
+# test that counts the planted failures would see one screen crash once
+# and the next twice (the compile runner, idle without compile cases,
+# takes eager cases too: none either). SLOWED keeps a screen of it going for seconds (a
+# sleep per call of the right ops), for a test that acts mid-run.
+SMALL_OPS = ("add", "sub", "neg", "rsqrt", "exp2")
 SMALL = {"runner__dtypes": "float32", "runner__classes": "same_shape",
-         "runner__ops": ",".join(SMALL_OPS), "runner__workers_per_device": 1}
+         "runner__ops": ",".join(SMALL_OPS), "runner__workers_per_device": 1,
+         "runner__compile_workers": 0}
+SLOWED = {"OPSCREEN_DEMOLIB_DELAY": "add:0.1,sub:0.1,neg:0.1"}
 
 
 # float32 x same_shape over twenty ops (runner.ops), two runners: every

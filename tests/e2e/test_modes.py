@@ -27,7 +27,7 @@ import sys
 
 import pytest
 
-from e2e_harness import ROOT, full_screen
+from e2e_harness import F32, ROOT, full_screen
 
 SCOPE = {"runner__dtypes": "float32",
          "runner__classes": "same_shape,reduction,contract,trace,graph",
@@ -250,9 +250,7 @@ def test_bad_mode_is_refused(screened, query):
 
 
 def test_without_the_modes_screened_mode_lists_withhold(tmp_path):
-    scope = {"runner__dtypes": "float32", "runner__classes": "same_shape",
-             "runner__carry": "no"}
-    d, run = full_screen(tmp_path / "d", scope)
+    d, run = full_screen(tmp_path / "d", dict(F32, runner__carry="no"))
     try:
         st, eager = d.get_json("/allowlist")
         assert st == 200 and eager["names"], eager

@@ -182,8 +182,7 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
     # the planted hang off: the one runner (SCOPE's) never waits out its
     # deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, runner__compile_workers=0,
-               env=NO_HANG, **SCOPE).start()
+               runner__fingerprint_period=1, env=NO_HANG, **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         # wider than the host's scope: long enough to change the library in

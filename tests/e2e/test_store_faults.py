@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from e2e_harness import SMALL, Daemon, shared_screen, descendants, query
+from e2e_harness import SLOWED, SMALL, Daemon, shared_screen, descendants, query
 
 # the operator's own scope: six ops of float32 x same_shape, still the
 # host's full screen (it serves lists)
@@ -208,7 +208,9 @@ def _served_run(d):
 def test_store_fault_mid_run(tmp_path, reference, fault):
     ref_db, ref_run = reference
     fault = fault()
-    d = Daemon(tmp_path / "d", **SCOPE)
+    # slowed (a sleep per call of its right ops): the run goes on for
+    # seconds after a quarter of it is done, while the fault is injected
+    d = Daemon(tmp_path / "d", env=SLOWED, **SCOPE)
     shutil.copy(ref_db, d.db)
     fault.setup(d)
     try:
