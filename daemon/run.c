@@ -134,23 +134,33 @@ conf_modes(void)
 	return m;
 }
 
+/*
+ * A comma list of the configuration as a JSON array of its words, NULL when
+ * it has none; with valid, a word it refuses is logged and left out.
+ */
 static json_t *
-conf_dtypes(void)
+conf_list(const char *list, const char *what, int (*valid)(const char *))
 {
-	char	 buf[sizeof(env->conf.default_dtypes)], *p, *tok, *save = NULL;
+	char	 buf[sizeof(env->conf.default_ops)], *p, *tok, *save = NULL;
 	json_t	*a = json_array();
 
-	snprintf(buf, sizeof(buf), "%s", env->conf.default_dtypes);
+	snprintf(buf, sizeof(buf), "%s", list);
 	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
-		if (dtype_valid(tok))
+		if (valid == NULL || valid(tok))
 			json_array_append_new(a, json_string(tok));
 		else
-			log_warnx("runner.dtypes: unknown dtype '%s' ignored", tok);
+			log_warnx("%s: unknown word '%s' ignored", what, tok);
 	if (json_array_size(a) == 0) {
 		json_decref(a);
 		return NULL;
 	}
 	return a;
+}
+
+static json_t *
+conf_dtypes(void)
+{
+	return conf_list(env->conf.default_dtypes, "runner.dtypes", dtype_valid);
 }
 
 /*
@@ -161,17 +171,7 @@ conf_dtypes(void)
 static json_t *
 conf_ops(void)
 {
-	char	 buf[sizeof(env->conf.default_ops)], *p, *tok, *save = NULL;
-	json_t	*a = json_array();
-
-	snprintf(buf, sizeof(buf), "%s", env->conf.default_ops);
-	for (p = buf; (tok = strtok_r(p, ", ", &save)) != NULL; p = NULL)
-		json_array_append_new(a, json_string(tok));
-	if (json_array_size(a) == 0) {
-		json_decref(a);
-		return NULL;
-	}
-	return a;
+	return conf_list(env->conf.default_ops, "runner.ops", NULL);
 }
 
 /*
