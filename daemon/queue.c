@@ -20,18 +20,7 @@
 int
 op_requested(const char *key, const char *name)
 {
-	size_t	 i;
-	json_t	*v;
-
-	if (sched.cur.ops == NULL)
-		return 1;
-	json_array_foreach(sched.cur.ops, i, v) {
-		const char	*s = json_string_value(v);
-
-		if (s && (!strcmp(s, key) || !strcmp(s, name)))
-			return 1;
-	}
-	return 0;
+	return sched.cur.ops == NULL || ops_have(sched.cur.ops, key, name);
 }
 
 static int

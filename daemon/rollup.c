@@ -350,19 +350,6 @@ scope_ops(sqlite3 *db, int64_t run, int device)
 	return ops;
 }
 
-static int
-in_ops(json_t *ops, const char *key, const char *name)
-{
-	size_t	 i;
-	json_t	*v;
-
-	json_array_foreach(ops, i, v)
-		if (!strcmp(json_string_value(v), key) ||
-		    !strcmp(json_string_value(v), name))
-			return 1;
-	return 0;
-}
-
 /*
  * Adds this device's judgement of every name to `names`: from this device's
  * own verdicts and cases only, so that one device's screen never vouches for
@@ -520,7 +507,7 @@ rollup_device(sqlite3 *db, int64_t run, int device, const char *scope,
 			    "yet", device, run);
 			continue;
 		}
-		if (ops != NULL && !in_ops(ops, key, name)) {
+		if (ops != NULL && !ops_have(ops, key, name)) {
 			withhold(names, name, key, NULL, "not screened: outside "
 			    "the host's op scope (runner.ops)", device, run);
 			continue;

@@ -136,7 +136,8 @@ conf_modes(void)
 
 /*
  * A comma list of the configuration as a JSON array of its words, NULL when
- * it has none; with valid, a word it refuses is logged and left out.
+ * it has none; with valid, a word it refuses is logged (`what` names it)
+ * and left out.
  */
 static json_t *
 conf_list(const char *list, const char *what, int (*valid)(const char *))
@@ -149,7 +150,7 @@ conf_list(const char *list, const char *what, int (*valid)(const char *))
 		if (valid == NULL || valid(tok))
 			json_array_append_new(a, json_string(tok));
 		else
-			log_warnx("%s: unknown word '%s' ignored", what, tok);
+			log_warnx("%s '%s' ignored", what, tok);
 	if (json_array_size(a) == 0) {
 		json_decref(a);
 		return NULL;
@@ -160,7 +161,8 @@ conf_list(const char *list, const char *what, int (*valid)(const char *))
 static json_t *
 conf_dtypes(void)
 {
-	return conf_list(env->conf.default_dtypes, "runner.dtypes", dtype_valid);
+	return conf_list(env->conf.default_dtypes, "runner.dtypes: unknown dtype",
+	    dtype_valid);
 }
 
 /*
@@ -210,7 +212,7 @@ run_load(int64_t id, const char *request, int full)
 	if ((v = json_object_get(req, "ops")) && json_array_size(v))
 		sched.cur.ops = json_incref(v);
 	else
-		sched.cur.ops_conf = (sched.cur.ops = conf_ops()) != NULL;
+		sched.cur.ops = conf_ops();
 	sched.cur.carry = !json_is_false(json_object_get(req, "carry"));
 	json_decref(req);
 	sched.cur.nq = nslots();
@@ -284,10 +286,11 @@ run_expand(int slot, struct worker *w)
 	if ((seen = json_object()) == NULL)
 		goto fail;
 	/*
-	 * the host's op scope, with the cases it chose: rollup.c names it as
-	 * the reason a name outside it is withheld
+	 * the host's op scope (a full run's ops are runner.ops: a request
+	 * that names ops is never full), with the cases it chose: rollup.c
+	 * names it as the reason a name outside it is withheld
 	 */
-	if (sched.cur.ops_conf) {
+	if (sched.cur.full && sched.cur.ops != NULL) {
 		json_t	*ev = json_pack("{si sO}", "device", q->device, "ops",
 		    sched.cur.ops);
 

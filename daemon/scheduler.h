@@ -86,7 +86,6 @@ struct sched_run {
 	unsigned	 classes;
 	json_t		*dtypes;	/* array or NULL */
 	json_t		*ops;		/* array or NULL */
-	int		 ops_conf;	/* ops is runner.ops (a full run) */
 	struct devq	 q[NSLOTS];
 	struct devq	 cq[NSLOTS];	/* compile-class cases, own runners */
 	int		 nq;

@@ -279,8 +279,9 @@ DEFECT_SCOPE = {"runner__dtypes": "bfloat16,float8_e4m3fn",
 # crashing key before its first crash ends the class (fail-fast), and a
 # test that counts the planted failures would see one screen crash once
 # and the next twice (the compile runner, idle without compile cases,
-# takes eager cases too: none either). SLOWED keeps a screen of it going for seconds (a
-# sleep per call of the right ops), for a test that acts mid-run.
+# takes eager cases too: none either). SLOWED keeps a screen of it going
+# for seconds (a sleep per call of the right ops), for a test that acts
+# mid-run.
 SMALL_OPS = ("add", "sub", "neg", "rsqrt", "exp2")
 SMALL = {"runner__dtypes": "float32", "runner__classes": "same_shape",
          "runner__ops": ",".join(SMALL_OPS), "runner__workers_per_device": 1,

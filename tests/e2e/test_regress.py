@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from e2e_harness import SMALL, NO_HANG, ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
+from e2e_harness import SMALL, ROOT, Daemon, daemon_on_copy, full_screen, shared_screen
 
-# the operator's own scope: six ops of float32 x same_shape, still the
-# host's full screen (it serves lists)
+# the operator's own scope: SMALL's five ops of float32 x same_shape,
+# still the host's full screen (it serves lists)
 SCOPE = SMALL
 
 
@@ -113,10 +113,9 @@ def test_changed_library_withholds_lists_until_screened(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # the planted hang is no part of this: neither screen waits out its deadline
+    # SCOPE has no planted hang: neither screen waits out a deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, env=NO_HANG,
-               **SCOPE).start()
+               runner__fingerprint_period=1, **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         st, out = d.post_run({})
@@ -179,10 +178,9 @@ def test_library_change_during_a_run_fails_it(tmp_path, daemon_bin):
     shutil.copytree(os.path.join(ROOT, "tests", "demolib", "opscreen_demolib"),
                     lib / "opscreen_demolib",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # the planted hang off: the one runner (SCOPE's) never waits out its
-    # deadline
+    # SCOPE's one runner and no planted hang: it never waits out a deadline
     d = Daemon(tmp_path / "d", runner__runner_path=f"{ROOT}/probes:{lib}",
-               runner__fingerprint_period=1, env=NO_HANG, **SCOPE).start()
+               runner__fingerprint_period=1, **SCOPE).start()
     try:
         old = d.wait_fingerprint()["devices"][0]["fingerprint"]
         # wider than the host's scope: long enough to change the library in
@@ -252,10 +250,9 @@ def test_a_failure_is_not_cleared_by_one_clean_rescreen(tmp_path, daemon_bin):
                     ignore=shutil.ignore_patterns("__pycache__"))
     scope = dict(SCOPE, runner__runner_path=f"{ROOT}/probes:{lib}")
     tmp = tmp_path / "d"
-    # nothing here reads the planted hang: each of the five screens would
-    # wait out its deadline (OPSCREEN_DEMOLIB_FIX leaves the source as it is)
-    fixed = {"OPSCREEN_DEMOLIB_FIX": "tanh"}
-    broken = dict(fixed, OPSCREEN_DEMOLIB_BREAK="add")
+    # add wrong in some screens, right in the others (SCOPE has no hang)
+    fixed = {}
+    broken = {"OPSCREEN_DEMOLIB_BREAK": "add"}
 
     d, first = full_screen(tmp, scope, broken)
     d.stop()

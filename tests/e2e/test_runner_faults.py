@@ -13,8 +13,8 @@ import pytest
 
 from e2e_harness import SLOWED, SMALL, Daemon, shared_screen, children, query
 
-# the operator's own scope: six ops of float32 x same_shape, still the
-# host's full screen (it serves lists)
+# the operator's own scope: SMALL's five ops of float32 x same_shape,
+# still the host's full screen (it serves lists)
 SCOPE = SMALL
 VERDICTS = ("SELECT device, key, dtype, verdict, reason FROM verdicts "
             "WHERE run_id=?")

@@ -17,8 +17,8 @@ import pytest
 
 from e2e_harness import SLOWED, SMALL, Daemon, shared_screen, descendants, query
 
-# the operator's own scope: six ops of float32 x same_shape, still the
-# host's full screen (it serves lists)
+# the operator's own scope: SMALL's five ops of float32 x same_shape,
+# still the host's full screen (it serves lists)
 SCOPE = SMALL
 HOLD_MAX = 300      # seconds a fault may last before the test gives up
 VERDICTS = ("SELECT device, key, dtype, verdict, reason, class FROM verdicts "
