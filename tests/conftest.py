@@ -8,7 +8,8 @@ every test still runs.
 
 Each worker also writes the CPU seconds each file cost (build/test-cpu-*.json:
 the worker's own and its reaped children's, so a file's daemons, runners
-and browsers once they exit), which tools/test_times.py adds to the wall."""
+and browsers once they exit), which tools/test_times.py adds to the wall,
+and each test's (build/test-cputest-*.json: tools/test_times.py --tests)."""
 import json
 import os
 import resource
@@ -61,6 +62,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 _CPU = {}
+_CPU_TEST = {}
 
 
 def _cpu_now():
@@ -73,8 +75,10 @@ def _cpu_now():
 def pytest_runtest_protocol(item, nextitem):
     t = _cpu_now()
     yield
+    t = _cpu_now() - t
     path = item.nodeid.split("::", 1)[0]
-    _CPU[path] = _CPU.get(path, 0.0) + _cpu_now() - t
+    _CPU[path] = _CPU.get(path, 0.0) + t
+    _CPU_TEST[item.nodeid] = t
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -84,3 +88,5 @@ def pytest_sessionfinish(session, exitstatus):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(out, f"test-cpu-{worker}.json"), "w") as f:
         json.dump(_CPU, f, indent=0, sort_keys=True)
+    with open(os.path.join(out, f"test-cputest-{worker}.json"), "w") as f:
+        json.dump(_CPU_TEST, f, indent=0, sort_keys=True)

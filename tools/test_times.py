@@ -5,6 +5,10 @@ from. With the workers' CPU reports beside it (build/test-cpu-*.json,
 tests/conftest.py), each file's CPU seconds too.
 
     python3 tools/test_times.py [build/pytest.xml] [N]
+    python3 tools/test_times.py --tests [build/pytest.xml] [N]
+
+--tests: the N tests that cost the most CPU (build/test-cputest-*.json),
+each with its wall (setup, call and teardown).
 """
 import glob
 import json
@@ -13,7 +17,28 @@ import sys
 import xml.etree.ElementTree as ET
 
 
+def tests(path, top):
+    wall = {}
+    for case in ET.parse(path).iter("testcase"):
+        f = case.get("classname", "").replace(".", "/") + ".py"
+        k = f + "::" + case.get("name", "")
+        wall[k] = wall.get(k, 0.0) + float(case.get("time") or 0)
+    cpu = {}
+    for p in glob.glob(os.path.join(os.path.dirname(path) or ".", "test-cputest-*.json")):
+        with open(p) as f:
+            cpu.update(json.load(f))
+    print(f"{'wall s':>9}  {'CPU s':>9}  test")
+    for k, c in sorted(cpu.items(), key=lambda x: -x[1])[:top]:
+        w = f"{wall[k]:9.1f}" if k in wall else f"{'-':>9}"
+        print(f"{w}  {c:9.1f}  {k}")
+    print(f"{'':>9}  {sum(cpu.values()):9.1f}  total over {len(cpu)} tests")
+
+
 def main():
+    if sys.argv[1:2] == ["--tests"]:
+        del sys.argv[1]
+        path = sys.argv[1] if len(sys.argv) > 1 else "build/pytest.xml"
+        return tests(path, int(sys.argv[2]) if len(sys.argv) > 2 else 40)
     path = sys.argv[1] if len(sys.argv) > 1 else "build/pytest.xml"
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     files, total = {}, 0.0

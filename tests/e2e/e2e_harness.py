@@ -136,6 +136,10 @@ class Daemon:
         """Starts opscreend and waits for /healthz to answer `healthz` (503:
         a daemon that starts in a fault)."""
         self._healthz = healthz
+        tally = os.environ.get("OPSCREEN_TEST_DAEMONS")
+        if tally:   # counts the daemons each test starts (tests.md)
+            with open(f"{tally}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}", "a") as f:
+                f.write(os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0] + "\n")
         for attempt in range(5):
             self.logf = open(self.log, "ab")
             self.proc = subprocess.Popen([DAEMON, "-d", "-c", self.conf],
