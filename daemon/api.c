@@ -39,6 +39,7 @@ struct req {
 	int	 too_big;
 	int	 started;	/* the first call (headers complete) is done */
 	size_t	 nargs;		/* query parameters in the raw URI */
+	int	 nul;		/* the raw URI escapes a NUL (%00) */
 };
 
 /*
@@ -136,6 +137,10 @@ request_invalid(struct MHD_Connection *c, const char *url, const char *version,
 
 	if (rq->nargs > ARGS_MAX)
 		return "more than 32 query parameters";
+	/* decoded, a NUL would cut the path or a value short where it stands:
+	 * /cases/1%00x would read case 1 */
+	if (rq->nul)
+		return "a NUL (%00) in the request's path or query";
 	if (!utf8_valid(url, strlen(url)))
 		return "the path is not UTF-8 text";
 	memset(&r, 0, sizeof(r));
@@ -442,6 +447,9 @@ uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	(void)c;
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
+	for (p = uri; (p = strchr(p, '%')) != NULL; p++)
+		if (p[1] == '0' && p[2] == '0')
+			r->nul = 1;
 	if ((q = strchr(uri, '?')) != NULL) {
 		for (r->nargs = 1, p = q + 1; *p; p++)
 			r->nargs += *p == '&';

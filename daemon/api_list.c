@@ -177,6 +177,13 @@ list_header(char **buf, size_t *len, size_t *cap, json_t *list, int deny)
 	    field_or_none(list, "mode"), field_or_none(list, "dtypes"),
 	    json_is_true(json_object_get(list, "stale")) ? ", STALE (stale=ok: "
 	    "not the current library's screen)" : "");
+	if (deny)
+		comment_line(buf, len, cap, "every name the allow-list of this "
+		    "scope does not hold: %lld denied (measured failing), %lld "
+		    "withheld (not verified in this scope)", (long long)
+		    json_integer_value(json_object_get(list, "denied")),
+		    (long long)json_integer_value(json_object_get(list,
+		    "withheld")));
 	if (!deny && json_array_size(json_object_get(list, "tolerated")) > 0) {
 		char	 names[768] = "";
 		size_t	 off = 0;
@@ -246,8 +253,9 @@ engine_form(const char *fmt)
 /*
  * The blacklist body: every name of registered that allowed (NULL: none)
  * does not hold. refuse: the 503 form, which also turns FlagGems off where
- * the plugin has such a switch (USE_FLAGGEMS=0). registered NULL: the table
- * is not known, so no name can be listed.
+ * the plugin has such a switch (USE_FLAGGEMS=0 in both plugins' env forms).
+ * registered NULL: the table is not known, so no name can be listed; the
+ * vllm-yaml form then has no way to turn FlagGems off (docs/consumers.md).
  */
 static void
 engine_body(char **out, size_t *len, size_t *cap, enum engine_form f,
@@ -258,7 +266,9 @@ engine_body(char **out, size_t *len, size_t *cap, enum engine_form f,
 	size_t		 i, j;
 	int		 held;
 
-	if (refuse && f == ENGINE_VLLM_ENV)
+	/* both plugins' global switch: an explicit 0 (empty is off to
+	 * vllm-plugin-FL and on to sglang-plugin-FL; docs/consumers.md) */
+	if (refuse && (f == ENGINE_VLLM_ENV || f == ENGINE_SGLANG_ENV))
 		buf_add(out, len, cap, "USE_FLAGGEMS=0\n");
 	if (registered == NULL) {
 		if (f == ENGINE_VLLM_YAML)
@@ -294,6 +304,40 @@ engine_body(char **out, size_t *len, size_t *cap, enum engine_form f,
 }
 
 /*
+ * The names a blacklist must hold: the library's table as its runners report
+ * it now; while none has (a library that fails to load, a device that does
+ * not answer), the table the newest screen in the store recorded, with
+ * *stored set to its run; NULL when neither is known.
+ */
+static json_t *
+blacklist_names(int64_t *stored)
+{
+	json_t		*reg = sched_registered_names();
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+
+	*stored = 0;
+	if (reg != NULL || (db = store_reader(env->conf.database)) == NULL)
+		return reg;
+	if (sqlite3_prepare_v2(db, "SELECT name, run_id FROM entries WHERE "
+	    "run_id = (SELECT max(run_id) FROM entries) GROUP BY name ORDER BY "
+	    "name", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	reg = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_array_append_new(reg, json_string((const char *)
+		    sqlite3_column_text(st, 0)));
+		*stored = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (json_array_size(reg) == 0) {
+		json_decref(reg);
+		return NULL;
+	}
+	return reg;
+}
+
+/*
  * A list that cannot be served: JSON gets the error object; text, CSV and
  * YAML get a body that enables nothing when a script ignores the status (an
  * empty allow-list; a deny-list of every registered name), because a
@@ -308,8 +352,30 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 	char		*out = NULL, *s;
 	size_t		 len = 0, cap = 0, i;
 	json_t		*names = NULL, *n;
+	int64_t		 stored = 0;
 
 	json_object_set_new(err, "status", json_integer(status));
+	if (!strcmp(fmt, "json") && deny &&
+	    (names = blacklist_names(&stored)) != NULL) {
+		json_t	*ex = json_array();
+
+		/* for a client that reads `names` whatever the status: every
+		 * known name excluded, withheld for the error */
+		msg = json_string_value(json_object_get(err, "error")) ?: "no list";
+		json_array_foreach(names, i, n)
+			json_array_append_new(ex, json_pack("{sO ss sn ss+ sn ss}",
+			    "name", n, "verdict", "withheld", "severity", "reason",
+			    "withheld: ", msg, "class", "detail", ""));
+		json_object_set_new(err, "names", ex);
+		json_object_set_new(err, "denied", json_integer(0));
+		json_object_set_new(err, "withheld", json_integer(
+		    json_array_size(names)));
+		if (stored)
+			json_object_set_new(err, "table_from_run",
+			    json_integer(stored));
+		json_decref(names);
+		names = NULL;
+	}
 	if (!strcmp(fmt, "json")) {
 		s = json_dumps(err, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		json_decref(err);
@@ -329,7 +395,11 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 	if (why)
 		comment_line(&out, &len, &cap, "why: %s", why);
 	if (engine_form(fmt) != ENGINE_NONE) {
-		names = sched_registered_names();
+		names = blacklist_names(&stored);
+		if (stored)
+			comment_line(&out, &len, &cap, "the library's table is "
+			    "not known now: the names of the table run %lld "
+			    "stored are blacklisted", (long long)stored);
 		comment_line(&out, &len, &cap, names ? "no name is verified: "
 		    "every registered name is blacklisted" : "the library's "
 		    "registration table is not known: no name can be listed; "
@@ -346,7 +416,11 @@ list_refuse(struct MHD_Connection *c, int status, const char *fmt, int deny,
 			buf_add(&out, &len, &cap, "name\n");
 		goto send;
 	}
-	if ((names = sched_registered_names()) == NULL) {
+	if ((names = blacklist_names(&stored)) != NULL && stored)
+		comment_line(&out, &len, &cap, "the library's table is not known "
+		    "now: the names of the table run %lld stored are excluded",
+		    (long long)stored);
+	if (names == NULL) {
 		comment_line(&out, &len, &cap, "the library's registration table "
 		    "is not known (no runner has reported it), so no name can be "
 		    "listed here: use the HTTP status (curl -f)");
@@ -411,6 +485,46 @@ list_refusef(struct MHD_Connection *c, int status, const char *fmt, int deny,
 		err = json_pack("{ss}", "error", "the request's values are not "
 		    "valid UTF-8");
 	return list_refuse(c, status, fmt, deny, err);
+}
+
+/*
+ * The deny-list's exclusions beyond the serving screen's table: a name the
+ * library registers now that the screen serving the list never had (stale=ok
+ * after an upgrade added it) is excluded too, withheld as never screened.
+ */
+static void
+deny_unlisted(json_t *dlist, json_t *allow)
+{
+	json_t		*reg = sched_registered_names(), *seen = json_object();
+	json_t		*names = json_object_get(dlist, "names"), *e;
+	size_t		 i;
+	json_int_t	 n = json_integer_value(json_object_get(dlist, "withheld"));
+
+	if (reg == NULL) {
+		json_decref(seen);
+		return;
+	}
+	json_array_foreach(json_object_get(allow, "names"), i, e)
+		json_object_set(seen, json_string_value(e), json_true());
+	json_array_foreach(names, i, e)
+		json_object_set(seen, json_string_value(json_object_get(e,
+		    "name")), json_true());
+	json_array_foreach(reg, i, e) {
+		if (!json_is_string(e) || json_object_get(seen,
+		    json_string_value(e)))
+			continue;
+		json_object_set(seen, json_string_value(e), json_true());
+		json_array_append_new(names, json_pack("{sO ss sn ss sn ss "
+		    "s[{ss}]}", "name", e, "verdict", "withheld", "severity",
+		    "reason", "withheld: registered by the library now, not in "
+		    "the table of the screen this list comes from", "class",
+		    "detail", "", "reasons", "reason", "not in the table of the "
+		    "screen this list comes from"));
+		n++;
+	}
+	json_object_set_new(dlist, "withheld", json_integer(n));
+	json_decref(seen);
+	json_decref(reg);
 }
 
 enum MHD_Result
@@ -533,6 +647,8 @@ serve_list(struct MHD_Connection *c, int deny)
 	json_decref(fps);
 	if (status != 200)
 		return list_refuse(c, status, fmt, deny, err);
+	if (deny)
+		deny_unlisted(dlist, allow);
 	list = deny ? dlist : allow;
 	names = json_object_get(list, "names");
 	ct = CT_JSON;

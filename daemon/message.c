@@ -38,6 +38,19 @@ on_hello(struct worker *w, json_t *msg)
 	json_decref(w->import);
 	w->import = json_is_object(json_object_get(msg, "import")) ?
 	    json_incref(json_object_get(msg, "import")) : NULL;
+	/* a table empty on this host (every entry's condition false, nothing
+	 * exported) is a fault: a complete screen of nothing vouches for
+	 * nothing, and a deny-list of nothing would enable the library whole */
+	if (err == NULL && json_array_size(w->entries) == 0) {
+		json_t	*bye = json_pack("{ss}", "type", "bye");
+
+		err = "it registers no operator on this host (its registration "
+		    "table is empty): nothing can be screened or listed";
+		/* the runner saw no error: it leaves, and the EOF path restarts
+		 * it (a library fixed on disk is read again) */
+		supervise_send(w->proc, bye);
+		json_decref(bye);
+	}
 	if (err) {
 		snprintf(w->hello_error, sizeof(w->hello_error),
 		    "library '%s' cannot be used: %s", env->library, err);

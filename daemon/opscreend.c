@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -95,15 +96,22 @@ load_token(void)
  * for: it still serves, so /healthz can say why, but it screens nothing and
  * every list answers 503 with the reason (api.c).
  */
-static void
+void
 set_fault(const char *fmt, ...)
 {
 	va_list	 ap;
+	char	 msg[sizeof(env->fault)];
 
 	va_start(ap, fmt);
-	vsnprintf(env->fault, sizeof(env->fault), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	error("%s", env->fault);
+	if (env->fault[0] != '\0' && !strcmp(env->fault, msg))
+		return;
+	/* readers test fault[0] first: its first byte goes in last */
+	memcpy(env->fault + 1, msg + 1, sizeof(msg) - 1);
+	__atomic_store_n(&env->fault[0], msg[0], __ATOMIC_RELEASE);
+	error("%s", msg);
+	lists_changed();
 }
 
 /*
@@ -204,17 +212,32 @@ resolve_library(void)
  * before the store is opened and held (close-on-exec, so no runner holds
  * it) until the process ends, however it ends.
  */
+static int db_lockfd = -1;	/* the database file's flock, held for life */
+
 static void
 lock_database(void)
 {
-	char	 path[sizeof(env->conf.database) + 8], pid[32] = "";
+	char	 path[PATH_MAX + 8], real[PATH_MAX], pid[32] = "";
 	ssize_t	 n;
-	int	 fd;
+	int	 fd, dbfd;
 
-	snprintf(path, sizeof(path), "%s.lock", env->conf.database);
+	/*
+	 * The database file itself is locked (flock: by its inode), so that a
+	 * second daemon reaching it by a symlink or a hard link is refused as
+	 * one naming the same path; the lock file beside its real path holds
+	 * the holder's pid. SQLite's own locks are POSIX ones, which flock
+	 * leaves alone; this descriptor stays open for the daemon's life.
+	 */
+	/* a database not there yet has no other name; one that cannot be
+	 * opened is store_open's to explain */
+	dbfd = open(env->conf.database, O_RDWR | O_CLOEXEC);
+	if (dbfd == -1 || realpath(env->conf.database, real) == NULL)
+		snprintf(real, sizeof(real), "%s", env->conf.database);
+	snprintf(path, sizeof(path), "%s.lock", real);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1)
 		fatal("cannot open the database lock '%s'", path);
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+	if ((dbfd != -1 && flock(dbfd, LOCK_EX | LOCK_NB) == -1) ||
+	    flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		if (errno != EWOULDBLOCK)
 			fatal("cannot lock '%s'", path);
 		if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
@@ -227,6 +250,18 @@ lock_database(void)
 	if (ftruncate(fd, 0) == 0)
 		dprintf(fd, "%d\n", (int)getpid());
 	env->lockfd = fd;
+	db_lockfd = dbfd;
+}
+
+/* A database store_open created: its file is locked now it exists. */
+static void
+lock_database_file(void)
+{
+	if (db_lockfd != -1)
+		return;
+	if ((db_lockfd = open(env->conf.database, O_RDWR | O_CLOEXEC)) == -1 ||
+	    flock(db_lockfd, LOCK_EX | LOCK_NB) == -1)
+		fatal("cannot lock the database '%s'", env->conf.database);
 }
 
 /*
@@ -583,6 +618,11 @@ main(int argc, char *argv[])
 	if ((env->store = store_open(env->conf.database, err, sizeof(err))) ==
 	    NULL)
 		fatalx("store: %s", err);
+	lock_database_file();
+	if (store_check(env->store, err, sizeof(err)) == -1)
+		set_fault("the store %s is damaged (%s): nothing is screened or "
+		    "served until it is restored or moved aside",
+		    env->conf.database, err);
 	pool_init();
 	sched_init();
 	if (api_start() == -1)

@@ -669,6 +669,36 @@ run_provenance(sqlite3 *db, int64_t run, int device)
 	return o;
 }
 
+/*
+ * A withheld name as the deny-list excludes it: the verdict "withheld"
+ * ("inconclusive" when a verdict of the scope was), no severity, the first
+ * reason, and every reason.
+ */
+static json_t *
+excluded_withheld(json_t *w)
+{
+	json_t		*rs = json_object_get(w, "reasons"), *r;
+	json_t		*r0 = json_array_get(rs, 0), *cls;
+	const char	*verdict = "withheld", *why, *detail;
+	char		 reason[512];
+	size_t		 k;
+
+	json_array_foreach(rs, k, r)
+		if (json_string_value(json_object_get(r, "verdict")) &&
+		    !strcmp(json_string_value(json_object_get(r, "verdict")),
+		    "inconclusive"))
+			verdict = "inconclusive";
+	why = json_string_value(json_object_get(r0, "reason"));
+	snprintf(reason, sizeof(reason), "withheld: %s", why ? why :
+	    "not verified in this scope");
+	cls = json_object_get(r0, "class");
+	detail = json_string_value(json_object_get(r0, "detail"));
+	return json_pack("{sO ss sn ss sO ss sO}", "name", json_object_get(w,
+	    "name"), "verdict", verdict, "severity", "reason", reason, "class",
+	    json_is_string(cls) ? cls : json_null(), "detail", detail ? detail :
+	    "", "reasons", rs);
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -684,7 +714,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	json_t		*withheld = json_array(), *n, *rd;
 	json_t		*tolerated = json_array(), *by_sev[VERDICT_NSEVERITIES];
 	json_t		*speeds = json_object(), *qd;
-	size_t		 i, nn = 0, j;
+	size_t		 i, nn = 0, j, ndenied;
 	const char	**keys = NULL, *name;
 	int		 any_stale = 0, stale, ndev = 0;
 	int64_t		 run;
@@ -832,6 +862,12 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 	/* denied: critical first, then loud, numerics, hazards; by name */
 	for (i = VERDICT_NSEVERITIES; i-- > 0; )
 		json_array_extend(denied, by_sev[i]);
+	ndenied = json_array_size(denied);
+	/* the deny-list excludes every name the allow-list does not hold (fail
+	 * closed: `enable(unused=...)` and every engine blacklist read it):
+	 * after the denied, each withheld name with its reasons */
+	json_array_foreach(withheld, i, n)
+		json_array_append_new(denied, excluded_withheld(n));
 	*allow = json_pack("{sO sO sO sb ss ss ss}", "names", allowed,
 	    "withheld", withheld, "tolerated", tolerated, "stale", any_stale,
 	    "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
@@ -843,9 +879,11 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 		json_object_set(*allow, "speed", speeds);
 	}
 	json_object_set_new(*allow, "verdict_vocabulary", verdict_vocabulary());
-	*deny = json_pack("{sO sb ss ss ss}", "names", denied, "stale",
-	    any_stale, "dtypes", q->dtypes[0] ? q->dtypes : "all", "policy",
-	    rollup_policy_name(q->policy), "mode", rollup_mode_name(q->mode));
+	*deny = json_pack("{sO sI sI sb ss ss ss}", "names", denied, "denied",
+	    (json_int_t)ndenied, "withheld", (json_int_t)json_array_size(
+	    withheld), "stale", any_stale, "dtypes", q->dtypes[0] ? q->dtypes :
+	    "all", "policy", rollup_policy_name(q->policy), "mode",
+	    rollup_mode_name(q->mode));
 	json_object_set(*deny, "runs", runs);
 	if (q->faster > 0)
 		json_object_set_new(*deny, "faster", json_real(q->faster));

@@ -671,6 +671,17 @@ run_finish(void)
 	if (sched.cur.split != NULL && store_verdicts_share(env->store,
 	    sched.cur.run_id) == -1)
 		goto fail;
+	{
+		char	 why[512];
+
+		/* a run completes only on a whole store: its lists come from it */
+		if (store_check(env->store, why, sizeof(why)) == -1) {
+			set_fault("the store %s is damaged (%s): nothing is "
+			    "screened or served until it is restored or moved "
+			    "aside", env->conf.database, why);
+			goto fail;
+		}
+	}
 	if (run_set_state(sched.cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{
@@ -735,12 +746,27 @@ run_log_lists(void)
 				off += snprintf(line + off, sizeof(line) - off,
 				    " %s", json_string_value(v));
 		log_info("%s", line);
-		json_array_foreach(json_object_get(deny, "names"), i, v)
+		/* the denied one per line; the withheld the deny-list also
+		 * excludes, on one */
+		off = snprintf(line, sizeof(line), "withheld (%lld):", (long long)
+		    json_integer_value(json_object_get(deny, "withheld")));
+		json_array_foreach(json_object_get(deny, "names"), i, v) {
+			if ((json_int_t)i >= json_integer_value(json_object_get(
+			    deny, "denied"))) {
+				if (off < sizeof(line) - 64)
+					off += snprintf(line + off, sizeof(line) -
+					    off, " %s", json_string_value(
+					    json_object_get(v, "name")));
+				continue;
+			}
 			log_info("deny-list: %s (%s, %s): %s",
 			    json_string_value(json_object_get(v, "name")),
 			    json_string_value(json_object_get(v, "reason")),
-			    json_string_value(json_object_get(v, "class")),
-			    json_string_value(json_object_get(v, "detail")));
+			    json_string_value(json_object_get(v, "class")) ?: "-",
+			    json_string_value(json_object_get(v, "detail")) ?: "");
+		}
+		if (json_integer_value(json_object_get(deny, "withheld")) > 0)
+			log_info("%s", line);
 	}
 	json_decref(allow);
 	json_decref(deny);

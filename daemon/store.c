@@ -246,6 +246,67 @@ store_reader(const char *path)
 	return reader_db;
 }
 
+/* Whether the last error says the file itself is damaged (no retry helps). */
+int
+store_damaged(struct store *s)
+{
+	int	 rc = sqlite3_errcode(s->db) & 0xff;
+
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+/*
+ * The store's integrity: PRAGMA quick_check (every page and b-tree, no
+ * index-to-table comparison) and the foreign keys of the served tables. 0
+ * when whole; -1 with the first problem in err.
+ */
+int
+store_check(struct store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	const char	*row;
+	int		 rc = 0;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "integrity check: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		row = (const char *)sqlite3_column_text(st, 0);
+		if (row == NULL || strcmp(row, "ok") != 0) {
+			snprintf(err, errlen, "integrity check: %s", row ? row :
+			    "no answer");
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "integrity check: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT \"table\", rowid, parent FROM "
+	    "pragma_foreign_key_check WHERE \"table\" IN ('verdicts', 'results', "
+	    "'cases', 'entries', 'run_devices') LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "foreign key check: %s",
+		    sqlite3_errmsg(s->db));
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(err, errlen, "foreign key check: row %lld of %s has no "
+		    "%s row", (long long)sqlite3_column_int64(st, 1),
+		    (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 2));
+	else if (rc != SQLITE_DONE)
+		snprintf(err, errlen, "foreign key check: %s",
+		    sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 const char *
 store_errmsg(struct store *s)
 {

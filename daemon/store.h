@@ -38,6 +38,8 @@ int		 store_exec(struct store *, const char *sql);
 int		 store_step_once(sqlite3_stmt *);	/* step, finalize: 0 done, -1 not */
 int		 store_step_changed(struct store *, sqlite3_stmt *);	/* 1 one row changed, 0 none, -1 */
 const char	*store_errmsg(struct store *);	/* the last statement's error */
+int		 store_damaged(struct store *);	/* the last error: a damaged file */
+int		 store_check(struct store *, char *err, size_t errlen);
 int64_t		 store_fingerprint(struct store *, json_t *fp);
 char		*fingerprint_hash(json_t *fp);	/* caller frees */
 /* for the store's files: sql prepared once per connection, reset, unbound */

@@ -391,9 +391,13 @@ function sinceText(v) {
 function showBroken(deny, since) {
   const body = $("broken").tBodies[0];
   body.replaceChildren();
-  const names = (deny.ok && deny.body.names) || [];
+  /* the deny-list also excludes the withheld (never verified in the scope):
+     this table is what was measured broken */
+  const names = ((deny.ok && deny.body.names) || []).filter(n =>
+    n.verdict !== "withheld" && n.verdict !== "inconclusive");
   $("broken-count").textContent = deny.ok ? "(" + names.length + " names denied, " +
-    "policy " + (deny.body.policy || state.policy) + ")" :
+    (deny.body.withheld || 0) + " more withheld, policy " +
+    (deny.body.policy || state.policy) + ")" :
     "(" + (deny.body.error || deny.status) + ")";
   $("broken-empty").hidden = !deny.ok || names.length > 0;
   for (const n of names) {

@@ -67,6 +67,14 @@ def descendants(pid):
     return out
 
 
+def denied(deny):
+    """The entries of a /denylist JSON denied on measured evidence; its other
+    entries are the names withheld in its scope (verdict withheld or
+    inconclusive): the deny-list excludes every name the allow-list of the
+    same scope does not hold."""
+    return [e for e in deny["names"] if e["verdict"] not in ("withheld", "inconclusive")]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -42,8 +42,8 @@ def test_post_runs_without_token_file_is_disabled(make_daemon):
 
 @pytest.fixture(scope="module")
 def refusing(tmp_path_factory, daemon_bin):
-    """One daemon for the bad bodies: each is refused, so none leaves a run
-    behind for the next (each asserts there is none)."""
+    """One daemon for the bad bodies, queries and methods: each is refused,
+    so none leaves a run behind for the next (each asserts there is none)."""
     d = Daemon(tmp_path_factory.mktemp("refusing"), runner__workers_per_device=1,
                runner__compile_workers=0).start()
     try:
@@ -94,8 +94,15 @@ def test_an_op_outside_the_catalog_waits_for_the_table(make_daemon):
     assert run["state"] == "complete" and run["total"] > 0, run
 
 
-def test_oversized_body_is_refused(make_daemon):
-    d = make_daemon().start()
+def test_a_nul_in_the_path_acts_on_nothing(refusing):
+    d = refusing
+    st, ctype, body = d.request("DELETE", "/runs/71%00x", token=d.token)
+    assert st == 400 and ctype == "application/json", (st, body)
+    assert "NUL" in json.loads(body)["error"]
+
+
+def test_oversized_body_is_refused(refusing):
+    d = refusing
     st, _, out = d.request("POST", "/runs", b"{" + b" " * (200 * 1024) + b"}",
                            token=d.token)
     assert st == 413, out
@@ -116,9 +123,13 @@ def test_oversized_body_is_refused(make_daemon):
     ("/ops?run=0", 400),
     ("/nowhere", 404),
     ("/cases/-3", 400),
+    # a NUL decoded would cut the path short: /cases/1 would answer
+    ("/cases/1%00", 400),
+    ("/runs/1%00x", 400),
+    ("/allowlist?dtypes=float32%00x", 400),
 ])
-def test_bad_queries_get_json_errors(make_daemon, path, code):
-    d = make_daemon().start()
+def test_bad_queries_get_json_errors(refusing, path, code):
+    d = refusing
     st, ctype, body = d.get(path)
     assert st == code, (path, body)
     assert ctype == "application/json"
@@ -139,8 +150,8 @@ def headers_of(d, method, path, headers=None):
         conn.close()
 
 
-def test_wrong_method(make_daemon):
-    d = make_daemon().start()
+def test_wrong_method(refusing):
+    d = refusing
     st, _, body = d.request("PUT", "/allowlist", b"")
     assert st == 405
     # RFC 9110: a 405 names the methods the resource has
@@ -153,8 +164,8 @@ def test_wrong_method(make_daemon):
         assert st == 405 and h.get("allow") == allow, (method, path, st, h)
 
 
-def test_401_says_how_to_authenticate(make_daemon):
-    d = make_daemon().start()
+def test_401_says_how_to_authenticate(refusing):
+    d = refusing
     st, h = headers_of(d, "POST", "/runs")
     assert st == 401 and h["www-authenticate"] == 'Bearer realm="opscreen"', h
     st, h = headers_of(d, "POST", "/runs", {"Authorization": "Bearer wrong"})
@@ -385,10 +396,10 @@ def test_results_survive_a_restart(make_daemon):
     assert after == before
 
 
-def test_a_query_value_cut_inside_a_character_is_a_400(make_daemon):
+def test_a_query_value_cut_inside_a_character_is_a_400(refusing):
     # the daemon quotes at most 127 bytes of a bad dtype: a 3-byte character
     # across that cut must not turn the refusal into a closed connection
-    d = make_daemon().start()
+    d = refusing
     value = "xx" + "\u0e01" * 100    # 2 + 300 bytes: byte 127 is inside one
     for path in ("/denylist", "/allowlist"):
         st, ctype, body = d.request("GET", f"{path}?dtypes=" +

@@ -91,6 +91,17 @@ def test_second_daemon_on_a_database_writes_nothing(tmp_path, daemon_bin):
             assert f"database '{a.db}' is in use by another opscreend (pid " \
                 f"{a.proc.pid}" in out, out
             assert "run_resumed" not in out and "resuming" not in out, out
+        # the same database by a symlink and by a hard link: the lock is
+        # the file's, not its path's
+        os.symlink(a.db, tmp_path / "link.db")
+        os.link(a.db, tmp_path / "hard.db")
+        for other in ("link.db", "hard.db"):
+            b = Daemon(tmp_path / f"b-{other}", daemon__database=tmp_path / other)
+            out = _refused([DAEMON, "-d", "-c", b.conf], b.tmp)
+            assert "is in use by another opscreend" in out, (other, out)
+            assert "run_resumed" not in out and "resuming" not in out, out
+        st, r = a.get_json(f"/runs/{run}")
+        assert st == 200 and r["state"] == "running", r
 
         # another database that holds an interrupted run, on a's port: the
         # port is taken, and nothing is written (no run_resumed, no result)

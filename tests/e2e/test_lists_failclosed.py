@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,8 +16,8 @@ import pytest
 import torch
 import yaml
 
-from e2e_harness import (ROOT, children, daemon_on_copy, full_screen, query,
-                         shared_screen)
+from e2e_harness import (ROOT, SMALL, Daemon, children, daemon_on_copy,
+                         full_screen, query, shared_screen)
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "demolib"))
 import opscreen_demolib  # noqa: E402  (the demo library, as a deployment loads it)
@@ -148,6 +149,91 @@ def test_an_op_the_library_lacks_is_logged(tmp_path, daemon_bin):
         d.stop()
 
 
+# ---- the deny-list: every name the allow-list does not hold ---------------------
+
+# every scope a list takes (the query parameters of GET /allowlist)
+LIST_SCOPES = ("", "dtypes=float64", "dtypes=float32", "dtypes=bfloat16",
+               "mode=compile", "mode=cudagraph", "policy=tolerant", "faster=1",
+               "deterministic=1", "gpu=cpu", "stale=ok")
+
+
+def test_every_deny_form_excludes_what_the_allow_list_does_not_hold(screened, tmp_path):
+    """In every scope the deny-list (each form) excludes every registered name
+    the allow-list of the same scope does not hold: the denied with their
+    evidence, the withheld with their reasons. enable(unused=) of its YAML
+    enables exactly what the allow-list holds, never an unmeasured name."""
+    for q in LIST_SCOPES:
+        amp = "&" + q if q else ""
+        st, allow = screened.get_json("/allowlist?" + q)
+        assert st == 200, (q, allow)
+        st, deny = screened.get_json("/denylist?" + q)
+        assert st == 200, (q, deny)
+        want = set(REGISTERED) - set(allow["names"])
+        got = [e["name"] for e in deny["names"]]
+        assert set(got) == want and len(got) == len(want), (q, set(got) ^ want)
+        assert deny["denied"] + deny["withheld"] == len(got), q
+        withheld = {w["name"] for w in allow["withheld"]}
+        for e in deny["names"]:
+            if e["verdict"] in ("withheld", "inconclusive"):
+                assert e["name"] in withheld, (q, e)
+                assert e["severity"] is None and e["reasons"], (q, e)
+                assert e["reason"] == "withheld: " + e["reasons"][0]["reason"], (q, e)
+            else:
+                assert e["verdict"] in ("broken", "hazard") and e["evidence"], (q, e)
+        # the denied first, then the withheld
+        kinds = [e["verdict"] in ("withheld", "inconclusive") for e in deny["names"]]
+        assert kinds == sorted(kinds), q
+        _, _, body = screened.get("/denylist?format=text" + amp)
+        assert body_lines(body) == got, q
+        _, _, body = screened.get("/denylist?format=csv" + amp)
+        rows = list(csv.DictReader(io.StringIO("\n".join(body_lines(body)))))
+        assert [(r["name"], r["verdict"], r["reason"]) for r in rows] == \
+            [(e["name"], e["verdict"], e["reason"]) for e in deny["names"]], q
+        _, _, body = screened.get("/denylist?format=yaml" + amp)
+        assert yaml.safe_load(body)["exclude"] in (got, []) and \
+            set(yaml.safe_load(body)["exclude"] or []) == want, q
+        assert f"{deny['denied']} denied" in body.decode(), q
+        # loaded as a deployment loads it: only what the allow-list holds
+        assert enabled_by(tmp_path, body, "exclude") == \
+            set(allow["names"]) & set(TABLE), q
+    # never screened in float64: every name excluded, the abort and the
+    # hang among them; under mode=compile the names never traced too
+    st, deny = screened.get_json("/denylist?dtypes=float64")
+    assert {e["name"] for e in deny["names"]} == set(REGISTERED)
+    st, deny = screened.get_json("/denylist?mode=compile")
+    st, plain = screened.get_json("/denylist")
+    assert len(deny["names"]) > len(plain["names"])
+    assert any("compile" in e["reason"] for e in deny["names"]
+               if e["verdict"] == "withheld"), deny
+
+
+def test_a_name_the_serving_screens_table_lacks_is_excluded(tmp_path, daemon_bin):
+    """neg was not in the library's table when the serving screen ran (its
+    kernel registered for a dispatch key no plain call reaches); the library
+    registers it now: the allow-list does not hold it, so the deny-list
+    excludes it, withheld."""
+    scope = dict(SMALL, runner__ops="add,sub,neg")
+    d, run = full_screen(tmp_path / "d", scope, env={"OPSCREEN_DEMOLIB_KEYS": "neg:Conjugate"})
+    d.stop()
+    d = Daemon(tmp_path / "d", **scope).start()
+    try:
+        d.wait_fingerprint()
+        assert query(d.db, "SELECT count(*) FROM entries WHERE run_id=? AND "
+                     "name='neg'", (run,))[0][0] == 0
+        st, allow = d.get_json("/allowlist?stale=ok")
+        assert st == 200 and "neg" not in allow["names"] and "add" in allow["names"], allow
+        st, deny = d.get_json("/denylist?stale=ok")
+        assert st == 200, deny
+        (neg,) = [e for e in deny["names"] if e["name"] == "neg"]
+        assert neg["verdict"] == "withheld" and "not in the table" in neg["reason"], neg
+        assert deny["denied"] + deny["withheld"] == len(deny["names"])
+        _, _, body = d.get("/denylist?stale=ok&format=yaml")
+        assert "neg" in yaml.safe_load(body)["exclude"]
+        assert "neg" not in enabled_by(tmp_path, body, "exclude")
+    finally:
+        d.stop()
+
+
 # ---- provenance -------------------------------------------------------------------
 
 def test_every_list_names_its_provenance(screened):
@@ -257,6 +343,76 @@ def test_503_bodies_when_the_table_is_unknown(make_daemon, tmp_path):
     for which in ("allowlist", "denylist"):
         st, _, body = d.get(f"/{which}?format=text")
         assert st == 503 and body_lines(body) == [], body
+
+
+def test_503_bodies_list_the_stored_table_while_the_library_fails(screened, tmp_path):
+    """The library fails to load after a screen: the table its runners would
+    report is unknown, so every blacklist form lists the table the newest
+    screen stored, and what each enables is nothing of the library."""
+    os.makedirs(tmp_path / "d")
+    src = sqlite3.connect(screened.db)
+    dst = sqlite3.connect(tmp_path / "d" / "opscreen.db")
+    src.backup(dst)     # a consistent copy of the store the screen left
+    src.close()
+    dst.close()
+    d = Daemon(tmp_path / "d", runner__library="no_such_library_xyz", **SCOPE).start()
+    try:
+        deadline = time.time() + 120
+        while not d.get_json("/healthz")[1]["devices"][0].get("error"):
+            assert time.time() < deadline, d.logtext()
+            time.sleep(0.2)
+        st, err = d.get_json("/denylist")
+        assert st == 503 and sorted(e["name"] for e in err["names"]) == REGISTERED, err
+        assert err["table_from_run"] == screened.run_id and err["denied"] == 0, err
+        assert all(e["verdict"] == "withheld" for e in err["names"]), err
+        st, _, body = d.get("/denylist?format=yaml")
+        assert st == 503 and b"the names of the table run" in body, body
+        assert sorted(yaml.safe_load(body)["exclude"]) == REGISTERED
+        assert enabled_by(tmp_path, body, "exclude") == set()
+        st, _, body = d.get("/denylist?format=text")
+        assert st == 503 and sorted(body_lines(body)) == REGISTERED, body
+        st, _, body = d.get("/denylist?format=csv")
+        rows = list(csv.DictReader(io.StringIO("\n".join(body_lines(body)))))
+        assert st == 503 and sorted(r["name"] for r in rows) == REGISTERED
+        for fmt, var in (("vllm-env", "VLLM_FL_FLAGOS_BLACKLIST="),
+                         ("sglang-env", "SGLANG_FL_FLAGOS_BLACKLIST=")):
+            st, _, body = d.get(f"/allowlist?format={fmt}")
+            line = [ln for ln in body_lines(body) if ln.startswith(var)]
+            assert st == 503 and len(line) == 1, body
+            assert sorted(line[0].split("=", 1)[1].split(",")) == REGISTERED, body
+        st, _, body = d.get("/allowlist?format=vllm-yaml")
+        assert st == 503 and sorted(yaml.safe_load(body)["flagos_blacklist"]) == REGISTERED
+    finally:
+        d.stop()
+
+
+def test_a_library_that_registers_nothing_is_a_fault(tmp_path, daemon_bin):
+    """A table empty on this host is no complete screen of nothing: the
+    device is in error with the reason, no run completes, and the lists are
+    503."""
+    lib = tmp_path / "lib" / "emptylib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("_FULL_CONFIG = ()\n")
+    d = Daemon(tmp_path / "d", runner__library="emptylib",
+               runner__runner_path=f"{ROOT}/probes:{tmp_path / 'lib'}").start()
+    try:
+        deadline = time.time() + 120
+        while "registers no operator" not in (
+                d.get_json("/healthz")[1]["devices"][0].get("error") or ""):
+            assert time.time() < deadline, d.logtext()
+            time.sleep(0.2)
+        for which in ("allowlist", "denylist"):
+            st, err = d.get_json(f"/{which}")
+            assert st == 503 and "registers no operator" in err.get("why", ""), err
+        st, out = d.post_run({})
+        if st == 202:
+            run = d.wait_run(out["run"], timeout=120)
+            assert run["state"] != "complete", run
+        else:
+            assert st in (409, 503), out
+        assert "registers no operator on this host" in d.logtext()
+    finally:
+        d.stop()
 
 
 # ---- no API thread waits for a runner ---------------------------------------------

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from e2e_harness import Daemon
+from e2e_harness import Daemon, denied
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -96,14 +96,16 @@ def test_metrics_parse_and_move_after_a_run(daemon):
         pol = dict(cpu, policy=policy)
         assert value(s, "opscreen_names", state="verified", **pol) == len(allow["names"])
         assert value(s, "opscreen_names", state="broken", **pol) + \
-            value(s, "opscreen_names", state="hazard", **pol) == len(deny["names"])
+            value(s, "opscreen_names", state="hazard", **pol) == len(denied(deny))
+        # the deny-list also excludes every withheld name
+        assert len(deny["names"]) == len(denied(deny)) + len(allow["withheld"])
         assert value(s, "opscreen_names", state="withheld", **pol) + \
             value(s, "opscreen_names", state="inconclusive", **pol) == \
             len(allow["withheld"])
         # broken names per severity: the deny-list's own
         for sev in ("critical", "loud", "numerics"):
             assert value(s, "opscreen_denied_names", severity=sev, **pol) == \
-                len([e for e in deny["names"] if e["severity"] == sev])
+                len([e for e in denied(deny) if e["severity"] == sev])
         assert sum(value(s, "opscreen_denied_names", severity=sev, **pol)
                    for sev in ("critical", "loud", "numerics")) == \
             value(s, "opscreen_names", state="broken", **pol)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from e2e_harness import (DEFECT_SCOPE, DEFECT_SCOPE_CORRECT, DEFECT_SCOPE_OPS,
-                         ROOT, SMALL, Daemon, children, shared_screen)
+                         ROOT, SMALL, Daemon, children, denied, shared_screen)
 from test_screen import DEFECTS, library_names
 
 # the operator's own scope: a full screen of it takes seconds
@@ -236,7 +236,7 @@ def test_interrupted_run_resumes(make_daemon, reference, point):
     # the verdicts of an uninterrupted screen of the same library and scope
     assert _verdicts(d.db, run) == _verdicts(*reference)
     st, deny = d.get_json("/denylist")
-    assert st == 200 and {e["name"] for e in deny["names"]} == set(DEFECTS), deny
+    assert st == 200 and {e["name"] for e in denied(deny)} == set(DEFECTS), deny
     st, allow = d.get_json("/allowlist")
     assert st == 200, allow
     assert allow["runs"][0]["run"] == run
@@ -248,6 +248,10 @@ def test_interrupted_run_resumes(make_daemon, reference, point):
                if any("op scope (runner.ops)" in x["reason"]
                       for x in w["reasons"])}
     assert outside == set(library_names()) - set(DEFECT_SCOPE_OPS), allow
+    # and the deny-list excludes them, withheld with the same reason
+    out = {e["name"]: e for e in deny["names"] if e["verdict"] == "withheld"}
+    assert set(out) == outside, deny
+    assert all("op scope (runner.ops)" in e["reason"] for e in out.values()), out
 
 
 def test_changed_library_fails_the_interrupted_run(tmp_path, daemon_bin):

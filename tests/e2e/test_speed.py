@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from e2e_harness import F32, full_screen
+from e2e_harness import F32, denied, full_screen
 
 SCOPE = dict(F32, runner__carry="no")
 
@@ -58,10 +58,15 @@ def test_a_slow_name_is_left_out_and_every_allowed_name_is_fast_enough(screened)
         assert (name in fast["names"]) == (lo >= 0.5 and not missing), (name, lo)
     assert set(fast["speed"]) == set(fast["names"])
     assert all(r >= 0.5 for r in fast["speed"].values()), fast["speed"]
-    # the deny-list is about correctness: neg is not in it
+    # the deny-list of the scope excludes neg as withheld, not as denied:
+    # its denials are about correctness
     st, deny = d.get_json("/denylist?faster=0.5")
     assert st == 200 and deny["faster"] == 0.5
-    assert "neg" not in [e["name"] for e in deny["names"]]
+    assert "neg" not in [e["name"] for e in denied(deny)]
+    (neg,) = [e for e in deny["names"] if e["name"] == "neg"]
+    assert neg["verdict"] == "withheld" and neg["severity"] is None, neg
+    assert any("under faster=0.5" in r["reason"] for r in neg["reasons"]), neg
+    assert not {e["name"] for e in deny["names"]} & set(fast["names"])
 
 
 def test_the_speed_is_stored_with_the_case(screened):

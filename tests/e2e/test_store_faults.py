@@ -295,3 +295,30 @@ def test_store_fault_mid_run(tmp_path, reference, fault):
     finally:
         d.stop()
         fault.teardown(d)
+
+
+def test_a_damaged_store_is_a_fault_not_a_shorter_list(tmp_path, reference, daemon_bin):
+    """Garbage in the verdicts table's pages: the daemon starts in a fault
+    (error-level log, /healthz 503, every list 503 with the reason) instead
+    of serving what it can still read."""
+    db, run = reference
+    os.makedirs(tmp_path / "d")
+    dst = str(tmp_path / "d" / "opscreen.db")
+    shutil.copy(db, dst)
+    page = query(dst, "PRAGMA page_size")[0][0]
+    (root,) = query(dst, "SELECT rootpage FROM sqlite_master WHERE name='verdicts'")[0]
+    with open(dst, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(bytes((i * 151 + 7) % 256 for i in range(page)))
+    d = Daemon(tmp_path / "d", **SCOPE).start(healthz=503)
+    try:
+        st, h = d.get_json("/healthz")
+        assert st == 503 and h["status"] == "fault" and "damaged" in h["error"], h
+        for path in ("/allowlist", "/denylist"):
+            st, err = d.get_json(path)
+            assert st == 503 and "damaged" in err["error"], (path, err)
+        st, _, body = d.get("/denylist?format=yaml")
+        assert st == 503, body
+        assert "error: the store" in d.logtext() and "integrity check" in d.logtext()
+    finally:
+        d.stop()
