@@ -632,6 +632,25 @@ config_token_file(const struct config *c, char *why, size_t len)
 		    "as (uid %u)", (unsigned)sb.st_uid, (unsigned)geteuid());
 		return -1;
 	}
+	{
+		/* the token is its first line's first word, as load_token reads
+		 * it: fewer than 16 characters would leave the API no token */
+		char	 tok[256] = "";
+		FILE	*fp;
+
+		if ((fp = fopen(c->token_file, "r")) == NULL) {
+			snprintf(why, len, "cannot be read: %s", strerror(errno));
+			return -1;
+		}
+		if (fgets(tok, sizeof(tok), fp) == NULL)
+			tok[0] = '\0';
+		fclose(fp);
+		if (strcspn(tok, " \t\r\n") < 16) {
+			snprintf(why, len, "its token (the first word of its first "
+			    "line) has fewer than 16 characters");
+			return -1;
+		}
+	}
 	return 0;
 }
 

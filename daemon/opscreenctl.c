@@ -548,6 +548,9 @@ ctl_run(const struct ctl *c, int argc, char *argv[])
 	if ((rc = ctl_request(c, "POST", "/runs", tok, body, &r)) != CTL_OK)
 		goto err;
 	if (r.status != 202) {
+		if (r.status == 401 || r.status == 403)
+			fprintf(stderr, "opscreenctl: the token sent was read "
+			    "from '%s' (-t, $OPSCREEN_TOKEN_FILE)\n", c->tokenfile);
 		rc = ctl_report_error(&r);
 		/* a 503 here is "cannot start", not a stale list */
 		if (rc == CTL_STALE)

@@ -291,6 +291,12 @@ def test_check_catches_every_bad_value(tmp_path):
                   f"token_file = {tok}\n", tmp_path)
     assert r.returncode == 0 and "warning" in r.stderr and \
         "not a loopback address" in r.stderr, r.stderr
+    # a token shorter than the daemon would take (16 characters): refused
+    # here, where it used to pass the check and leave the API without one
+    tok.write_text("short\n")
+    r = run_check(f"[daemon]\ndatabase = {tmp_path}/x.db\ntoken_file = {tok}\n",
+                  tmp_path)
+    assert r.returncode == 1 and "fewer than 16 characters" in r.stderr, r.stderr
 
 
 def test_token_file_others_can_read_is_refused(make_daemon):

@@ -216,6 +216,8 @@ def test_run_needs_the_token(d, tmp_path):
     bad.write_text("x" * 32 + "\n")
     rc, out, err = ctl(d.hp, "run", token=str(bad))
     assert rc == 1 and "401" in err, (out, err)
+    # which file the refused token came from
+    assert f"read from '{bad}'" in err, err
     assert d.get_json("/runs")[1]["runs"] == []
 
 
