@@ -257,7 +257,12 @@ START_TEST(rollup_policies)
 	    &err), 0);
 	ck_assert_str_eq(name_at(deny, 0), "true_divide");
 	ck_assert_str_eq(name_at(deny, 1), "sub");
-	ck_assert_ptr_null(name_at(deny, 2));
+	/* then the withheld the deny-list also excludes, and nothing else */
+	ck_assert_int_eq(json_integer_value(json_object_get(deny, "denied")), 2);
+	ck_assert_int_eq(json_array_size(json_object_get(deny, "names")), 2 +
+	    json_integer_value(json_object_get(deny, "withheld")));
+	ck_assert_int_eq(json_array_size(json_object_get(deny, "names")), 2 +
+	    json_array_size(json_object_get(allow, "withheld")));
 	json_decref(allow);
 	json_decref(deny);
 
@@ -305,10 +310,27 @@ START_TEST(rollup_rules)
 	/* one of the two keys it serves is broken: the name is denied */
 	ck_assert(!has(json_object_get(allow, "names"), "true_divide"));
 	ck_assert(has(json_object_get(deny, "names"), "true_divide"));
-	/* a key without probes withholds the name, but does not deny it */
+	/* a key without probes withholds the name, but does not deny it: the
+	 * deny-list excludes it as withheld, after the denied */
 	ck_assert(!has(json_object_get(allow, "names"), "neg"));
-	ck_assert(!has(json_object_get(deny, "names"), "neg"));
 	ck_assert(has(json_object_get(allow, "withheld"), "neg"));
+	{
+		json_t	*e, *names = json_object_get(deny, "names");
+		size_t	 i, nd = json_integer_value(json_object_get(deny,
+		    "denied"));
+
+		json_array_foreach(names, i, e)
+			if (!strcmp(json_string_value(json_object_get(e, "name")),
+			    "neg"))
+				break;
+		ck_assert_int_lt(i, json_array_size(names));
+		ck_assert_int_ge(i, nd);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "verdict")),
+		    "withheld");
+		ck_assert(json_is_null(json_object_get(e, "severity")));
+		ck_assert_str_eq(json_string_value(json_object_get(e, "reason")),
+		    "withheld: no probes for this key yet");
+	}
 	sub = json_array_get(json_object_get(deny, "names"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(sub, "name")), "sub");
 	ck_assert_str_eq(json_string_value(json_object_get(sub, "class")),
@@ -324,7 +346,10 @@ START_TEST(rollup_rules)
 	    &err), 0);
 	ck_assert(has(json_object_get(allow, "names"), "sub"));
 	ck_assert(has(json_object_get(allow, "names"), "true_divide"));
-	ck_assert_int_eq(json_array_size(json_object_get(deny, "names")), 0);
+	/* nothing denied; neg (no probes) still excluded, withheld */
+	ck_assert_int_eq(json_integer_value(json_object_get(deny, "denied")), 0);
+	ck_assert_int_eq(json_array_size(json_object_get(deny, "names")), 1);
+	ck_assert_str_eq(name_at(deny, 0), "neg");
 	json_decref(allow);
 	json_decref(deny);
 	json_decref(fps);
