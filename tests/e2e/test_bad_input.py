@@ -24,8 +24,8 @@ def test_allowlist_fails_closed_before_first_run(make_daemon):
     assert st == 503
 
 
-def test_post_runs_requires_the_token(make_daemon):
-    d = make_daemon().start()
+def test_post_runs_requires_the_token(refusing):
+    d = refusing
     st, _, body = d.request("POST", "/runs", {})
     assert st == 401 and b"token" in body
     st, _, body = d.request("POST", "/runs", {}, token="x" * 32)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from e2e_harness import F32, ROOT, Daemon, demolib_copy, full_screen, set_version
+from e2e_harness import F32, ROOT, Daemon, demolib_copy, denied, full_screen, set_version
 
 SCOPE = F32
 
@@ -98,7 +98,7 @@ def test_one_spelling_across_endpoints(upgraded):
     assert isinstance(case["spec"], dict)
     assert case["shrunk_spec"] is None or isinstance(case["shrunk_spec"], dict)
     shrunk = [c for c in (d.get_json(f"/cases/{e['evidence'][0]['case']}")[1]
-                          for e in deny["names"]) if c.get("shrunk_spec")]
+                          for e in denied(deny)) if c.get("shrunk_spec")]
     assert shrunk and all(isinstance(c["shrunk_spec"], dict) for c in shrunk)
     st, one = d.get_json("/ops/add")
     assert all("run" in h and "run_id" not in h for h in one["history"])
