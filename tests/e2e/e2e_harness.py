@@ -249,6 +249,18 @@ class Daemon:
                      "kind='shrinks_done'", (run_id,))
         return json.loads(rows[0][0]) if rows else None
 
+    def wait_device_error(self, contains="", timeout=120):
+        """/healthz once device 0 reports an error holding `contains` (a
+        library that cannot be used, a runner that cannot start)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, h = self.get_json("/healthz")
+            err = h["devices"][0].get("error")
+            if err and contains in err:
+                return h
+            time.sleep(0.2)
+        raise AssertionError(f"no device error {contains!r}: " + self.logtext())
+
     def wait_fingerprint(self, timeout=600):
         deadline = time.time() + timeout
         while time.time() < deadline:

@@ -45,11 +45,7 @@ def states(screened, tmp_path_factory, daemon_bin):
         none = Daemon(tmp_path_factory.mktemp("none"), runner__python="/bin/false").start()
         made.append(none)
         known.wait_fingerprint()
-        import time
-        deadline = time.time() + 120
-        while not stored.get_json("/healthz")[1]["devices"][0].get("error"):
-            assert time.time() < deadline, stored.logtext()
-            time.sleep(0.2)
+        stored.wait_device_error()
         yield {"200": (screened, ""), "400": (screened, "dtypes=float128"),
                "503-table-known": (known, ""), "503-table-stored": (stored, ""),
                "503-no-table": (none, "")}

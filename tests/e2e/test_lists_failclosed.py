@@ -326,10 +326,7 @@ def test_503_bodies_when_the_table_is_unknown(make_daemon, tmp_path):
     """The library cannot be imported: no table to name. The YAML deny body's
     `exclude` is no list, so a loader raises instead of enabling every op."""
     d = make_daemon(runner__library="no_such_library_xyz").start()
-    deadline = time.time() + 60
-    while not d.get_json("/healthz")[1]["devices"][0].get("error"):
-        assert time.time() < deadline
-        time.sleep(0.2)
+    d.wait_device_error()
     st, _, body = d.get("/denylist?format=yaml")
     assert st == 503, body
     assert b"registration table is not known" in body
@@ -357,10 +354,7 @@ def test_503_bodies_list_the_stored_table_while_the_library_fails(screened, tmp_
     dst.close()
     d = Daemon(tmp_path / "d", runner__library="no_such_library_xyz", **SCOPE).start()
     try:
-        deadline = time.time() + 120
-        while not d.get_json("/healthz")[1]["devices"][0].get("error"):
-            assert time.time() < deadline, d.logtext()
-            time.sleep(0.2)
+        d.wait_device_error()
         st, err = d.get_json("/denylist")
         assert st == 503 and sorted(e["name"] for e in err["names"]) == REGISTERED, err
         assert err["table_from_run"] == screened.run_id and err["denied"] == 0, err
@@ -396,11 +390,7 @@ def test_a_library_that_registers_nothing_is_a_fault(tmp_path, daemon_bin):
     d = Daemon(tmp_path / "d", runner__library="emptylib",
                runner__runner_path=f"{ROOT}/probes:{tmp_path / 'lib'}").start()
     try:
-        deadline = time.time() + 120
-        while "registers no operator" not in (
-                d.get_json("/healthz")[1]["devices"][0].get("error") or ""):
-            assert time.time() < deadline, d.logtext()
-            time.sleep(0.2)
+        d.wait_device_error("registers no operator")
         for which in ("allowlist", "denylist"):
             st, err = d.get_json(f"/{which}")
             assert st == 503 and "registers no operator" in err.get("why", ""), err
