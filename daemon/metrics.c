@@ -147,13 +147,13 @@ metrics_policy(struct mbuf *m, struct mbuf *denied, sqlite3 *db, json_t *fps,
 		count[VERDICT_VERIFIED] = json_array_size(json_object_get(allow,
 		    "names"));
 		json_array_foreach(json_object_get(deny, "names"), j, e) {
+			if (verdict_parse(json_string_value(json_object_get(e,
+			    "verdict")), &v) == -1)
+				v = VERDICT_BROKEN;
 			/* the withheld it also excludes: counted below */
-			if (verdict_parse(json_string_value(json_object_get(e,
-			    "verdict")), &v) == 0 && (v == VERDICT_WITHHELD ||
-			    v == VERDICT_INCONCLUSIVE))
+			if (v == VERDICT_WITHHELD || v == VERDICT_INCONCLUSIVE)
 				continue;
-			if (verdict_parse(json_string_value(json_object_get(e,
-			    "verdict")), &v) == -1 || v != VERDICT_HAZARD)
+			if (v != VERDICT_HAZARD)
 				v = VERDICT_BROKEN;
 			count[v]++;
 			if (severity_parse(json_string_value(json_object_get(e,

@@ -114,6 +114,15 @@ set_fault(const char *fmt, ...)
 	lists_changed();
 }
 
+/* The store's file is damaged (why): no retry mends it, nothing it holds is
+ * vouched for. */
+void
+set_store_damaged(const char *why)
+{
+	set_fault("the store %s is damaged (%s): nothing is screened or served "
+	    "until it is restored or moved aside", env->conf.database, why);
+}
+
 /*
  * The demo library is screened only when named, or under library = auto on
  * a machine with no NVIDIA GPU at all: a GPU host whose NVML does not load
@@ -620,9 +629,7 @@ main(int argc, char *argv[])
 		fatalx("store: %s", err);
 	lock_database_file();
 	if (store_check(env->store, err, sizeof(err)) == -1)
-		set_fault("the store %s is damaged (%s): nothing is screened or "
-		    "served until it is restored or moved aside",
-		    env->conf.database, err);
+		set_store_damaged(err);
 	pool_init();
 	sched_init();
 	if (api_start() == -1)

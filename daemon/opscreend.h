@@ -139,6 +139,7 @@ json_t	*sched_current_fingerprints(void);	/* per device, NULL when not known */
 void	 sched_counters(int64_t *restarts, int n);	/* per device slot */
 int	 sched_fingerprint_fresh(void);		/* 0: not re-checked in time */
 void	 set_fault(const char *, ...) __attribute__((format(printf, 1, 2)));
+void	 set_store_damaged(const char *why);
 json_t	*sched_registered_names(void);		/* NULL: no table known yet */
 
 /* regress.c */

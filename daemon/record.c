@@ -106,10 +106,7 @@ pw_fault(void)
 		pw.backoff = PW_BACKOFF_MAX;
 	pw.next = now_mono() + pw.backoff;
 	if (store_damaged(env->store))
-		/* no retry mends a damaged file: nothing it holds is served */
-		set_fault("the store %s is damaged (%s): nothing is screened or "
-		    "served until it is restored or moved aside",
-		    env->conf.database, pw.error);
+		set_store_damaged(pw.error);
 	log_warnx("store degraded: %s; %zu writes held, next try in %.1f s",
 	    pw.error, pw.n, pw.backoff);
 	pw_publish();

@@ -676,9 +676,7 @@ run_finish(void)
 
 		/* a run completes only on a whole store: its lists come from it */
 		if (store_check(env->store, why, sizeof(why)) == -1) {
-			set_fault("the store %s is damaged (%s): nothing is "
-			    "screened or served until it is restored or moved "
-			    "aside", env->conf.database, why);
+			set_store_damaged(why);
 			goto fail;
 		}
 	}
