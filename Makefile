@@ -162,7 +162,17 @@ test-py: build/opscreend
 	    tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
 	echo "test-py: $$(( $$(date +%s) - t0 )) s wall on $(PYTEST_WORKERS) workers"; exit $$rc
 
-test: all test-unit test-py verify-units
+# The build on every core; the unit suites (they mostly wait on their forked
+# checks) beside the Python suites, their output in build/test-unit.log,
+# shown after the Python suites' summary when a unit suite failed.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT_TESTS)
+	@rc=0; $(MAKE) --no-print-directory test-unit > build/test-unit.log 2>&1 & unit=$$!; \
+	$(MAKE) --no-print-directory test-py || rc=$$?; \
+	if wait $$unit; then echo "test-unit: every unit suite passed (build/test-unit.log)"; \
+	else rc=1; cat build/test-unit.log; echo "test-unit: FAILED"; fi; \
+	$(MAKE) --no-print-directory verify-units || rc=$$?; exit $$rc
 
 # The edit loop (under 3 minutes): the unit suites, the runner suites but
 # their slow files (pytestmark slow) and smoke end-to-end screens (a views

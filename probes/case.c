@@ -136,12 +136,17 @@ case_shape(const struct shape *sh)
 	return case_dims(sh->d, sh->nd);
 }
 
-/* A tensor ARG without its domain; shape is stolen. */
+/*
+ * A tensor ARG without its domain; shape is stolen. Draw 2: the runner
+ * draws the normal and uniform values of a floating dtype of at most 32
+ * bits in float32 (docs/protocol.md, Domains); a case stored without it is
+ * drawn in float64, as it was when it was stored.
+ */
 json_t *
 case_tensor(json_t *shape, const char *dtype)
 {
-	return json_pack("{s:s,s:o,s:s}", "t", "tensor", "shape", shape,
-	    "dtype", dtype);
+	return json_pack("{s:s,s:o,s:s,s:i}", "t", "tensor", "shape", shape,
+	    "dtype", dtype, "draw", 2);
 }
 
 static int

@@ -108,6 +108,9 @@ def test_every_operation_fuzzed_from_the_description(make_daemon, tmp_path):
     assert st == 202
     assert d.wait_run(out["run"])["state"] == "complete"
     base = f"http://127.0.0.1:{d.port}"
+    # its work is bounded by count (--max-examples per operation, one
+    # seed, no shrinking), not by a clock a loaded machine can miss; the
+    # timeout only ends a hang
     t0 = time.monotonic()
     p = subprocess.run(
         [SCHEMATHESIS, "--config-file", os.path.join(HERE, "schemathesis.toml"),
@@ -115,15 +118,14 @@ def test_every_operation_fuzzed_from_the_description(make_daemon, tmp_path):
          "-H", "Authorization: Bearer " + d.token, "--checks", CHECKS,
          "--max-examples", "25", "--seed", "20261201", "--workers", "1",
          "--request-timeout", "10", "--no-shrink", "--warnings", "off"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        cwd=tmp_path, capture_output=True, text=True, timeout=1200,
         env=dict(os.environ, NO_COLOR="1"))
     took = time.monotonic() - t0
-    assert p.returncode == 0, p.stdout[-8000:] + p.stderr[-2000:]
+    assert p.returncode == 0, p.stdout[-8000:] + p.stderr[-2000:] + f"\n{took:.0f} s"
     # every operation tested (schemathesis leaves out /openapi.json itself)
     m = re.search(r"Selected: (\d+)/(\d+)\s+Tested: (\d+)", p.stdout)
     assert m and m.group(1) == m.group(2) == m.group(3), p.stdout[-3000:]
     assert int(m.group(3)) >= 16, m.group(0)
-    assert took < 180, took
     assert d.proc.poll() is None, d.logtext()
     db = sqlite3.connect(d.db)
     active = db.execute("SELECT count(*) FROM runs WHERE state IN "

@@ -84,6 +84,26 @@ def test_coverage(dump):
         (d["key"], d["reason"]) for d in unsupported]
 
 
+def test_every_generated_tensor_is_draw_2(dump):
+    """The daemon's generators give every tensor ARG draw 2 (docs/protocol.md,
+    Domains: narrow floats drawn in float32); a case without it is one
+    stored before, drawn as it was then."""
+    tensors = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            if v.get("t") == "tensor":
+                tensors.append(v)
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(dump)
+    assert len(tensors) > 1000
+    assert all(a.get("draw") == 2 for a in tensors), [a for a in tensors if "draw" not in a][:3]
+
+
 def test_every_case_runs_natively(dump):
     torch.manual_seed(0)
     torch.set_num_threads(2)

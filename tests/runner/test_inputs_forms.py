@@ -126,3 +126,41 @@ def test_upcast_complex_and_e8m0():
     assert inputs.upcast(torch.complex64) == torch.complex128
     e = build(t([4], "float8_e8m0fnu", domain="positive"))
     assert inputs.upcast(e).dtype == torch.float64
+
+
+def _gen(seed=7, index=0):
+    return inputs._generator(seed, index)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float8_e4m3fn"])
+def test_draw_2_draws_narrow_floats_in_float32(dtype):
+    """A tensor ARG of draw 2 (what the daemon's generators make) whose dtype
+    is a float of at most 32 bits is drawn in float32 and cast once; one
+    without "draw" (a case stored earlier) gives the float64 draw's bytes,
+    as it did when it was stored; either way the same case, the same bytes."""
+    dt = getattr(torch, dtype)
+    new = build(t([64, 33], dtype, draw=2))
+    assert new.dtype == dt
+    assert torch.equal(new.view(torch.uint8),
+                       torch.randn([64, 33], generator=_gen(), dtype=torch.float32)
+                       .to(dt).view(torch.uint8))
+    assert torch.equal(new.view(torch.uint8), build(t([64, 33], dtype, draw=2)).view(torch.uint8))
+    old = build(t([64, 33], dtype))
+    assert torch.equal(old.view(torch.uint8),
+                       torch.randn([64, 33], generator=_gen(), dtype=torch.float64)
+                       .to(dt).view(torch.uint8))
+    # uniform and positive in their ranges, nonzero away from 0, edge's specials kept
+    u = build(t([4096], dtype, draw=2, domain="uniform", low=-3.0, high=5.0)).double()
+    assert -3.0 <= u.min() and u.max() <= 5.0 and u.std() > 1.5
+    nz = build(t([4096], dtype, draw=2, domain="nonzero")).double()
+    assert nz.abs().min() >= 0.24
+    e = build(t([4096], dtype, draw=2, domain="edge")).double()
+    assert e.isnan().any() and (e == 0).any()
+
+
+def test_draw_2_leaves_float64_and_integers_as_they_were():
+    for dtype in ("float64", "int32", "bool", "complex64"):
+        assert torch.equal(build(t([5, 7], dtype, draw=2)), build(t([5, 7], dtype)))
+    f = build(t([5, 7], "float64", draw=2))
+    assert torch.equal(f, torch.randn([5, 7], generator=_gen(), dtype=torch.float64))
+

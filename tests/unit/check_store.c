@@ -315,7 +315,7 @@ START_TEST(rollup_rules)
 	ck_assert(!has(json_object_get(allow, "names"), "neg"));
 	ck_assert(has(json_object_get(allow, "withheld"), "neg"));
 	{
-		json_t	*e, *names = json_object_get(deny, "names");
+		json_t	*e = NULL, *names = json_object_get(deny, "names");
 		size_t	 i, nd = json_integer_value(json_object_get(deny,
 		    "denied"));
 

@@ -345,13 +345,7 @@ def cumsum(self, dim, *, dtype=None):
     d = dim % a.ndim
     if d == a.ndim - 1 or not torch.empty((), dtype=dt).is_floating_point():
         return _back(np.cumsum(a, axis=d), dt)
-    a = np.moveaxis(a, d, 0)
-    out = np.empty_like(a)
-    acc = np.zeros(a.shape[1:])
-    for k in range(a.shape[0]):
-        acc = _round_to(acc + a[k], dt)
-        out[k] = acc
-    return _back(np.moveaxis(out, 0, d), dt)
+    return _back(np.moveaxis(_running(np.moveaxis(a, d, -1), dt), -1, d), dt)
 
 
 def _round_to(a, dtype):
@@ -382,10 +376,41 @@ def _seq_sum(a, dtype, lanes=256):
         a = np.concatenate([a, np.zeros(a.shape[:-1] + (pad,))], axis=-1)
         a = _seq_sum(a.reshape(a.shape[:-1] + (-1, lanes)).swapaxes(-1, -2), dtype)
         n = lanes
-    acc = np.zeros(a.shape[:-1])
-    for k in range(n):
+    return _running(a, dtype)[..., -1] if n else np.zeros(a.shape[:-1])
+
+
+# numpy's own float16 and float32 additions round each sum once to the
+# dtype, as _round_to(acc + x) does (the float64 sum of two values of the
+# dtype rounded to float32, then to float16, rounds as one rounding would:
+# 53 >= 2*24+2 and 24 >= 2*11+2 bits); so do torch's bfloat16 additions
+# (a float32 sum rounded to bfloat16: 24 >= 2*8+2)
+_NATIVE = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+
+
+def _running(a, dtype):
+    """The running sums of a's last axis, each sum rounded to dtype (float64
+    values of the dtype in, float64 out), starting from +0 as a kernel's
+    zeroed accumulator does."""
+    zero = np.zeros(a.shape[:-1] + (1,))
+    if dtype in _NATIVE:
+        with np.errstate(over="ignore", invalid="ignore"):
+            run = np.add.accumulate(np.concatenate([zero, a], axis=-1).astype(_NATIVE[dtype]),
+                                    axis=-1)
+        return run[..., 1:].astype(np.float64)
+    if dtype == torch.bfloat16:
+        t = torch.from_numpy(np.ascontiguousarray(a)).to(torch.bfloat16)
+        out = torch.empty(t.shape, dtype=torch.bfloat16)
+        acc = torch.zeros(t.shape[:-1], dtype=torch.bfloat16)
+        for k in range(t.shape[-1]):
+            acc = acc + t[..., k]
+            out[..., k] = acc
+        return out.double().numpy()
+    out = np.empty(a.shape)
+    acc = zero[..., 0]
+    for k in range(a.shape[-1]):
         acc = _round_to(acc + a[..., k], dtype)
-    return acc
+        out[..., k] = acc
+    return out
 
 
 def _raw(t):
