@@ -13,6 +13,10 @@ import sys
 import time
 import urllib.parse
 
+import pytest
+
+from e2e_harness import daemon_on_copy, shared_screen
+
 PATHS = ["/allowlist", "/denylist", "/ops", "/ops/add", "/runs", "/runs/1",
          "/cases/1", "/regressions", "/metrics", "/healthz", "/", "/app.js",
          "/ops/" + "x" * 300, "/runs/" + "9" * 40, "/cases/0", "/%00", "//",
@@ -46,12 +50,35 @@ def rand_body(rng):
     ])
 
 
-def test_random_requests_never_hurt(make_daemon):
-    d = make_daemon().start()
-    d.wait_fingerprint()
-    st, out = d.post_run({"ops": ["add.Tensor"], "dtypes": ["float32"]})
-    assert st == 202
-    d.wait_run(out["run"])
+# The host's scope, float32 x same_shape, so that the lists, /ops/{name} and
+# /cases/{id} have data: a daemon on a copy of the session's screen of it
+# (shared_screen); each test reads and changes that copy only.
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory, daemon_bin):
+    src, _ = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
+    d = daemon_on_copy(tmp_path_factory.mktemp("fuzz"), src, **SCOPE)
+    try:
+        d.start()
+        d.wait_fingerprint()
+        yield d
+    finally:
+        d.stop()
+
+
+def _runs(d):
+    db = sqlite3.connect(d.db)
+    try:
+        return db.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_random_requests_never_hurt(fuzzed):
+    d = fuzzed
+    runs = _runs(d)
     rng = random.Random(20261130)
     statuses = {}
     for i in range(400):
@@ -84,7 +111,8 @@ def test_random_requests_never_hurt(make_daemon):
     assert sum(v for k, v in statuses.items() if 400 <= k < 500) > 100
     db = sqlite3.connect(d.db)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+    db.close()
+    assert _runs(d) == runs      # nothing it sent started a run
 
 
 # ---- property-based: every operation of web/openapi.json, by schemathesis ----
@@ -98,15 +126,10 @@ CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,"
           "response_schema_conformance,negative_data_rejection")
 
 
-def test_every_operation_fuzzed_from_the_description(make_daemon, tmp_path):
-    # a small screen, so the lists, /ops/{name} and /cases/{id} have data;
+def test_every_operation_fuzzed_from_the_description(fuzzed, tmp_path):
     # POST /runs gets the token: what it queues is bounded by QUEUED_RUNS_MAX
     # (then 429) and each full run of this scope takes seconds
-    d = make_daemon(runner__classes="same_shape", runner__dtypes="float32").start()
-    d.wait_fingerprint()
-    st, out = d.post_run({})
-    assert st == 202
-    assert d.wait_run(out["run"])["state"] == "complete"
+    d = fuzzed
     base = f"http://127.0.0.1:{d.port}"
     # its work is bounded by count (--max-examples per operation, one
     # seed, no shrinking), not by a clock a loaded machine can miss; the
