@@ -53,6 +53,10 @@
 #        probes/, build/libopscreen_kernels*.so; built from a worktree of
 #        that commit), its config keys only; beside cold and warm in one
 #        session, the new classes' cost on one machine
+# anchor42  the 42 ops cold with the anchor's build (.carry/anchor/, e.g.
+#        bench/anchor_build.sh 00d37f0: inputs of draw 1), on a cache of its
+#        own: beside ops42 (CPUS_ops42=0-7 CPUS_anchor42=8-15), an A/B of
+#        one commit against another on one machine
 # coldold, warmold  as cold and warm with only the twelve classes before
 #        views, empty and options (CLASSES12; a restricted run: no lists)
 # one, two  several GPUs (issue 22; docs/results/consensus-2xh200.md): the
@@ -434,11 +438,11 @@ lib._destroy()
 PY
 }
 
-port_of() { case $1 in entries) echo 8487;; entries534) echo 8488;; one) echo 8484;; two) echo 8485;; pinfail) echo 8486;; anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
+port_of() { case $1 in entries) echo 8487;; entries534) echo 8488;; one) echo 8484;; two) echo 8485;; pinfail) echo 8486;; anchor42) echo 8489;; anchor*) echo 8481;; warmb) echo 8482;; v534*) echo 8483;; v500) echo 8471;; coldold|warmold) echo 8478;; coldb) echo 8477;; ops42b) echo 8474;; ops42*) echo 8472;; coldt) echo 8473;; tune) echo 8475;; tuneb) echo 8476;; *) echo 8470;; esac; }
 carry_of() { case $1 in nightly) echo yes;; *) echo "${CARRY:-no}";; esac; }
 dev_of() { eval "echo \${DEV_$1:-\${DEVICES:-0}}"; }
 site_of() { case $1 in v500) echo /tmp/site-500;; v534*|entries534) echo /tmp/site-534;; *) echo /tmp/site-502;; esac; }
-cache_of() { case $1 in entries) echo /tmp/triton-entries;; entries534) echo /tmp/triton-entries534;; one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534p*) echo "/tmp/triton-$1";; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
+cache_of() { case $1 in entries) echo /tmp/triton-entries;; entries534) echo /tmp/triton-entries534;; one) echo /tmp/triton-one;; two) echo /tmp/triton-two;; pinfail) echo /tmp/triton-pinfail;; anchor42) echo /tmp/triton-anchor42;; anchor*) echo /tmp/triton-anchor;; coldold|warmold) echo /tmp/triton-old;; coldb) echo /tmp/triton-fullb;; tune) echo /tmp/triton-tune;; tuneb) echo /tmp/triton-tuneb;; ops42t) echo /tmp/triton-ops42t;; ops42b) echo /tmp/triton-ops42b;; ops42r) echo /tmp/triton-ops42r;; coldt) echo /tmp/triton-coldt;; ops42*) echo /tmp/triton-ops42;; v500) echo /tmp/triton-500;; v534p*) echo "/tmp/triton-$1";; v534*) echo /tmp/triton-534;; *) echo /tmp/triton-full;; esac; }
 # the fused:: keys with a reference (probes/opscreen_runner/references.py)
 # that the release in site $1 has
 entry_keys() {
@@ -458,7 +462,7 @@ table_part() {
 	PYTHONPATH=$2 python3 "$ROOT/bench/table_part.py" flag_gems "${1#v534p}" "${PARTS:-2}" 2>/dev/null ||
 	    echo '{"ops": "bench/table_part.py failed"}'
 }
-body_of() { case $1 in v534p*) table_part "$1" "$(site_of "$1")";; entries*) echo "{\"ops\": $(entry_keys "$(site_of "$1")")}";; ops42*) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
+body_of() { case $1 in v534p*) table_part "$1" "$(site_of "$1")";; entries*) echo "{\"ops\": $(entry_keys "$(site_of "$1")")}";; ops42*|anchor42) echo "{\"ops\": $OPS42}";; tune*) echo "{\"ops\": $TUNE16}";; coldold|warmold) echo "{\"classes\": $CLASSES12}";; *) echo "";; esac; }
 
 # ACTIONS: words "start:PHASE", "wait:PHASE", "finish:PHASE[:FOLDER]", "checks:PHASE",
 # "firstcall:GPU" (FIRSTCALL's cases each alone on an empty cache),

@@ -9,6 +9,8 @@ tests/conftest.py), each file's CPU seconds too.
 
 --tests: the N tests that cost the most CPU (build/test-cputest-*.json),
 each with its wall (setup, call and teardown).
+--suites: per suite (tests/runner, tests/e2e, tests/browser, tests/gpu):
+file wall summed, CPU, tests run and skipped.
 """
 import glob
 import json
@@ -34,7 +36,26 @@ def tests(path, top):
     print(f"{'':>9}  {sum(cpu.values()):9.1f}  total over {len(cpu)} tests")
 
 
+def suites(path):
+    out = {}
+    for case in ET.parse(path).iter("testcase"):
+        parts = case.get("classname", "").split(".")
+        k = "/".join(parts[:2])
+        o = out.setdefault(k, [0.0, 0.0, 0, 0])
+        o[0] += float(case.get("time") or 0)
+        o[3 if case.find("skipped") is not None else 2] += 1
+    for p in glob.glob(os.path.join(os.path.dirname(path) or ".", "test-cpu-*.json")):
+        with open(p) as f:
+            for k, v in json.load(f).items():
+                out.setdefault("/".join(k.split("/")[:2]), [0.0, 0.0, 0, 0])[1] += v
+    print(f"{'wall s':>9}  {'CPU s':>9}  {'run':>5}  {'skip':>5}  suite")
+    for k, (w, c, n, sk) in sorted(out.items(), key=lambda x: -x[1][0]):
+        print(f"{w:9.1f}  {c:9.1f}  {n:5d}  {sk:5d}  {k}")
+
+
 def main():
+    if sys.argv[1:2] == ["--suites"]:
+        return suites(sys.argv[2] if len(sys.argv) > 2 else "build/pytest.xml")
     if sys.argv[1:2] == ["--tests"]:
         del sys.argv[1]
         path = sys.argv[1] if len(sys.argv) > 1 else "build/pytest.xml"
