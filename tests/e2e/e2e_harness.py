@@ -326,6 +326,12 @@ F32 = {"runner__dtypes": "float32", "runner__classes": "same_shape",
        "runner__ops": ",".join(F32_OPS)}
 
 
+# The whole float32 x same_shape scope (415 cases, ~28 CPU-s): the session's
+# shared screen "f32-same-shape" (shared_screen) is of it, for the tests
+# that need a screened store of some size and read or change a copy of it.
+F32_WHOLE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+
+
 # The demo library's planted hang (tanh) off for a daemon's runners, where a
 # test reads nothing of it: no screen waits out its case deadline.
 # OPSCREEN_DEMOLIB_FIX is read at run time; the library's source, and so its

@@ -4,19 +4,20 @@ first_call_cost.jit_ms; carried results not counted) over the CPUs the
 daemon had (its run_complete event's "cores").
 
 The demo library has no Triton, so its results carry no first_call_cost:
-the test writes some into a screened store between two daemon lifetimes."""
+the test writes some into a screened store (a copy of the session's float32
+x same_shape screen) between two daemon lifetimes."""
 import json
 import os
 import sqlite3
 
-from e2e_harness import Daemon, full_screen
+from e2e_harness import F32_WHOLE, Daemon, daemon_on_copy, shared_screen
 
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape",
-         "runner__carry": "no"}
+SCOPE = dict(F32_WHOLE, runner__carry="no")
 
 
-def test_the_compile_bound_is_beside_the_run_wall(tmp_path):
-    d, run = full_screen(tmp_path / "d", SCOPE)
+def test_the_compile_bound_is_beside_the_run_wall(tmp_path, tmp_path_factory):
+    src, run = shared_screen(tmp_path_factory, "f32-same-shape", **F32_WHOLE)
+    d = daemon_on_copy(tmp_path / "d", src, **SCOPE).start()
     try:
         st, before = d.get_json(f"/runs/{run}")
         assert st == 200 and "compile" not in before, before

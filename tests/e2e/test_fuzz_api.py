@@ -15,7 +15,7 @@ import urllib.parse
 
 import pytest
 
-from e2e_harness import daemon_on_copy, shared_screen
+from e2e_harness import F32_WHOLE, daemon_on_copy, shared_screen
 
 PATHS = ["/allowlist", "/denylist", "/ops", "/ops/add", "/runs", "/runs/1",
          "/cases/1", "/regressions", "/metrics", "/healthz", "/", "/app.js",
@@ -53,7 +53,7 @@ def rand_body(rng):
 # The host's scope, float32 x same_shape, so that the lists, /ops/{name} and
 # /cases/{id} have data: a daemon on a copy of the session's screen of it
 # (shared_screen); each test reads and changes that copy only.
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+SCOPE = F32_WHOLE
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import referencing.jsonschema
 from e2e_harness import ROOT
 
 SPEC_PATH = os.path.join(ROOT, "web", "openapi.json")
-SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}
+SCOPE = {"runner__dtypes": "float32", "runner__classes": "same_shape"}   # F32_WHOLE
 METHODS = ("get", "post", "delete", "put", "patch")
 # embedded files ignore a query string (a cache-busting ?v=2 is harmless)
 STATIC = ("/", "/index.html", "/app.js", "/style.css", "/openapi.json")
@@ -55,10 +55,12 @@ def check(path, method, status, ctype, body):
 
 @pytest.fixture(scope="module")
 def d(tmp_path_factory, daemon_bin):
-    from e2e_harness import daemon_on_copy, shared_screen
+    from e2e_harness import F32, daemon_on_copy, shared_screen
     # two screens, /diff compares them: the session's of SCOPE, and one more
+    # of twenty of its ops (F32: the host's scope narrowed, a screen of 176
+    # cases instead of 415)
     src, _ = shared_screen(tmp_path_factory, "f32-same-shape", **SCOPE)
-    dm = daemon_on_copy(tmp_path_factory.mktemp("openapi"), src, **SCOPE).start()
+    dm = daemon_on_copy(tmp_path_factory.mktemp("openapi"), src, **F32).start()
     dm.wait_fingerprint()
     for _ in range(1):
         st, out = dm.post_run({})
