@@ -43,6 +43,8 @@ struct config_ctx {
 		int	 line;
 	}			 seen[CONFIG_KEYS_MAX];
 	int			 nseen;
+	int			 cont;		/* the line read is indented: inih's continuation */
+	char			 last[128];	/* section.key of the last value line */
 };
 
 void
@@ -498,7 +500,27 @@ config_reader(char *str, int num, void *arg)
 		    num - 3);
 	if (cut || config_skipped(ctx, ctx->line))
 		snprintf(str, num, "\n");
+	ctx->cont = (str[0] == ' ' || str[0] == '\t') &&
+	    str[strspn(str, " \t\r\n")] != '\0' &&
+	    str[strspn(str, " \t")] != '#' && str[strspn(str, " \t")] != ';';
 	return str;
+}
+
+/*
+ * The comma lists that may go on over indented continuation lines (inih
+ * hands each such line to the handler under the key above it): an op scope
+ * longer than a line (inih reads at most 197 characters of one).
+ */
+static char *
+config_list(struct config *c, const char *full, size_t *len)
+{
+	if (!strcmp(full, "runner.ops"))
+		return *len = sizeof(c->default_ops), c->default_ops;
+	if (!strcmp(full, "runner.classes"))
+		return *len = sizeof(c->default_classes), c->default_classes;
+	if (!strcmp(full, "runner.dtypes"))
+		return *len = sizeof(c->default_dtypes), c->default_dtypes;
+	return NULL;
 }
 
 static int
@@ -513,6 +535,30 @@ config_handler(void *arg, const char *section, const char *key,
 	if (key == NULL || ctx->pass > 0)	/* a section header alone */
 		return 1;
 	snprintf(full, sizeof(full), "%s.%s", section, key);
+	if (ctx->cont && !strcmp(full, ctx->last)) {
+		char	*cur, *joined;
+		size_t	 len;
+
+		if ((cur = config_list(ctx->conf, full, &len)) == NULL) {
+			config_error(ctx, lineno, "[%s] %s: an indented line goes "
+			    "on with a list (runner.ops, runner.classes, "
+			    "runner.dtypes) only", section, key);
+			return 1;
+		}
+		if ((joined = malloc(len + strlen(value) + 2)) == NULL) {
+			config_error(ctx, lineno, "out of memory");
+			return 1;
+		}
+		snprintf(joined, len + strlen(value) + 2, "%s%s%s", cur,
+		    *cur && *value && cur[strlen(cur) - 1] != ',' ? "," : "",
+		    value);
+		if ((why = config_apply(ctx->conf, section, key, joined)) != NULL)
+			config_error(ctx, lineno, "[%s] %s, continued with \"%s\": "
+			    "%s", section, key, value, why);
+		free(joined);
+		return 1;
+	}
+	snprintf(ctx->last, sizeof(ctx->last), "%s", full);
 	for (i = 0; i < ctx->nseen; i++)
 		if (!strcmp(ctx->seen[i].key, full)) {
 			config_error(ctx, lineno, "[%s] %s = \"%s\": duplicate key "

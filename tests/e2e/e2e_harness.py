@@ -81,6 +81,19 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _lines(value, width=150):
+    """A comma list longer than a configuration line (197 characters) over
+    indented lines, each going on with the list (opscreen.conf(5))."""
+    out, line = [], ""
+    for item in value.split(","):
+        if line and len(line) + len(item) + 1 > width:
+            out.append(line + ",")
+            line = item
+        else:
+            line = f"{line},{item}" if line else item
+    return "\n    ".join(out + [line])
+
+
 class Daemon:
     def __init__(self, tmp, env=None, **overrides):
         self.env = dict(env or {})   # extra environment; runners inherit it
@@ -136,7 +149,7 @@ class Daemon:
             for sect, kv in conf.items():
                 f.write(f"[{sect}]\n")
                 for k, v in kv.items():
-                    f.write(f"{k} = {v}\n")
+                    f.write(f"{k} = {_lines(str(v))}\n")
         self.log = os.path.join(self.tmp, "opscreend.log")
         self.proc = None
 

@@ -10,7 +10,8 @@ fused_add_rms_norm (wrong on 3-D inputs), and topk_softmax and
 grouped_topk (right, breaking ties between experts its own way). The host screens
 same_shape, reduction and contract cases with runner.modes = eager,compile,
 cudagraph on the CPU: the trace class runs, the graph class cannot (no CUDA
-device), so mode=cudagraph lists allow nothing.
+device), so mode=cudagraph lists allow nothing. Its op scope (runner.ops) is
+every entry point and add, the one aten name read here.
 
 The trace cases compile with runner.compile_backend = eager: what these
 tests assert (graph breaks, recompiles, frame counts, the lists) is decided
@@ -29,9 +30,25 @@ import pytest
 
 from e2e_harness import F32, ROOT, full_screen
 
+# every entry point of the library and the one aten name the tests read
+# (add: its trace case): runner.ops, every other name withheld as outside the
+# host's scope
+ENTRY_POINTS = (
+    "apply_repetition_penalties", "bucket_sort_topk", "chunk_gated_delta_rule_fwd",
+    "concat_and_cache_mla", "cutlass_scaled_mm", "cross_entropy_loss", "dgeglu",
+    "dispatch_fused_moe_kernel", "invoke_fused_moe_triton_kernel", "dreglu", "dswiglu",
+    "fused_add_rms_norm", "fused_experts_impl", "flash_mla", "flash_mla_sparse_fwd",
+    "fused_recurrent_gated_delta_rule_fwd", "geglu", "gelu_and_mul", "grouped_topk",
+    "inplace_fused_experts", "instance_norm", "moe_align_block_size",
+    "moe_align_block_size_triton", "mhc_bwd", "mhc_bwd_ref", "mhc_post", "mhc_pre",
+    "moe_sum", "outer", "rwkv_ka_fusion", "rwkv_mm_sparsity", "outplace_fused_experts",
+    "reglu", "reshape_and_cache", "reshape_and_cache_flash", "silu_and_mul",
+    "silu_and_mul_out", "skip_layer_norm", "sinkhorn_forward", "sparse_attn_triton",
+    "swiglu", "topk_softmax", "weight_norm")
 SCOPE = {"runner__dtypes": "float32",
          "runner__classes": "same_shape,reduction,contract,trace,graph",
-         "runner__carry": "no", "runner__compile_backend": "eager"}
+         "runner__carry": "no", "runner__compile_backend": "eager",
+         "runner__ops": ",".join(("add",) + ENTRY_POINTS)}
 
 
 @pytest.fixture(scope="module")

@@ -259,6 +259,42 @@ START_TEST(long_line_keeps_the_numbers)
 }
 END_TEST
 
+START_TEST(lists_go_on_over_indented_lines)
+{
+	struct config	 c;
+	char		 errs[2048] = "", text[4096];
+	size_t		 n;
+	int		 i;
+
+	/* runner.ops past one line (inih reads 197 characters of one): each
+	 * indented line goes on with the list, a comment between is a comment */
+	n = snprintf(text, sizeof(text), "[runner]\nops = add,sub,\n");
+	for (i = 0; i < 30; i++)
+		n += snprintf(text + n, sizeof(text) - n, "    fused::entry_point_%02d,"
+		    "name_%02d\n%s", i, i, i == 3 ? "# a comment\n" : "");
+	snprintf(text + n, sizeof(text) - n, "  neg\ndtypes = float32\n"
+	    "    bfloat16\n");
+	ck_assert_int_eq(load(text, &c, errs, sizeof(errs)), 0);
+	ck_assert_uint_eq(strlen(c.default_ops), 8 + 30 * 30 + 3);	/* > 197 */
+	ck_assert(!strncmp(c.default_ops, "add,sub,fused::entry_point_00,name_00,"
+	    "fused::entry_point_01,", 60));
+	ck_assert_ptr_nonnull(strstr(c.default_ops, "name_03,fused::entry_point_04"));
+	ck_assert_ptr_nonnull(strstr(c.default_ops, "fused::entry_point_29,name_29,neg"));
+	ck_assert_str_eq(c.default_dtypes, "float32,bfloat16");
+	/* any other key: an error naming its line, the value above kept */
+	ck_assert_int_eq(load("[daemon]\nport = 8471\n  8472\n", &c, errs,
+	    sizeof(errs)), -1);
+	ck_assert_ptr_nonnull(strstr(errs, ":3: [daemon] port: an indented line "
+	    "goes on with a list"));
+	ck_assert_int_eq(c.port, 8471);
+	/* a continued list is checked whole */
+	ck_assert_int_eq(load("[runner]\nops = add\n  s!b\n", &c, errs,
+	    sizeof(errs)), -1);
+	ck_assert_ptr_nonnull(strstr(errs, ":3: [runner] ops, continued with "
+	    "\"s!b\": must list keys or names"));
+}
+END_TEST
+
 START_TEST(duplicate_key)
 {
 	struct config	 c;
@@ -378,6 +414,7 @@ main(void)
 	tcase_add_test(t, overrides);
 	tcase_add_test(t, every_syntax_error);
 	tcase_add_test(t, long_line_keeps_the_numbers);
+	tcase_add_test(t, lists_go_on_over_indented_lines);
 	tcase_add_test(t, duplicate_key);
 	tcase_add_test(t, consensus_keys);
 	tcase_add_test(t, listen_address);
