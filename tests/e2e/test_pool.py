@@ -11,8 +11,13 @@ from e2e_harness import children, descendants
 
 
 def comm(pid):
-    with open(f"/proc/{pid}/comm") as f:
-        return f.read().strip()
+    """The process's name, or None once it is gone (a child listed a moment
+    ago may have exited since: 8bc0e97's run read a runner that had)."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def state(pid):
