@@ -45,8 +45,8 @@ def _draw(spec):
     """The dtype normal and uniform values are drawn and shaped in: float32
     for an ARG of draw 2 whose dtype is a floating dtype of at most 32 bits
     (its values are rounded to that dtype anyway; drawing them in float32
-    and casting once takes about half the time: a demo screen's inputs 33 ->
-    18 CPU-s, its 25M-element expert weights 1.6 s each in float64), else
+    and casting once took a demo screen's inputs from 33 to 12 CPU-s, its
+    25M-element expert weights 1.6 s each in float64), else
     float64 (draw 1: every case stored before draw 2 existed gives the same
     bytes as when it was stored)."""
     if spec.get("draw") == 2:
