@@ -683,13 +683,25 @@ run_finish(void)
 	if (run_set_state(sched.cur.run_id, "complete", NULL) == -1)
 		goto fail;
 	{
-		/* key_budget: what a later run of the library replays */
-		json_t	*ev = json_pack("{si si si sI sf sf sf sf si}", "verified",
+		/*
+		 * key_budget: what a later run of the library replays;
+		 * compile_s and first_calls: GET /runs/{id}'s compile bound,
+		 * summed over every result's figures once, here
+		 */
+		double	 compile_s;
+		int	 firsts;
+		json_t	*ev;
+
+		if (store_run_compile(env->store, sched.cur.run_id, &compile_s,
+		    &firsts) == -1)
+			goto fail;
+		ev = json_pack("{si si si sI sf sf sf sf si sf si}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",
 		    (json_int_t)sched.cur.done, "store_s", sched.cur.store_s, "wall_s",
 		    sched.cur.started > 0 ? now_wall() - sched.cur.started : 0.0,
 		    "key_budget", env->conf.key_budget, "first_call_budget",
-		    env->conf.first_call_budget, "cores", cpu_count());
+		    env->conf.first_call_budget, "cores", cpu_count(),
+		    "compile_s", compile_s, "first_calls", firsts);
 
 		erc = run_add_event(sched.cur.run_id, "run_complete", ev);
 		json_decref(ev);

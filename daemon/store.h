@@ -76,6 +76,8 @@ int	 store_run_devices(struct store *, int64_t run, int *devices, int max);
 int	 store_run_device_fingerprint(struct store *, int64_t run, int device,
 	    char *hash, size_t len, json_t **fp);
 int	 store_run_tail_interrupted(struct store *, int64_t *run);
+int	 store_run_compile(struct store *, int64_t run, double *compile_s,
+	    int *firsts);
 
 /* store_case.c: the entries, cases and results of a run */
 /*
