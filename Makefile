@@ -14,7 +14,7 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation 
 LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 CHECK_LIBS = $(shell pkg-config --cflags --libs check 2>/dev/null)
 
-DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c daemon/api_read.c daemon/http.c daemon/config.c daemon/log.c daemon/util.c \
+DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c daemon/api_read.c daemon/door.c daemon/http.c daemon/config.c daemon/log.c daemon/util.c \
 	daemon/nvml.c daemon/rollup.c daemon/sched.c daemon/store.c \
 	daemon/supervise.c daemon/pool.c daemon/verdict.c daemon/store_run.c daemon/store_case.c \
 	daemon/store_event.c daemon/store_verdict.c daemon/store_carry.c daemon/carry.c \
@@ -32,7 +32,7 @@ DAEMON_OBJS = $(DAEMON_SRCS:%.c=build/%.o) $(GEN_SRCS:.c=.o)
 HEADERS = daemon/opscreend.h daemon/http.h daemon/version.h daemon/util.h daemon/log.h daemon/store.h daemon/scheduler.h daemon/policy.h daemon/verdict.h daemon/repro.h daemon/consensus.h \
 	probes/probes.h probes/case.h probes/generic.h probes/schema.h probes/gentable.h
 
-UNIT_TESTS = build/check_verdict build/check_sweep build/check_config \
+UNIT_TESTS = build/check_verdict build/check_sweep build/check_config build/check_door \
 	build/check_store build/check_regress build/check_generic build/check_policy \
 	build/check_consensus
 
@@ -112,6 +112,9 @@ build/check_consensus: tests/unit/check_consensus.c build/daemon/consensus.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 build/check_config: tests/unit/check_config.c build/daemon/config.o build/daemon/log.o
+	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+build/check_door: tests/unit/check_door.c build/daemon/door.o build/daemon/log.o
 	$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 # the store's files: store.c and one per table or concern

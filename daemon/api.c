@@ -22,6 +22,7 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "door.h"
 #include "probes.h"
 
 #define METRICS_TTL	1.0	/* seconds the live figures of /metrics may age */
@@ -77,7 +78,7 @@ struct rcheck {
 	size_t		 klen[ARGS_MAX];
 	size_t		 n;
 	const char	*why;
-	int		 ncl, nhost, te;
+	int		 ncl, nhost, te, te_other;
 };
 
 static enum MHD_Result
@@ -114,13 +115,16 @@ rcheck_header(void *arg, enum MHD_ValueKind kind, const char *key,
 	struct rcheck	*r = arg;
 
 	(void)kind;
-	(void)val;
 	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
 		r->ncl++;
 	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
 		r->nhost++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
 		r->te = 1;
+		/* chunked is the one coding HTTP/1.1 servers must take */
+		if (val == NULL || strcasecmp(val, "chunked"))
+			r->te_other = 1;
+	}
 	return MHD_YES;
 }
 
@@ -131,10 +135,11 @@ rcheck_header(void *arg, enum MHD_ValueKind kind, const char *key,
  */
 static const char *
 request_invalid(struct MHD_Connection *c, const char *url, const char *version,
-    const struct req *rq)
+    const struct req *rq, int *status)
 {
 	struct rcheck	 r;
 
+	*status = 400;
 	if (rq->nargs > ARGS_MAX)
 		return "more than 32 query parameters";
 	/* decoded, a NUL would cut the path or a value short where it stands:
@@ -152,6 +157,12 @@ request_invalid(struct MHD_Connection *c, const char *url, const char *version,
 		return "more than one Content-Length header";
 	if (r.ncl && r.te)
 		return "both Content-Length and Transfer-Encoding";
+	if (r.te_other) {
+		/* a coding the daemon cannot read (RFC 9112 6.1: 501), answered
+		 * before any of its body is waited for */
+		*status = 501;
+		return "Transfer-Encoding other than chunked is not implemented";
+	}
 	if (r.nhost > 1)
 		return "more than one Host header";
 	if (r.nhost == 0 && !strcmp(version, MHD_HTTP_VERSION_1_1))
@@ -201,6 +212,8 @@ serve_metrics(struct MHD_Connection *c)
 		else {
 			MHD_add_response_header(r, "Content-Type", CT_PROM);
 			MHD_add_response_header(r, "Cache-Control", "no-store");
+			/* one request per connection: each passes the front door (door.c) */
+			MHD_add_response_header(r, "Connection", "close");
 		}
 	}
 	pthread_mutex_lock(&metrics_mtx);
@@ -339,11 +352,12 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return send_fallback(c);
 	if (!r->started) {
 		const char	*why;
+		int		 status;
 
 		r->started = 1;
 		/* answered now; MHD closes the connection rather than read on */
-		if ((why = request_invalid(c, url, version, r)) != NULL)
-			return send_error(c, 400, "%s", why);
+		if ((why = request_invalid(c, url, version, r, &status)) != NULL)
+			return send_error(c, status, "%s", why);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -616,15 +630,46 @@ completed(void *cls, struct MHD_Connection *c, void **ctx,
 	*ctx = NULL;
 }
 
+/*
+ * libmicrohttpd's own messages, at most MHD_LOG_BURST per MHD_LOG_S: a
+ * client that makes it complain per connection (the per-address limit of a
+ * non-loopback daemon) cannot fill the journal. What was held back is
+ * counted in the next window's first line.
+ */
+#define MHD_LOG_S	10.0
+#define MHD_LOG_BURST	10
+
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char	 buf[512];
+	static pthread_mutex_t	 mtx = PTHREAD_MUTEX_INITIALIZER;
+	static double		 window;
+	static unsigned long	 lines, held;
+	char			 buf[512];
+	unsigned long		 was = 0;
+	double			 now = now_mono();
+	int			 say;
 
 	(void)cls;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	buf[strcspn(buf, "\n")] = '\0';
-	log_warnx("http: %s", buf);
+	pthread_mutex_lock(&mtx);
+	if (now - window >= MHD_LOG_S) {
+		window = now;
+		lines = 0;
+		was = held;
+		held = 0;
+	}
+	if ((say = lines < MHD_LOG_BURST))
+		lines++;
+	else
+		held++;
+	pthread_mutex_unlock(&mtx);
+	if (was)
+		log_warnx("http: %lu more messages of libmicrohttpd's were "
+		    "held back in %.0f s", was, MHD_LOG_S);
+	if (say)
+		log_warnx("http: %s", buf);
 }
 
 int
@@ -649,13 +694,21 @@ api_start(void)
 		sin6.sin6_family = AF_INET6;
 		sin6.sin6_port = htons(env->conf.port);
 		sa = (struct sockaddr *)&sin6;
-		flags |= MHD_USE_IPv6;
 	} else
 		return error("listen address '%s' is not an IP address",
 		    env->conf.listen);
-	httpd = MHD_start_daemon(flags, env->conf.port, NULL, NULL, handler, NULL,
+	/*
+	 * Every client of a loopback daemon has the same address: a limit per
+	 * address would be the limit of all. Slow clients are the front door's
+	 * (door.c) and the reaper's, not the address limit's.
+	 */
+	if (sa->sa_family == AF_INET ? (ntohl(sin.sin_addr.s_addr) >> 24) == 127 :
+	    IN6_IS_ADDR_LOOPBACK(&sin6.sin6_addr))
+		per_ip = env->conf.api_max_connections;
+	/* no listening socket of MHD's own: the front door accepts */
+	httpd = MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC,
+	    0, NULL, NULL, handler, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-	    MHD_OPTION_SOCK_ADDR, sa,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)env->conf.api_threads,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)env->conf.api_max_connections,
@@ -669,10 +722,18 @@ api_start(void)
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
 	    MHD_OPTION_END);
 	if (httpd == NULL)
+		return error("cannot start the HTTP server");
+	if (door_start(httpd, sa, sa->sa_family == AF_INET ? sizeof(sin) :
+	    sizeof(sin6), env->conf.api_header_timeout,
+	    env->conf.api_max_connections) == -1) {
+		MHD_stop_daemon(httpd);
+		httpd = NULL;
 		return error("cannot listen on %s:%d (in use, or not permitted)",
 		    env->conf.listen, env->conf.port);
+	}
 	reaper_stop = 0;
 	if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0) {
+		door_stop();
 		MHD_stop_daemon(httpd);
 		httpd = NULL;
 		return error("cannot start the connection reaper");
@@ -685,6 +746,7 @@ api_start(void)
 void
 api_stop(void)
 {
+	door_stop();
 	if (reaper_on) {
 		pthread_mutex_lock(&conn_mtx);
 		reaper_stop = 1;

@@ -95,6 +95,7 @@ config_defaults(struct config *c)
 	c->api_connection_timeout = 10;
 	c->api_max_connections_per_ip = 32;
 	c->api_request_timeout = 10;
+	c->api_header_timeout = 5;
 	c->critical_ratio = VERDICT_CRITICAL_RATIO;
 	c->consensus_split = 1;
 	c->consensus_per_mille = 20;
@@ -405,6 +406,9 @@ config_apply(struct config *c, const char *section, const char *key,
 		    "must be an integer 1..65536" : NULL;
 	if (IS("api.request_timeout"))
 		return parse_int(v, 1, 3600, &c->api_request_timeout) ?
+		    "must be seconds, 1..3600" : NULL;
+	if (IS("api.header_timeout"))
+		return parse_int(v, 1, 3600, &c->api_header_timeout) ?
 		    "must be seconds, 1..3600" : NULL;
 	if (IS("verdict.critical_ratio"))
 		return parse_seconds(v, 1, 1e6, &c->critical_ratio) ?

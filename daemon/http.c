@@ -39,6 +39,8 @@ send_buf_hdr(struct MHD_Connection *c, int status, const char *ctype,
 	}
 	MHD_add_response_header(r, "Content-Type", ctype);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	/* one request per connection: each passes the front door (door.c) */
+	MHD_add_response_header(r, "Connection", "close");
 	if (hname != NULL)
 		MHD_add_response_header(r, hname, hval);
 	rc = MHD_queue_response(c, status, r);
@@ -66,6 +68,8 @@ send_static(struct MHD_Connection *c, const char *ctype, const char *body)
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", ctype);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	/* one request per connection: each passes the front door (door.c) */
+	MHD_add_response_header(r, "Connection", "close");
 	rc = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return rc;
@@ -84,6 +88,8 @@ send_fallback(struct MHD_Connection *c)
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", CT_JSON);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	/* one request per connection: each passes the front door (door.c) */
+	MHD_add_response_header(r, "Connection", "close");
 	rc = MHD_queue_response(c, 500, r);
 	MHD_destroy_response(r);
 	return rc;

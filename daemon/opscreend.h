@@ -69,6 +69,7 @@ struct config {
 	int	 api_connection_timeout;	/* idle seconds */
 	int	 api_max_connections_per_ip;
 	int	 api_request_timeout;	/* seconds to deliver a request */
+	int	 api_header_timeout;	/* seconds to deliver its head */
 	double	 critical_ratio;	/* [verdict]: float error over the
 					 * bound past which it is critical */
 	char	 default_classes[256];
