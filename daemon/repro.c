@@ -146,3 +146,62 @@ repro_take(char **repro, const json_t *msg, const struct case_verdict *v)
 		*repro = s;
 	}
 }
+
+/*
+ * A case that hung or crashed its runner has only its pre-call script. It
+ * gets the verdict, and a guard before its first statement: run as a file,
+ * the script runs itself again in a child process and judges how that
+ * ends, with the case's deadline, so a hang's script fails with an
+ * AssertionError after deadline_s instead of hanging, and a crash's with
+ * the signal's name instead of the interpreter's exit status. A child that
+ * ends is the script's own outcome (its checks; 0 when the hang or crash
+ * did not come back). NULL when the script has no "# judged:" line (a stub)
+ * or on no memory.
+ */
+char *
+repro_lost(const char *repro, const struct case_verdict *v, int deadline_s)
+{
+	const char	*p;
+	char		*s, *out, guard[2048];
+	size_t		 at;
+
+	if ((s = repro_fill(repro, NULL, v)) == NULL)
+		return NULL;
+	/* after the header's comment lines */
+	for (p = s; *p == '#'; p++)
+		if ((p = strchr(p, '\n')) == NULL)
+			break;
+	if (p == NULL) {
+		free(s);
+		return NULL;
+	}
+	at = p - s;
+	snprintf(guard, sizeof(guard),
+	    "# The call %s the runner: this script runs itself again in a child "
+	    "process and\n"
+	    "# judges how that ends (the case deadline: %d s).\n"
+	    "import os as _os, signal as _signal, subprocess as _sp, sys as _sys\n"
+	    "if _os.environ.get(\"OPSCREEN_REPRO_CHILD\") != \"1\":\n"
+	    "    try:\n"
+	    "        _p = _sp.run([_sys.executable, _os.path.abspath(__file__)] + "
+	    "_sys.argv[1:],\n"
+	    "                     env=dict(_os.environ, OPSCREEN_REPRO_CHILD=\"1\"), "
+	    "timeout=%d)\n"
+	    "    except _sp.TimeoutExpired:\n"
+	    "        raise AssertionError(\"timeout: no result within %d s, the "
+	    "case deadline the daemon judged by\") from None\n"
+	    "    if _p.returncode < 0:\n"
+	    "        try:\n"
+	    "            _n = _signal.Signals(-_p.returncode).name\n"
+	    "        except ValueError:\n"
+	    "            _n = str(-_p.returncode)\n"
+	    "        raise AssertionError(f\"crash: the call killed its process "
+	    "(signal {_n})\")\n"
+	    "    _sys.exit(_p.returncode)\n",
+	    v->status == CASE_TIMEOUT ? "hung" : "crashed", deadline_s,
+	    deadline_s, deadline_s);
+	if (asprintf(&out, "%.*s%s%s", (int)at, s, guard, s + at) == -1)
+		out = NULL;
+	free(s);
+	return out;
+}

@@ -13,5 +13,7 @@ char		*repro_fill(const char *, const json_t *,
 		    const struct case_verdict *);
 void		 repro_take(char **, const json_t *,
 		    const struct case_verdict *);
+char		*repro_lost(const char *, const struct case_verdict *,
+		    int deadline_s);
 
 #endif

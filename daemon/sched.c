@@ -21,6 +21,7 @@
 #include "verdict.h"
 #include "probes.h"
 #include "scheduler.h"
+#include "repro.h"
 
 static void	case_abort(struct worker *, enum case_status, const char *,
 		    const char *);
@@ -70,7 +71,7 @@ case_end(struct worker *w, enum case_status status, const char *reason,
     const char *what, int skip)
 {
 	struct case_verdict	 v;
-	char			 tail[2048];
+	char			 tail[2048], *repro = NULL;
 
 	memset(&v, 0, sizeof(v));
 	v.status = status;
@@ -78,7 +79,13 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 	supervise_errtail(w->proc, tail, sizeof(tail), 20);
 	snprintf(v.detail, sizeof(v.detail), "%s", what);
 	v.score = 1e12;
-	case_record(w->case_id, &v, NULL, tail, w->repro);
+	/* a hang's or crash's script judges itself in a child (repro.c) */
+	if ((status == CASE_TIMEOUT || status == CASE_CRASH) && w->repro != NULL)
+		repro = repro_lost(w->repro, &v, w->case_mode ?
+		    env->conf.mode_deadline : env->cpu ?
+		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+	case_record(w->case_id, &v, NULL, tail, repro ? repro : w->repro);
+	free(repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
 	/* a slow compile step says nothing about the key's other cases */
 	if (skip)

@@ -29,7 +29,9 @@ import functools
 import inspect
 import io
 import json
+import os
 import platform
+import shlex
 import textwrap
 
 import torch
@@ -503,6 +505,15 @@ def _arange_specs(case, args, kwargs):
     return out
 
 
+def _run_line(case):
+    """How to run the script: as a file (a hang's or crash's script runs
+    itself again in a child process, daemon/repro.c), with the import path
+    the runner had (the demo library is on no default path)."""
+    path = os.environ.get("PYTHONPATH", "")
+    return (f"# run: {'PYTHONPATH=' + shlex.quote(path) + ' ' if path else ''}"
+            f"python3 case-{case.get('id')}.py  (saved as a file)")
+
+
 def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     """The script of one case: `pre_call` (result None) or after the calls."""
     name, mutates = case.get("name"), inputs.mutated(case)
@@ -529,7 +540,8 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
          _fingerprint(fingerprint),
          "# judged: not by the daemon (it writes its verdict here)",
          "# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls "
-         "native PyTorch in the library's place."]
+         "native PyTorch in the library's place.",
+         _run_line(case)]
     if ins.note:
         L.append(ins.note)
     L += ["import " + ", ".join(sorted(imports)), f"import {module} as lib",

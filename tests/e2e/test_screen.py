@@ -1,6 +1,7 @@
 """A full screen of the demo library: the deny-list holds exactly the planted
 defects with the right class, the allow-list exactly the correct names."""
 import os
+import time
 import subprocess
 import sys
 
@@ -210,6 +211,36 @@ def test_repro_fails_by_hand(screened):
         assert r.returncode != 0 and "AssertionError" in r.stderr, (name, r.stdout, r.stderr)
         r = _run_repro(path, OPSCREEN_REPRO_NATIVE="1")
         assert r.returncode == 0, (name, r.stdout, r.stderr)
+
+
+def test_a_hang_or_crash_repro_judges_itself_in_a_child(screened):
+    """The planted hang's (tanh) and abort's (rsqrt) repros, saved as files:
+    each runs itself again in a child process with the case deadline the
+    daemon judged by (the harness's 20 s), so the hang's fails with the
+    rule's timeout after it instead of hanging and the abort's names its
+    signal instead of exiting 134; with native PyTorch in the library's
+    place both pass. The verdict is written into them."""
+    _, deny = screened.get_json("/denylist")
+    for name, reason, says in (
+            ("tanh", "timeout", "AssertionError: timeout: no result within 20 s"),
+            ("rsqrt", "crash", "AssertionError: crash: the call killed its process (signal SIGABRT)")):
+        e = next(x for x in deny["names"] if x["name"] == name)
+        src = e["repro"]
+        assert e["reason"] == reason, e
+        assert f"\n# judged: {reason} {reason}: " in src, src[:800]
+        assert "\n# run: PYTHONPATH=" in src and "tests/demolib" in src, src[:800]
+        assert len(src.splitlines()) <= REPRO_LINES + 20, (name, src)
+        path = os.path.join(screened.tmp, f"lost_{name}.py")
+        with open(path, "w") as f:
+            f.write(src)
+        t0 = time.monotonic()
+        r = _run_repro(path)
+        took = time.monotonic() - t0
+        assert r.returncode != 0 and says in r.stderr, (name, r.stdout, r.stderr[-2000:])
+        if reason == "timeout":
+            assert took >= 20, took
+        r = _run_repro(path, OPSCREEN_REPRO_NATIVE="1")
+        assert r.returncode == 0, (name, r.stdout, r.stderr[-2000:])
 
 
 def test_repro_asserts_the_daemons_bounds(screened):
