@@ -297,8 +297,21 @@ case_record_as(int64_t case_id, const struct case_verdict *v,
 	    case_status_name(v->status));
 	snprintf(r->state, sizeof(r->state), "%s", state);
 	r->v = *v;
-	if (result)
-		r->figs = json_dumps(result, JSON_COMPACT);
+	if (result) {
+		/*
+		 * The repro has its own column: a RESULT's copy of it is not
+		 * stored again with the figures (it was 44 of the 60 MB of
+		 * figures a full demo screen stored, 2026-12-07)
+		 */
+		json_t	*f = json_object_get(result, "repro") != NULL ?
+		    json_copy(result) : json_incref(result);
+
+		if (f != NULL) {
+			json_object_del(f, "repro");
+			r->figs = json_dumps(f, JSON_COMPACT);
+			json_decref(f);
+		}
+	}
 	if (errtail && *errtail)
 		r->errtail = strdup(errtail);
 	if (repro && v->status != CASE_PASS && v->status != CASE_NA)

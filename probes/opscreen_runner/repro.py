@@ -510,8 +510,8 @@ def _run_line(case):
     itself again in a child process, daemon/repro.c), with the import path
     the runner had (the demo library is on no default path)."""
     path = os.environ.get("PYTHONPATH", "")
-    return (f"# run: {'PYTHONPATH=' + shlex.quote(path) + ' ' if path else ''}"
-            f"python3 case-{case.get('id')}.py  (saved as a file)")
+    return (f"Run: {'PYTHONPATH=' + shlex.quote(path) + ' ' if path else ''}"
+            f"python3 case-{case.get('id')}.py (saved as a file).")
 
 
 def render(case, module, fingerprint, device, op, args, kwargs, result=None):
@@ -540,8 +540,7 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
          _fingerprint(fingerprint),
          "# judged: not by the daemon (it writes its verdict here)",
          "# AssertionError while the defect is there; OPSCREEN_REPRO_NATIVE=1 calls "
-         "native PyTorch in the library's place.",
-         _run_line(case)]
+         "native PyTorch in the library's place. " + _run_line(case)]
     if ins.note:
         L.append(ins.note)
     L += ["import " + ", ".join(sorted(imports)), f"import {module} as lib",

@@ -134,7 +134,14 @@ def test_second_daemon_on_a_database_writes_nothing(tmp_path, daemon_bin):
     # once the first is gone, the lock is free: the run resumes
     a.start()
     try:
+        # the API answers before the scheduler has taken the run up again:
+        # wait for its progress (a generous bound: a loaded machine)
+        deadline = time.monotonic() + 120
         st, r = a.get_json(f"/runs/{run}")
+        while "progress" not in r and r.get("state") == "running" and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+            st, r = a.get_json(f"/runs/{run}")
         assert r["state"] == "running" and r["progress"]["resumed"] is True, r
     finally:
         a.stop()

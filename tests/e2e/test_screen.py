@@ -1,6 +1,7 @@
 """A full screen of the demo library: the deny-list holds exactly the planted
 defects with the right class, the allow-list exactly the correct names."""
 import os
+import sqlite3
 import time
 import subprocess
 import sys
@@ -228,7 +229,7 @@ def test_a_hang_or_crash_repro_judges_itself_in_a_child(screened):
         src = e["repro"]
         assert e["reason"] == reason, e
         assert f"\n# judged: {reason} {reason}: " in src, src[:800]
-        assert "\n# run: PYTHONPATH=" in src and "tests/demolib" in src, src[:800]
+        assert " Run: PYTHONPATH=" in src and "tests/demolib" in src, src[:800]
         assert len(src.splitlines()) <= REPRO_LINES + 20, (name, src)
         path = os.path.join(screened.tmp, f"lost_{name}.py")
         with open(path, "w") as f:
@@ -241,6 +242,20 @@ def test_a_hang_or_crash_repro_judges_itself_in_a_child(screened):
             assert took >= 20, took
         r = _run_repro(path, OPSCREEN_REPRO_NATIVE="1")
         assert r.returncode == 0, (name, r.stdout, r.stderr[-2000:])
+
+
+def test_a_repro_is_stored_once(screened):
+    """A failing case's repro is in its own column and not again inside its
+    stored figures (the RESULT's copy of it doubled a full screen's store)."""
+    db = sqlite3.connect(f"file:{screened.db}?mode=ro", uri=True)
+    try:
+        with_repro, doubled = db.execute(
+            "SELECT count(r.repro), count(json_extract(r.figures, '$.repro')) "
+            "FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id = ?",
+            (screened.run_id,)).fetchone()
+    finally:
+        db.close()
+    assert with_repro > 100 and doubled == 0, (with_repro, doubled)
 
 
 def test_repro_asserts_the_daemons_bounds(screened):
