@@ -96,6 +96,7 @@ config_defaults(struct config *c)
 	c->api_max_connections_per_ip = 32;
 	c->api_request_timeout = 10;
 	c->api_header_timeout = 5;
+	c->keep_runs = 14;
 	c->critical_ratio = VERDICT_CRITICAL_RATIO;
 	c->consensus_split = 1;
 	c->consensus_per_mille = 20;
@@ -407,6 +408,9 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("api.request_timeout"))
 		return parse_int(v, 1, 3600, &c->api_request_timeout) ?
 		    "must be seconds, 1..3600" : NULL;
+	if (IS("store.keep_runs"))
+		return parse_int(v, 0, 100000, &c->keep_runs) ?
+		    "must be a number of runs, 0 (keep every run) or more" : NULL;
 	if (IS("api.header_timeout"))
 		return parse_int(v, 1, 3600, &c->api_header_timeout) ?
 		    "must be seconds, 1..3600" : NULL;

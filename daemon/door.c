@@ -23,6 +23,7 @@
  */
 #include <sys/types.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -46,7 +47,7 @@
 
 #define DOOR_HEAD_MAX	(16 * 1024)	/* request line and headers */
 #define DOOR_URI_MAX	(8 * 1024)	/* the request target */
-#define DOOR_PENDING	512		/* connections waiting for their head */
+#define DOOR_PENDING	512		/* connections waiting for their head, at most */
 #define DOOR_LOG_S	10.0
 
 struct pend {
@@ -62,6 +63,7 @@ static struct {
 	struct MHD_Daemon	*mhd;
 	int			 lfd, efd, stopfd;
 	int			 header_timeout, max_conns;
+	int			 pending_max;	/* DOOR_PENDING, or less (fds) */
 	pthread_t		 thr;
 	int			 on;
 	struct pend		 p[DOOR_PENDING];	/* fd -1: a free slot */
@@ -146,22 +148,43 @@ trimmed(const char *v, const char *end, const char **s, size_t *len)
 	*len = end - v;
 }
 
+/* A character of a method (RFC 9110 5.6.2's tchar). */
+static int
+tchar(int ch)
+{
+	return isalnum(ch) || (ch && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
+}
+
 /*
  * NULL when the head (len bytes, up to and with its blank line) may go to
- * MHD; else why not, with its status.
+ * MHD; else why not, with its status. On part of a head (no blank line
+ * yet) it judges what has arrived, so that bytes which cannot begin a
+ * request are answered at once rather than after api.header_timeout.
  */
 const char *
 door_head_invalid(const char *h, size_t len, int *status)
 {
-	const char	*end = h + len, *eol, *sp1, *sp2, *colon, *v;
+	const char	*end = h + len, *eol, *sp1, *sp2, *colon, *v, *p;
 	size_t		 vl, i;
 
 	*status = 400;
-	if ((eol = memchr(h, '\n', len)) == NULL)
-		return "no request line";
+	for (i = 0; i < len; i++) {
+		unsigned char	 ch = h[i];
+
+		if ((ch < 0x20 && ch != '\t' && ch != '\r' && ch != '\n') ||
+		    ch == 0x7f)
+			return "a control character in the request head";
+	}
+	eol = memchr(h, '\n', len);
+	/* the method, as far as it has come */
+	for (p = h; p < (eol ? eol : end) && *p != ' '; p++)
+		if (!tchar((unsigned char)*p))
+			return "not an HTTP request line (METHOD TARGET VERSION)";
+	if (eol == NULL)
+		return NULL;		/* the request line is still coming */
 	if ((sp1 = memchr(h, ' ', eol - h)) == NULL || sp1 == h ||
 	    (sp2 = memchr(sp1 + 1, ' ', eol - sp1 - 1)) == NULL ||
-	    sp2 == sp1 + 1)
+	    sp2 == sp1 + 1 || eol - sp2 - 1 < 5 || strncmp(sp2 + 1, "HTTP/", 5))
 		return "a malformed request line (METHOD TARGET VERSION)";
 	if (sp2 - sp1 - 1 > DOOR_URI_MAX) {
 		*status = 414;
@@ -242,7 +265,15 @@ door_read(int i)
 		close(fd);
 		return;
 	}
-	if ((hl = head_end(b, n)) == 0) {
+	hl = head_end(b, n);
+	/* what has arrived may already be refused: at once */
+	if ((why = door_head_invalid(b, hl ? hl : (size_t)n, &status)) != NULL) {
+		drop(i);
+		door.n[N_REFUSED]++;
+		answer(fd, status, why);
+		return;
+	}
+	if (hl == 0) {
 		const char	*eol = memchr(b, '\n', n);
 
 		if (n < DOOR_HEAD_MAX && (eol != NULL || n <= DOOR_URI_MAX + 64))
@@ -253,12 +284,6 @@ door_read(int i)
 			answer(fd, 414, "the request line is longer than 8192 bytes");
 		else
 			answer(fd, 431, "the request head is longer than 16384 bytes");
-		return;
-	}
-	if ((why = door_head_invalid(b, hl, &status)) != NULL) {
-		drop(i);
-		door.n[N_REFUSED]++;
-		answer(fd, status, why);
 		return;
 	}
 	handover(i);
@@ -297,7 +322,7 @@ door_accept(void)
 			return;		/* EAGAIN, or nothing to do now */
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (door.np == DOOR_PENDING) {
+		if (door.np >= door.pending_max) {
 			int	 oldest = 0, ofd;
 
 			for (i = 1; i < DOOR_PENDING; i++)
@@ -395,6 +420,20 @@ door_start(struct MHD_Daemon *mhd, const struct sockaddr *sa, socklen_t salen,
 
 	door.mhd = mhd;
 	door.header_timeout = header_timeout;
+	/*
+	 * The waiting connections take at most a quarter of the descriptors
+	 * the process may open: a crowd at the door must not leave the
+	 * scheduler without descriptors for its runners and its store.
+	 */
+	{
+		struct rlimit	 rl;
+
+		door.pending_max = DOOR_PENDING;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur !=
+		    RLIM_INFINITY && rl.rlim_cur / 4 < DOOR_PENDING)
+			door.pending_max = rl.rlim_cur / 4 > 16 ?
+			    (int)(rl.rlim_cur / 4) : 16;
+	}
 	door.max_conns = max_conns;
 	door.np = 0;
 	for (int i = 0; i < DOOR_PENDING; i++)

@@ -4,6 +4,7 @@
  * an error and the daemon goes on serving.
  */
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <errno.h>
 #include <limits.h>
@@ -500,6 +501,25 @@ main_loop(void)
 	}
 }
 
+/*
+ * The descriptors the daemon may open: the soft limit up to the hard one
+ * (systemd's default soft limit is 1,024), for the connections waiting at
+ * the API's front door beside the runners and the store (door.c takes at
+ * most a quarter).
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ?
+	    65536 : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		log_debug("cannot raise the descriptor limit: %s", strerror(errno));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -632,6 +652,7 @@ main(int argc, char *argv[])
 		set_store_damaged(err);
 	pool_init();
 	sched_init();
+	raise_nofile();
 	if (api_start() == -1)
 		fatalx("http: cannot start the API");
 	if (env->fault[0] != '\0') {

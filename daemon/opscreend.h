@@ -70,6 +70,7 @@ struct config {
 	int	 api_max_connections_per_ip;
 	int	 api_request_timeout;	/* seconds to deliver a request */
 	int	 api_header_timeout;	/* seconds to deliver its head */
+	int	 keep_runs;		/* [store]: complete runs kept whole */
 	double	 critical_ratio;	/* [verdict]: float error over the
 					 * bound past which it is critical */
 	char	 default_classes[256];

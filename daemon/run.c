@@ -447,6 +447,35 @@ run_expand(int slot, struct worker *w)
 	return -1;
 }
 
+/*
+ * Retention after a run completed (store_prune): a failure is logged and
+ * dropped, never held (the next complete run prunes again), so it cannot
+ * stop the scheduler, on a full disk least of all.
+ */
+static int
+w_prune(void *p)
+{
+	int64_t	 n = 0;
+
+	(void)p;
+	if (store_begin(env->store) == -1)
+		goto fail;
+	if (store_prune(env->store, env->conf.keep_runs, &n) == -1 ||
+	    store_commit(env->store) == -1) {
+		store_rollback(env->store);
+		goto fail;
+	}
+	if (n > 0)
+		log_info("store: %lld cases of the runs before the newest %d "
+		    "complete ones pruned (store.keep_runs)", (long long)n,
+		    env->conf.keep_runs);
+	return 0;
+ fail:
+	log_warnx("store: pruning the older runs failed; the next complete run "
+	    "tries again");
+	return 0;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -715,6 +744,9 @@ run_finish(void)
 	if (store_commit(env->store) == -1)
 		goto fail;
 	pw_ok();
+	/* store.keep_runs: the older runs' cases go, in a write of its own */
+	if (env->conf.keep_runs > 0)
+		(void)pw_write(w_prune, json_object());
 	log_info("run %lld complete: %lld cases in %.1f s; key x dtype verdicts: "
 	    "%d verified, %d broken, %d inconclusive",
 	    (long long)sched.cur.run_id, (long long)sched.cur.done,

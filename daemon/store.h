@@ -78,6 +78,7 @@ int	 store_run_device_fingerprint(struct store *, int64_t run, int device,
 int	 store_run_tail_interrupted(struct store *, int64_t *run);
 int	 store_run_compile(struct store *, int64_t run, double *compile_s,
 	    int *firsts);
+int	 store_prune(struct store *, int keep, int64_t *pruned);
 
 /* store_case.c: the entries, cases and results of a run */
 /*

@@ -274,6 +274,92 @@ store_run_compile(struct store *s, int64_t run, double *compile_s, int *firsts)
 	return rc;
 }
 
+/*
+ * Retention (store.keep_runs): the runs before the keep-th newest complete
+ * one lose their cases and results, except what is still read: every case a
+ * verdict (eager, compile, cudagraph) or a quarantine names as evidence, and
+ * every case a kept result was carried or shrunk from. Runs, verdicts and
+ * events stay (history, regressions and the dashboard read them; they are
+ * small), and so does every run the lists may serve (the newest complete
+ * one, and the newest complete full one of each device) with the runs after
+ * it. In the caller's transaction. *pruned: the cases deleted; 0 when there
+ * are not keep complete runs yet.
+ */
+int
+store_prune(struct store *s, int keep, int64_t *pruned)
+{
+	sqlite3		*db = store_db(s);
+	sqlite3_stmt	*st = NULL;
+	int64_t		 cutoff = 0;
+	int		 rc = -1;
+
+	*pruned = 0;
+	if (keep <= 0)
+		return 0;
+	/* the oldest run kept whole */
+	if (sqlite3_prepare_v2(db, "SELECT min((SELECT id FROM runs WHERE state = "
+	    "'complete' ORDER BY id DESC LIMIT 1 OFFSET ?1 - 1), coalesce((SELECT "
+	    "min(m) FROM (SELECT max(r.id) AS m FROM runs r JOIN run_devices d ON "
+	    "d.run_id = r.id WHERE r.state = 'complete' AND r.full = 1 GROUP BY "
+	    "d.device)), 1 << 62), coalesce((SELECT max(id) FROM runs WHERE state "
+	    "= 'complete'), 1 << 62))", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int(st, 1, keep);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	cutoff = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 :
+	    sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (cutoff <= 1) {
+		rc = 0;
+		goto out;
+	}
+	if (sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS prune_needed "
+	    "(id INTEGER PRIMARY KEY); DELETE FROM temp.prune_needed", NULL,
+	    NULL, NULL) != SQLITE_OK)
+		goto out;
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.prune_needed "
+	    "SELECT evidence_case FROM verdicts WHERE evidence_case IS NOT NULL "
+	    "UNION SELECT compile_case FROM verdicts WHERE compile_case IS NOT NULL "
+	    "UNION SELECT cudagraph_case FROM verdicts WHERE cudagraph_case IS NOT "
+	    "NULL UNION SELECT evidence_case FROM quarantine WHERE evidence_case "
+	    "IS NOT NULL UNION SELECT r.carried_from FROM results r JOIN cases c ON "
+	    "c.id = r.case_id WHERE c.run_id >= ?1 AND r.carried_from IS NOT NULL "
+	    "UNION SELECT r.shrink_from FROM results r JOIN cases c ON c.id = "
+	    "r.case_id WHERE c.run_id >= ?1 AND r.shrink_from IS NOT NULL", -1,
+	    &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, cutoff);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	/* a kept case's own origins (a carried evidence case's measurement) */
+	if (sqlite3_exec(db, "INSERT OR IGNORE INTO temp.prune_needed SELECT "
+	    "r.carried_from FROM results r JOIN temp.prune_needed n ON n.id = "
+	    "r.case_id WHERE r.carried_from IS NOT NULL UNION SELECT r.shrink_from "
+	    "FROM results r JOIN temp.prune_needed n ON n.id = r.case_id WHERE "
+	    "r.shrink_from IS NOT NULL", NULL, NULL, NULL) != SQLITE_OK)
+		goto out;
+	/* results and replays go with their cases (ON DELETE CASCADE) */
+	if (sqlite3_prepare_v2(db, "DELETE FROM cases WHERE run_id < ?1 AND id "
+	    "NOT IN (SELECT id FROM temp.prune_needed)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, cutoff);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	*pruned = sqlite3_changes(db);
+	rc = 0;
+ out:
+	if (rc == -1)
+		error("store: pruning the runs before the newest %d: %s", keep,
+		    sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The device of a run's cases and the fingerprint of its library there. */
 int
 store_run_device_set(struct store *s, int64_t run, int device,

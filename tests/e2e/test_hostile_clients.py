@@ -265,6 +265,11 @@ EDGES = {
     "a request line of one word": (b"GET\r\nHost: x\r\n\r\n", 400),
     "a header line without a colon": (get(b"/healthz", b"NoColonHere\r\n"), 400),
     "a folded header line": (get(b"/healthz", b"X-A: b\r\n  folded\r\n"), 400),
+    # bytes that cannot begin a request: answered at once, not after the
+    # header deadline (5 s; assert_json_4xx wants the answer within it)
+    "a TLS hello on the plain port": (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03", 400),
+    "JSON where a request line goes": (b'{"ops": ["add"]', 400),
+    "a version that is not HTTP": (b"GET /healthz FOO/1.1\r\nHost: x\r\n", 400),
 }
 
 

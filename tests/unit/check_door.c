@@ -62,6 +62,24 @@ START_TEST(request_lines)
 }
 END_TEST
 
+START_TEST(part_of_a_head)
+{
+	int	 st = 0;
+
+	/* what has come so far may still become a request */
+	ck_assert_ptr_null(judge("GET /heal", &st));
+	ck_assert_ptr_null(judge("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", &st));
+	ck_assert_ptr_null(judge("POS", &st));
+	/* or cannot: answered at once, not after the header deadline */
+	refused("\x16\x03\x01\x02\x00", 400, "control character");	/* TLS */
+	refused("GE\xffT /", 400, "not an HTTP request line");
+	refused("{\"ops\": [", 400, "not an HTTP request line");
+	refused("GET /x FOO/1.1\r\n", 400, "request line");
+	refused("GET /x HTTP/1.1\r\nNoColon\r\nX-Slow: ", 400, "colon");
+	refused("GET /x HTTP/1.1\r\nX-A: \x01\r\n\r\n", 400, "control character");
+}
+END_TEST
+
 START_TEST(targets_past_8k)
 {
 	char	*h = malloc(9000 + 64);
@@ -124,6 +142,7 @@ main(void)
 
 	tcase_add_test(tc, well_formed_heads_pass);
 	tcase_add_test(tc, request_lines);
+	tcase_add_test(tc, part_of_a_head);
 	tcase_add_test(tc, targets_past_8k);
 	tcase_add_test(tc, content_length);
 	tcase_add_test(tc, transfer_encoding);

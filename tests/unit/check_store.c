@@ -841,6 +841,101 @@ START_TEST(carry_keys_are_per_device)
 }
 END_TEST
 
+/*
+ * store.keep_runs: the runs before the keep-th newest complete one lose their
+ * cases and results, except evidence, carry and shrink origins; runs and
+ * verdicts stay; the served run and everything after the cutoff stay.
+ */
+START_TEST(prune_keeps_what_is_read)
+{
+	struct store	*s = fresh();
+	int64_t		 n = -1;
+
+	/*
+	 * runs 1-3 complete full, 4 failed, 5 complete full, 6 complete
+	 * restricted; each with cases 10r+1..10r+3 on device 0, results
+	 */
+	ck_assert_int_eq(store_exec(s,
+	    "INSERT INTO runs (id, state, full, created) VALUES "
+	    "(1, 'complete', 1, 1), (2, 'complete', 1, 2), (3, 'complete', 1, 3), "
+	    "(4, 'failed', 1, 4), (5, 'complete', 1, 5), (6, 'complete', 0, 6);"
+	    "INSERT INTO run_devices (run_id, device) VALUES (1, 0), (2, 0), "
+	    "(3, 0), (4, 0), (5, 0), (6, 0);"
+	    "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r "
+	    "WHERE x < 6), k(y) AS (SELECT 1 UNION ALL SELECT y + 1 FROM k WHERE "
+	    "y < 3) INSERT INTO cases (id, run_id, device, key, name, class, "
+	    "dtype, spec, state) SELECT 10 * x + y, x, 0, 'k' || y, 'k' || y, "
+	    "'same_shape', 'float32', '{}', 'done' FROM r, k;"
+	    "INSERT INTO results (case_id, status, reason, created, figures, repro) "
+	    "SELECT id, 'pass', 'ok', 1, '{}', 'x' FROM cases;"
+	    /* run 1's case 11 is the evidence of its verdict */
+	    "INSERT INTO verdicts (run_id, device, key, name, dtype, verdict, "
+	    "evidence_case) VALUES (1, 0, 'k1', 'k1', 'float32', 'broken', 11);"
+	    /* run 5's case 51 carries run 2's case 22 */
+	    "UPDATE results SET carried_from = 22 WHERE case_id = 51;"
+	    /* run 22 was itself carried from run 1's 13: an origin's origin */
+	    "UPDATE results SET carried_from = 13 WHERE case_id = 22;"
+	    /* a shrink reused from run 3 */
+	    "UPDATE results SET shrink_from = 33 WHERE case_id = 52;"), 0);
+	/* fewer complete runs than kept: nothing goes */
+	ck_assert_int_eq(store_prune(s, 10, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM cases"), 18);
+	/* keep 0: every run */
+	ck_assert_int_eq(store_prune(s, 0, &n), 0);
+	ck_assert_int_eq(n, 0);
+	/*
+	 * keep 2: the cutoff is run 5 (the second newest complete), so runs 5
+	 * and 6 stay whole and 1-4 lose what nothing reads: case 11 is
+	 * evidence, 22 a carry origin, 13 that origin's own, 33 a shrink's
+	 */
+	ck_assert_int_eq(store_prune(s, 2, &n), 0);
+	{
+		sqlite3_stmt	*st;
+
+		ck_assert_int_eq(sqlite3_prepare_v2(store_db(s), "SELECT "
+		    "group_concat(id) FROM (SELECT id FROM cases ORDER BY id)", -1,
+		    &st, NULL), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+		    "11,13,22,33,51,52,53,61,62,63");
+		sqlite3_finalize(st);
+	}
+	ck_assert_int_eq(n, 8);
+	/* results went with their cases; runs and verdicts stayed */
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM results"), 10);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM runs"), 6);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM verdicts"), 1);
+	/* again: nothing more */
+	ck_assert_int_eq(store_prune(s, 2, &n), 0);
+	ck_assert_int_eq(n, 0);
+	cleanup(s);
+}
+END_TEST
+
+/* The run the lists serve is kept whatever keep_runs says. */
+START_TEST(prune_keeps_the_served_run)
+{
+	struct store	*s = fresh();
+	int64_t		 n = -1;
+
+	/* run 1 the only full screen; 2-4 restricted runs after it */
+	ck_assert_int_eq(store_exec(s,
+	    "INSERT INTO runs (id, state, full, created) VALUES "
+	    "(1, 'complete', 1, 1), (2, 'complete', 0, 2), (3, 'complete', 0, 3), "
+	    "(4, 'complete', 0, 4);"
+	    "INSERT INTO run_devices (run_id, device) VALUES (1, 0), (2, 0), "
+	    "(3, 0), (4, 0);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, spec) "
+	    "VALUES (1, 1, 0, 'k', 'k', 'same_shape', 'float32', '{}'), "
+	    "(2, 2, 0, 'k', 'k', 'same_shape', 'float32', '{}');"), 0);
+	ck_assert_int_eq(store_prune(s, 1, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM cases"), 2);
+	cleanup(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -866,6 +961,8 @@ main(void)
 	tcase_add_test(t, runs_queue_and_cancel);
 	tcase_add_test(t, carry_source_is_the_same_environment);
 	tcase_add_test(t, carry_keys_are_per_device);
+	tcase_add_test(t, prune_keeps_what_is_read);
+	tcase_add_test(t, prune_keeps_the_served_run);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
