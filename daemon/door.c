@@ -323,10 +323,11 @@ door_accept(void)
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (door.np >= door.pending_max) {
-			int	 oldest = 0, ofd;
+			int	 oldest = -1, ofd;
 
-			for (i = 1; i < DOOR_PENDING; i++)
-				if (door.p[i].since < door.p[oldest].since)
+			for (i = 0; i < DOOR_PENDING; i++)
+				if (door.p[i].fd != -1 && (oldest == -1 ||
+				    door.p[i].since < door.p[oldest].since))
 					oldest = i;
 			ofd = door.p[oldest].fd;
 			door.n[N_EVICTED]++;
