@@ -78,7 +78,7 @@ struct rcheck {
 	size_t		 klen[ARGS_MAX];
 	size_t		 n;
 	const char	*why;
-	int		 ncl, nhost, te, te_other;
+	int		 ncl, nhost, te;
 };
 
 static enum MHD_Result
@@ -115,16 +115,13 @@ rcheck_header(void *arg, enum MHD_ValueKind kind, const char *key,
 	struct rcheck	*r = arg;
 
 	(void)kind;
+	(void)val;
 	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
 		r->ncl++;
 	else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST))
 		r->nhost++;
-	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+	else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		r->te = 1;
-		/* chunked is the one coding HTTP/1.1 servers must take */
-		if (val == NULL || strcasecmp(val, "chunked"))
-			r->te_other = 1;
-	}
 	return MHD_YES;
 }
 
@@ -135,11 +132,10 @@ rcheck_header(void *arg, enum MHD_ValueKind kind, const char *key,
  */
 static const char *
 request_invalid(struct MHD_Connection *c, const char *url, const char *version,
-    const struct req *rq, int *status)
+    const struct req *rq)
 {
 	struct rcheck	 r;
 
-	*status = 400;
 	if (rq->nargs > ARGS_MAX)
 		return "more than 32 query parameters";
 	/* decoded, a NUL would cut the path or a value short where it stands:
@@ -157,12 +153,6 @@ request_invalid(struct MHD_Connection *c, const char *url, const char *version,
 		return "more than one Content-Length header";
 	if (r.ncl && r.te)
 		return "both Content-Length and Transfer-Encoding";
-	if (r.te_other) {
-		/* a coding the daemon cannot read (RFC 9112 6.1: 501), answered
-		 * before any of its body is waited for */
-		*status = 501;
-		return "Transfer-Encoding other than chunked is not implemented";
-	}
 	if (r.nhost > 1)
 		return "more than one Host header";
 	if (r.nhost == 0 && !strcmp(version, MHD_HTTP_VERSION_1_1))
@@ -210,10 +200,7 @@ serve_metrics(struct MHD_Connection *c)
 		if (r == NULL)
 			free(out);
 		else {
-			MHD_add_response_header(r, "Content-Type", CT_PROM);
-			MHD_add_response_header(r, "Cache-Control", "no-store");
-			/* one request per connection: each passes the front door (door.c) */
-			MHD_add_response_header(r, "Connection", "close");
+			resp_headers(r, CT_PROM);
 		}
 	}
 	pthread_mutex_lock(&metrics_mtx);
@@ -352,12 +339,12 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return send_fallback(c);
 	if (!r->started) {
 		const char	*why;
-		int		 status;
 
 		r->started = 1;
-		/* answered now; MHD closes the connection rather than read on */
-		if ((why = request_invalid(c, url, version, r, &status)) != NULL)
-			return send_error(c, status, "%s", why);
+		/* answered now; MHD closes the connection rather than read on
+		 * (a Transfer-Encoding other than chunked: the door's 501) */
+		if ((why = request_invalid(c, url, version, r)) != NULL)
+			return send_error(c, 400, "%s", why);
 		return MHD_YES;
 	}
 	if (*upload_size) {

@@ -62,10 +62,7 @@ cache_put(const char *key, unsigned long gen, int status, const char *ct,
 	    MHD_RESPMEM_MUST_COPY);
 	if (r == NULL)
 		return;
-	MHD_add_response_header(r, "Content-Type", ct);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	/* one request per connection: each passes the front door (door.c) */
-	MHD_add_response_header(r, "Connection", "close");
+	resp_headers(r, ct);
 	pthread_rwlock_wrlock(&cache_lock);
 	if (ncache == CACHE_MAX) {
 		for (i = 0; i < ncache; i++) {

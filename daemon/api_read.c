@@ -207,24 +207,10 @@ run_compile_bound(sqlite3 *db, int64_t id, json_t *run)
 		}
 	}
 	sqlite3_finalize(st);
-	if (!have) {
-		if (sqlite3_prepare_v2(db, "SELECT sum(json_extract(r.figures, "
-		    "'$.first_call_cost.jit_ms')) / 1000.0, count(json_extract("
-		    "r.figures, '$.first_call_cost.jit_ms')) FROM cases c JOIN "
-		    "results r ON r.case_id = c.id WHERE c.run_id = ? AND "
-		    "r.carried_from IS NULL", -1, &st, NULL) != SQLITE_OK)
-			return;
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW &&
-		    sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			compile_s = sqlite3_column_double(st, 0);
-			firsts = sqlite3_column_int(st, 1);
-			have = 1;
-		}
-		sqlite3_finalize(st);
-	}
-	/* no first call measured a compile (the old sum is NULL then) */
-	if (!have || firsts == 0)
+	if (!have && store_run_compile(db, id, &compile_s, &firsts) == -1)
+		return;
+	/* no first call measured a compile */
+	if (firsts == 0)
 		return;
 	if (cores < 1)
 		cores = cpu_count();

@@ -147,8 +147,7 @@ fc_mode(const struct worker *w, int64_t id, const json_t *spec)
 {
 	struct first_call_facts	 f = {
 		.budget = env->conf.first_call_budget,
-		.deadline = env->cpu ? env->conf.cpu_case_deadline :
-		    env->conf.case_deadline,
+		.deadline = case_deadline(),
 		.cls = json_string_value(json_object_get(spec, "class")),
 		.key = json_string_value(json_object_get(spec, "key")),
 		.dtype = json_string_value(json_object_get(spec, "dtype")),

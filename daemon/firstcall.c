@@ -202,8 +202,7 @@ on_first_call(struct worker *w, json_t *msg, int starts)
 		if (now + env->conf.first_call_budget < w->deadline)
 			w->deadline = now + env->conf.first_call_budget;
 	} else
-		w->deadline = w->case_t0 + (env->cpu ?
-		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+		w->deadline = w->case_t0 + case_deadline();
 }
 
 /*

@@ -24,6 +24,18 @@ const char *const	CT_CSV = "text/csv; charset=utf-8";
 const char *const	CT_YAML = "application/yaml";
 const char *const	CT_PROM = "text/plain; version=0.0.4; charset=utf-8";
 
+/*
+ * The headers of every answer: its type, no caching, and Connection: close,
+ * one request per connection, so that each passes the front door (door.c).
+ */
+void
+resp_headers(struct MHD_Response *r, const char *ctype)
+{
+	MHD_add_response_header(r, "Content-Type", ctype);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Connection", "close");
+}
+
 /* hname: a header the status asks for (WWW-Authenticate, Allow), or NULL */
 enum MHD_Result
 send_buf_hdr(struct MHD_Connection *c, int status, const char *ctype,
@@ -37,10 +49,7 @@ send_buf_hdr(struct MHD_Connection *c, int status, const char *ctype,
 		free(buf);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", ctype);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	/* one request per connection: each passes the front door (door.c) */
-	MHD_add_response_header(r, "Connection", "close");
+	resp_headers(r, ctype);
 	if (hname != NULL)
 		MHD_add_response_header(r, hname, hval);
 	rc = MHD_queue_response(c, status, r);
@@ -66,10 +75,7 @@ send_static(struct MHD_Connection *c, const char *ctype, const char *body)
 	    MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", ctype);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	/* one request per connection: each passes the front door (door.c) */
-	MHD_add_response_header(r, "Connection", "close");
+	resp_headers(r, ctype);
 	rc = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return rc;
@@ -86,10 +92,7 @@ send_fallback(struct MHD_Connection *c)
 	    (void *)FALLBACK, MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", CT_JSON);
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	/* one request per connection: each passes the front door (door.c) */
-	MHD_add_response_header(r, "Connection", "close");
+	resp_headers(r, CT_JSON);
 	rc = MHD_queue_response(c, 500, r);
 	MHD_destroy_response(r);
 	return rc;

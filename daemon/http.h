@@ -16,6 +16,7 @@
 /* http.c */
 extern const char *const CT_JSON, *const CT_TEXT, *const CT_CSV,
 	    *const CT_YAML, *const CT_PROM;
+void		 resp_headers(struct MHD_Response *, const char *ctype);
 enum MHD_Result	 send_buf_hdr(struct MHD_Connection *, int status,
 		    const char *ctype, char *buf, size_t len, const char *hname,
 		    const char *hval);

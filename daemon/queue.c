@@ -130,6 +130,13 @@ compile_deadline(void)
 	return 2 * env->conf.compile_budget;
 }
 
+/* An eager case's deadline on this host's devices (seconds). */
+int
+case_deadline(void)
+{
+	return env->cpu ? env->conf.cpu_case_deadline : env->conf.case_deadline;
+}
+
 /*
  * runner.key_affinity: the op a key belongs to, into buf: the key up to its
  * first '.', without a trailing '_' (add.Tensor, add_.Tensor and add.out
@@ -198,8 +205,7 @@ case_send(struct worker *w, int64_t id, json_t *spec)
 	    json_object_get(spec, "dtype")) ?: "");
 	w->case_t0 = now_mono();
 	w->deadline = now_mono() + (compile ? compile_deadline() :
-	    env->cpu ? env->conf.cpu_case_deadline :
-	    env->conf.case_deadline);
+	    case_deadline());
 	/*
 	 * A deployment mode's case compiles (torch.compile, or the warm-up of
 	 * a CUDA graph's capture): the first Inductor compile of a fresh

@@ -167,8 +167,7 @@ replay_send(struct worker *w, size_t i)
 	w->replay = (int)i + 1;
 	w->case_compile = w->case_fcb = w->case_in_first = w->case_mode = 0;
 	w->case_t0 = now_mono();
-	w->deadline = w->case_t0 + (env->cpu ? env->conf.cpu_case_deadline :
-	    env->conf.case_deadline);
+	w->deadline = w->case_t0 + case_deadline();
 	return 0;
 }
 

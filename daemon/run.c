@@ -721,8 +721,8 @@ run_finish(void)
 		int	 firsts;
 		json_t	*ev;
 
-		if (store_run_compile(env->store, sched.cur.run_id, &compile_s,
-		    &firsts) == -1)
+		if (store_run_compile(store_db(env->store), sched.cur.run_id,
+		    &compile_s, &firsts) == -1)
 			goto fail;
 		ev = json_pack("{si si si sI sf sf sf sf si sf si}", "verified",
 		    nverified, "broken", nbroken, "inconclusive", ninc, "cases",

@@ -82,8 +82,7 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 	/* a hang's or crash's script judges itself in a child (repro.c) */
 	if ((status == CASE_TIMEOUT || status == CASE_CRASH) && w->repro != NULL)
 		repro = repro_lost(w->repro, &v, w->case_mode ?
-		    env->conf.mode_deadline : env->cpu ?
-		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+		    env->conf.mode_deadline : case_deadline());
 	case_record(w->case_id, &v, NULL, tail, repro ? repro : w->repro);
 	free(repro);
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
@@ -223,8 +222,7 @@ sched_on_deadline(struct worker *w)
 	} else if (w->state == W_BUSY && w->case_id) {
 		snprintf(what, sizeof(what), "no result within the %d s case "
 		    "deadline; runner process group killed", w->case_mode ?
-		    env->conf.mode_deadline : env->cpu ?
-		    env->conf.cpu_case_deadline : env->conf.case_deadline);
+		    env->conf.mode_deadline : case_deadline());
 		case_abort(w, CASE_TIMEOUT, "timeout", what);
 		worker_respawn(w);
 		/* its siblings on other runners would each wait out a deadline */

@@ -214,6 +214,7 @@ int	 op_requested(const char *key, const char *name);
 int	 queue_unshift(struct devq *q, int64_t id, int k);
 int	 queue_interleave(int slot);
 int	 compile_deadline(void);
+int	 case_deadline(void);
 int	 case_send(struct worker *w, int64_t id, json_t *spec);
 int	 case_dispatch(struct worker *w, int64_t id);
 int	 queue_ready(struct devq *q, unsigned char *memo, const json_t *owned);

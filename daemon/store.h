@@ -76,7 +76,7 @@ int	 store_run_devices(struct store *, int64_t run, int *devices, int max);
 int	 store_run_device_fingerprint(struct store *, int64_t run, int device,
 	    char *hash, size_t len, json_t **fp);
 int	 store_run_tail_interrupted(struct store *, int64_t *run);
-int	 store_run_compile(struct store *, int64_t run, double *compile_s,
+int	 store_run_compile(sqlite3 *, int64_t run, double *compile_s,
 	    int *firsts);
 int	 store_prune(struct store *, int keep, int64_t *pruned);
 

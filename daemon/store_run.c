@@ -243,19 +243,21 @@ store_run_recount(struct store *s, int64_t run, int64_t *total, int64_t *done)
 /*
  * The Triton compile() wall of a run's own first calls (RESULT
  * first_call_cost.jit_ms summed, in seconds; carried results not counted)
- * and how many first calls measured it. It reads every result's figures:
- * the writer computes it once, when the run completes, into the run's
- * run_complete event, and GET /runs/{id} reads that (api_read.c).
+ * and how many first calls measured it, on db (the writer's connection or
+ * an API thread's reader). It reads every result's figures: the writer
+ * computes it once, when the run completes, into the run's run_complete
+ * event, and GET /runs/{id} reads that (api_read.c), calling this only for
+ * a run completed before the event held it.
  */
 int
-store_run_compile(struct store *s, int64_t run, double *compile_s, int *firsts)
+store_run_compile(sqlite3 *db, int64_t run, double *compile_s, int *firsts)
 {
 	sqlite3_stmt	*st = NULL;
 	int		 rc = -1;
 
 	*compile_s = 0;
 	*firsts = 0;
-	if (sqlite3_prepare_v2(store_db(s), "SELECT coalesce(sum(json_extract("
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(json_extract("
 	    "r.figures, '$.first_call_cost.jit_ms')), 0) / 1000.0, count("
 	    "json_extract(r.figures, '$.first_call_cost.jit_ms')) FROM cases c "
 	    "JOIN results r ON r.case_id = c.id WHERE c.run_id = ?1 AND "
@@ -269,7 +271,7 @@ store_run_compile(struct store *s, int64_t run, double *compile_s, int *firsts)
 	}
 	if (rc == -1)
 		error("store: the compile time of run %lld: %s", (long long)run,
-		    sqlite3_errmsg(store_db(s)));
+		    sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return rc;
 }
