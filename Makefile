@@ -160,7 +160,7 @@ PYTEST_WORKERS ?= 3
 PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile \
 	--no-loadscope-reorder
 test-py: build/opscreend
-	@t0=$$(date +%s); rc=0; rm -f build/test-cpu-*.json build/test-cputest-*.json; \
+	@t0=$$(date +%s); rc=0; rm -f build/test-cpu-*.json build/test-cputest-*.json build/test-spans-*.json; \
 	$(PYTEST) --durations=10 --junitxml=build/pytest.xml \
 	    tests/runner tests/e2e tests/browser tests/gpu || rc=$$?; \
 	echo "test-py: $$(( $$(date +%s) - t0 )) s wall on $(PYTEST_WORKERS) workers"; exit $$rc

@@ -9,10 +9,12 @@ every test still runs.
 Each worker also writes the CPU seconds each file cost (build/test-cpu-*.json:
 the worker's own and its reaped children's, so a file's daemons, runners
 and browsers once they exit), which tools/test_times.py adds to the wall,
-and each test's (build/test-cputest-*.json: tools/test_times.py --tests)."""
+and each test's (build/test-cputest-*.json: tools/test_times.py --tests),
+and when each test ran (build/test-spans-*.json: --timeline)."""
 import json
 import os
 import resource
+import time
 
 import pytest
 
@@ -69,6 +71,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 _CPU = {}
 _CPU_TEST = {}
+_SPANS = []
 
 
 def _cpu_now():
@@ -80,8 +83,10 @@ def _cpu_now():
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     t = _cpu_now()
+    w0 = time.time()
     yield
     t = _cpu_now() - t
+    _SPANS.append((item.nodeid, round(w0, 2), round(time.time(), 2), round(t, 2)))
     path = item.nodeid.split("::", 1)[0]
     _CPU[path] = _CPU.get(path, 0.0) + t
     _CPU_TEST[item.nodeid] = t
@@ -96,3 +101,7 @@ def pytest_sessionfinish(session, exitstatus):
         json.dump(_CPU, f, indent=0, sort_keys=True)
     with open(os.path.join(out, f"test-cputest-{worker}.json"), "w") as f:
         json.dump(_CPU_TEST, f, indent=0, sort_keys=True)
+    # when each test ran on this worker (wall clock) and its CPU: where the
+    # workers waited (tools/test_times.py --timeline)
+    with open(os.path.join(out, f"test-spans-{worker}.json"), "w") as f:
+        json.dump(_SPANS, f, indent=0)

@@ -11,6 +11,10 @@ tests/conftest.py), each file's CPU seconds too.
 each with its wall (setup, call and teardown).
 --suites: per suite (tests/runner, tests/e2e, tests/browser, tests/gpu):
 file wall summed, CPU, tests run and skipped.
+--timeline: per minute of the session, how many workers were in a test and
+the CPU those tests used (build/test-spans-*.json, each test's CPU spread
+evenly over its wall): where the two cores were idle; then each worker's
+files in the order it ran them.
 """
 import glob
 import json
@@ -53,7 +57,46 @@ def suites(path):
         print(f"{w:9.1f}  {c:9.1f}  {n:5d}  {sk:5d}  {k}")
 
 
+def timeline(path):
+    spans = {}
+    for p in sorted(glob.glob(os.path.join(os.path.dirname(path) or ".",
+                                           "test-spans-*.json"))):
+        w = os.path.basename(p)[len("test-spans-"):-len(".json")]
+        with open(p) as f:
+            spans[w] = json.load(f)
+    if not spans:
+        sys.exit("no build/test-spans-*.json")
+    t0 = min(s[1] for v in spans.values() for s in v)
+    t1 = max(s[2] for v in spans.values() for s in v)
+    n = int((t1 - t0) // 60) + 1
+    busy, cpu = [0.0] * n, [0.0] * n
+    for v in spans.values():
+        for _, a, b, c in v:
+            for m in range(int((a - t0) // 60), int((b - t0) // 60) + 1):
+                lo, hi = max(a, t0 + 60 * m), min(b, t0 + 60 * (m + 1))
+                if hi > lo:
+                    busy[m] += (hi - lo) / 60
+                    cpu[m] += c * (hi - lo) / max(b - a, 1e-9)
+    print(f"{'minute':>6}  {'workers in a test':>17}  {'CPU s':>6}  cores")
+    for m in range(n):
+        print(f"{m:6d}  {busy[m]:17.2f}  {cpu[m]:6.1f}  {cpu[m] / 60:5.2f}")
+    print(f"session {t1 - t0:.0f} s, tests' CPU {sum(cpu):.0f} s "
+          f"({sum(cpu) / (t1 - t0):.2f} cores)")
+    for w, v in sorted(spans.items()):
+        files = []
+        for nodeid, a, b, c in v:
+            f = nodeid.split("::", 1)[0]
+            if files and files[-1][0] == f:
+                files[-1][2], files[-1][3] = b, files[-1][3] + c
+            else:
+                files.append([f, a, b, c])
+        print(f"{w}: " + ", ".join(f"{f.split('/')[-1]} {a - t0:.0f}-{b - t0:.0f}s/{c:.0f}cpu"
+                                   for f, a, b, c in files))
+
+
 def main():
+    if sys.argv[1:2] == ["--timeline"]:
+        return timeline(sys.argv[2] if len(sys.argv) > 2 else "build/pytest.xml")
     if sys.argv[1:2] == ["--suites"]:
         return suites(sys.argv[2] if len(sys.argv) > 2 else "build/pytest.xml")
     if sys.argv[1:2] == ["--tests"]:
