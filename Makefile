@@ -22,7 +22,7 @@ DAEMON_SRCS = daemon/opscreend.c daemon/env.c daemon/api.c daemon/api_list.c dae
 	daemon/fail_fast.c daemon/key_budget.c daemon/worker.c daemon/abandon.c daemon/fc.c daemon/firstcall.c daemon/shrinkrun.c \
 	daemon/fingerprint.c daemon/message.c daemon/resume.c daemon/request.c daemon/repro.c \
 	daemon/consensus.c daemon/store_consensus.c daemon/split.c daemon/replay.c \
-	daemon/gather.c \
+	daemon/gather.c daemon/alone.c daemon/store_alone.c \
 	probes/probe.c probes/probe_class.c probes/dtype.c probes/seed.c \
 	probes/case.c probes/shape.c probes/catalog.c probes/sweep.c probes/generic.c probes/schema.c \
 	probes/table.c probes/shrink.c probes/views.c probes/modes.c probes/empty.c probes/options.c \
@@ -53,7 +53,7 @@ build/%.o: %.c $(HEADERS)
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql db/006_history_index.sql \
 		db/007_carry.sql db/008_speed.sql db/009_modes.sql \
-		db/010_consensus.sql tools/embed.sh
+		db/010_consensus.sql db/011_alone.sql tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh migration_001 db/001_init.sql && \
 	  sh tools/embed.sh migration_002 db/002_shrink.sql && \
@@ -64,7 +64,8 @@ build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql
 	  sh tools/embed.sh migration_007 db/007_carry.sql && \
 	  sh tools/embed.sh migration_008 db/008_speed.sql && \
 	  sh tools/embed.sh migration_009 db/009_modes.sql && \
-	  sh tools/embed.sh migration_010 db/010_consensus.sql; } > $@
+	  sh tools/embed.sh migration_010 db/010_consensus.sql && \
+	  sh tools/embed.sh migration_011 db/011_alone.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \
@@ -120,7 +121,7 @@ build/check_door: tests/unit/check_door.c build/daemon/door.o build/daemon/log.o
 # the store's files: store.c and one per table or concern
 STORE_OBJS = build/daemon/store.o build/daemon/store_run.o build/daemon/store_case.o \
 	build/daemon/store_event.o build/daemon/store_verdict.o build/daemon/store_carry.o \
-	build/daemon/store_consensus.o
+	build/daemon/store_consensus.o build/daemon/store_alone.o
 
 build/check_store: tests/unit/check_store.c $(STORE_OBJS) build/daemon/log.o \
 		build/daemon/rollup.o build/daemon/verdict.o build/gen_migrations.o

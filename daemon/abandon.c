@@ -19,6 +19,7 @@ worker_respawn(struct worker *w)
 	shrink_clear(w);	/* a shrink in flight is dropped, unstored */
 	replay_lost(w, "cancelled");
 	w->nccl = 0;
+	w->alone = 0;
 	worker_kill(w);
 	w->restarts++;
 	free(w->repro);

@@ -159,6 +159,16 @@ serve_runs(struct MHD_Connection *c, const char *rest)
 		    "n"))));
 		json_decref(n);
 	}
+	/* lost cases run again alone (alone.c): lost again, or not */
+	{
+		json_t	*a = store_alone_counts(db, id);
+
+		if (a == NULL) {
+			json_decref(run);
+			return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+		}
+		json_object_set_new(run, "alone", a);
+	}
 	run_compile_bound(db, id, run);
 	if ((p = sched_progress()) != NULL &&
 	    json_integer_value(json_object_get(p, "run")) == id)

@@ -65,6 +65,7 @@ config_defaults(struct config *c)
 	c->case_deadline = 300;
 	c->cpu_case_deadline = 10;
 	c->mode_deadline = 300;
+	c->alone_factor = 3;
 	c->hello_deadline = 300;
 	c->fingerprint_period = 600;
 	c->workers_per_device = 1;
@@ -240,6 +241,10 @@ config_apply(struct config *c, const char *section, const char *key,
 	if (IS("runner.mode_deadline"))
 		return parse_int(v, 1, 86400, &c->mode_deadline) ?
 		    "must be an integer 1..86400" : NULL;
+	if (IS("runner.alone_factor"))
+		return parse_int(v, 0, 100, &c->alone_factor) ?
+		    "must be an integer 0..100 (0 = a lost case is charged "
+		    "without running it alone)" : NULL;
 	if (IS("runner.cpu_case_deadline"))
 		return parse_int(v, 1, 86400, &c->cpu_case_deadline) ?
 		    "must be seconds, 1..86400" : NULL;

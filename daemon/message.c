@@ -152,6 +152,10 @@ on_result(struct worker *w, json_t *msg)
 		    w->slot, (long long)id, (long long)w->case_id);
 		return;
 	}
+	if (w->alone > 0) {
+		alone_result(w, msg);
+		return;
+	}
 	if (w->shrink_try != NULL) {
 		shrink_result(w, msg);
 		return;

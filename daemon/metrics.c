@@ -270,7 +270,20 @@ metrics_cases(struct mbuf *m, sqlite3 *db, json_t *fps)
 			    SQLITE_ROW ? (long long)sqlite3_column_int64(st, 0) : 0LL);
 		}
 	}
-	sqlite3_finalize(st);
+	sqlite3_finalize(st);	/* its lost cases run again alone (alone.c) */
+	if ((d = store_alone_counts(db, last)) != NULL) {
+		metrics_head(m, "opscreen_last_run_alone_cases", "gauge", "Cases "
+		    "of the newest run that has started that gave no result "
+		    "(timeout, crash) and ran again alone: reproduced (charged) "
+		    "or not_reproduced (their result alone is theirs).");
+		metrics_add(m, "opscreen_last_run_alone_cases{outcome=\"reproduced"
+		    "\"} %lld\n", (long long)json_integer_value(json_object_get(d,
+		    "reproduced")));
+		metrics_add(m, "opscreen_last_run_alone_cases{outcome=\""
+		    "not_reproduced\"} %lld\n", (long long)json_integer_value(
+		    json_object_get(d, "not_reproduced")));
+		json_decref(d);
+	}
 }
 
 /*

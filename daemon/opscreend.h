@@ -41,6 +41,7 @@ struct config {
 	int	 case_deadline;		/* seconds */
 	int	 cpu_case_deadline;	/* seconds, on the CPU (no JIT) */
 	int	 mode_deadline;		/* seconds, a trace or graph case */
+	int	 alone_factor;	/* a lost case alone: x its deadline; 0 off */
 	int	 hello_deadline;	/* seconds for a runner to start */
 	int	 fingerprint_period;	/* seconds between library re-checks */
 	int	 workers_per_device;

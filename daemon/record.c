@@ -229,6 +229,8 @@ struct rec {
 	char			*figs, *errtail, *repro;
 	double			 ms[3];		/* first, steady, native; < 0 none */
 	double			 created;
+	char			*alone_first;	/* a lost case's result alone:
+						 * how it was lost (alone.c) */
 };
 
 static void
@@ -239,6 +241,7 @@ rec_free(void *p)
 	free(r->figs);
 	free(r->errtail);
 	free(r->repro);
+	free(r->alone_first);
 	free(r);
 }
 
@@ -257,19 +260,37 @@ w_result(void *p)
 				    r->ms[2] }, .created = r->created };
 	char			 what[64];
 	double			 t0 = now_mono();
+	json_t			*again = NULL;
+	int64_t			 n = 1;
 
 	if (store_begin(env->store) == -1 ||
 	    store_result_add(env->store, &sr) == -1 ||
-	    store_case_set_state(env->store, r->case_id, r->state) == -1 ||
-	    store_run_done_add(env->store, r->run, 1) == -1 ||
+	    store_case_set_state(env->store, r->case_id, r->state) == -1)
+		goto refused;
+	/*
+	 * A lost case's result alone replaces the one it was lost with (it
+	 * was counted done then); the cases skipped after it are pending
+	 * again, in the same transaction
+	 */
+	if (r->alone_first != NULL) {
+		if ((again = store_alone_unskip(env->store, r->case_id,
+		    r->alone_first)) == NULL)
+			goto refused;
+		n = -(int64_t)json_array_size(again);
+	}
+	if (store_run_done_add(env->store, r->run, n) == -1 ||
 	    store_commit(env->store) == -1)
 		goto refused;
 	if (r->run == sched.cur.run_id) {
-		sched.cur.done++;
+		sched.cur.done += n;
 		sched.cur.store_s += now_mono() - t0;
+		if (again != NULL)
+			alone_requeue(again);
 	}
+	json_decref(again);
 	return 0;
  refused:
+	json_decref(again);
 	snprintf(what, sizeof(what), "storing case %lld", (long long)r->case_id);
 	pw_note(what);
 	store_rollback(env->store);
@@ -281,16 +302,17 @@ w_result(void *p)
  * it done; a write the store refuses is held and tried again (pw_write).
  * 0 stored, 1 held, -1 refused for good.
  */
-int
-case_record_as(int64_t case_id, const struct case_verdict *v,
-    const char *status, const char *state, json_t *result,
-    const char *errtail, const char *repro)
+static struct rec *
+case_rec(int64_t case_id, const struct case_verdict *v, const char *status,
+    const char *state, json_t *result, const char *errtail, const char *repro)
 {
 	struct rec	*r;
 	json_t		*times = result ? json_object_get(result, "times") : NULL;
 
-	if ((r = calloc(1, sizeof(*r))) == NULL)
-		return error("case %lld: out of memory", (long long)case_id);
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		error("case %lld: out of memory", (long long)case_id);
+		return NULL;
+	}
 	r->case_id = case_id;
 	r->run = sched.cur.run_id;
 	snprintf(r->status, sizeof(r->status), "%s", status ? status :
@@ -320,6 +342,19 @@ case_record_as(int64_t case_id, const struct case_verdict *v,
 	r->ms[1] = times ? jnum(times, "cand_steady_ms") : -1;
 	r->ms[2] = times ? jnum(times, "native_ms") : -1;
 	r->created = now_wall();
+	return r;
+}
+
+int
+case_record_as(int64_t case_id, const struct case_verdict *v,
+    const char *status, const char *state, json_t *result,
+    const char *errtail, const char *repro)
+{
+	struct rec	*r;
+
+	if ((r = case_rec(case_id, v, status, state, result, errtail, repro)) ==
+	    NULL)
+		return -1;
 	return pw_write_with(w_result, r, rec_free);
 }
 
@@ -328,6 +363,27 @@ case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
     const char *errtail, const char *repro)
 {
 	return case_record_as(case_id, v, NULL, "done", result, errtail, repro);
+}
+
+/*
+ * A lost case's result alone (alone.c): stored in place of the timeout or
+ * crash it was lost with (`first` says how), its skipped siblings pending
+ * and queued again.
+ */
+int
+case_record_alone(int64_t case_id, const struct case_verdict *v,
+    json_t *result, const char *repro, const char *first)
+{
+	struct rec	*r;
+
+	if ((r = case_rec(case_id, v, NULL, "done", result, NULL, repro)) ==
+	    NULL)
+		return -1;
+	if ((r->alone_first = strdup(first)) == NULL) {
+		rec_free(r);
+		return error("case %lld: out of memory", (long long)case_id);
+	}
+	return pw_write_with(w_result, r, rec_free);
 }
 
 /* A run's end (failed, cancelled): its state, its pending cases cancelled. */

@@ -70,6 +70,8 @@ run_clear(void)
 	sched.fc = NULL;
 	json_decref(sched.confirm);
 	sched.confirm = NULL;
+	for (s = 0; s < sched.nworkers; s++)
+		sched.workers[s].alone = 0;	/* its lost cases: alone.c */
 	for (s = 0; s < NSLOTS; s++) {
 		json_decref(sched.prior[s]);
 		sched.prior[s] = NULL;

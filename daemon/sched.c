@@ -85,6 +85,9 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 		    env->conf.mode_deadline : case_deadline());
 	case_record(w->case_id, &v, NULL, tail, repro ? repro : w->repro);
 	free(repro);
+	/* it runs again alone before the run completes (alone.c) */
+	if (status == CASE_TIMEOUT || status == CASE_CRASH)
+		sched.cur.alone_none = 0;
 	log_warnx("case %lld: %s", (long long)w->case_id, what);
 	/* a slow compile step says nothing about the key's other cases */
 	if (skip)
@@ -111,13 +114,20 @@ sched_on_worker_exit(struct worker *w, const char *why)
 	int	 was_fatal = w->state == W_DEAD && w->hello_error[0] == '\0';
 
 	worker_collect(w, how, sizeof(how));
-	if (w->shrink_try != NULL || w->replay || w->nccl) {
+	if (w->shrink_try != NULL || w->replay || w->nccl ||
+	    (w->alone > 0 && w->case_id)) {
 		/*
 		 * the case itself was recorded; only its variant died, or its
 		 * replay, which gave no output (replay.c), or it was in the
-		 * consensus phase's communicator (gather.c)
+		 * consensus phase's communicator (gather.c), or it was lost
+		 * and its runner died in it again alone (alone.c)
 		 */
-		if (w->nccl) {
+		if (w->alone > 0) {
+			char	 what[300];
+
+			snprintf(what, sizeof(what), "the runner %s", how);
+			alone_lost(w, what);
+		} else if (w->nccl) {
 			char	 what[512];
 
 			snprintf(what, sizeof(what), "the runner %s in the "
@@ -179,7 +189,12 @@ sched_on_deadline(struct worker *w)
 	char	 what[256];
 	int64_t	 hung = w->case_id;
 
-	if (w->state == W_BUSY && w->nccl) {
+	if (w->state == W_BUSY && w->alone > 0) {
+		snprintf(what, sizeof(what), "no result within %.0f s",
+		    w->deadline - w->case_t0);
+		alone_lost(w, what);
+		worker_respawn(w);
+	} else if (w->state == W_BUSY && w->nccl) {
 		snprintf(what, sizeof(what), "no answer within %d s in the NCCL "
 		    "communicator; runner process group killed",
 		    gather_deadline_s());
@@ -397,7 +412,7 @@ sched_poll(void)
 		struct worker	*w = &sched.workers[i];
 		struct devq	*q;
 
-		if (w->state != W_IDLE)
+		if (w->state != W_IDLE || w->alone != 0)
 			continue;
 		s = slot_of_device(w->device);
 		q = w->compile ? &sched.cur.cq[s] : &sched.cur.q[s];
@@ -440,7 +455,14 @@ sched_poll(void)
 		if (!sched.cur.q[s].expanded || sched.cur.q[s].head < sched.cur.q[s].len ||
 		    sched.cur.cq[s].head < sched.cur.cq[s].len)
 			busy = 1;
-	/* every case done: a split run's consensus phase, then its end */
+	/*
+	 * every case done: each lost case run again alone (it may queue the
+	 * cases skipped after it), a split run's consensus phase, then its end
+	 */
+	if (!busy && alone_poll() != 0) {
+		progress_update("running");
+		return;
+	}
 	if (!busy && (rc = replay_poll()) != 0) {
 		if (rc == 1 && sched.cur.run_id != 0)
 			progress_update("running");

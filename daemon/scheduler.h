@@ -60,6 +60,11 @@ struct worker {
 						 * flight (replay.c), 0: none */
 	int		 nccl;			/* in the phase's communicator step
 						 * (gather.c) */
+	int64_t		 alone;			/* a lost case run again alone
+						 * (alone.c): its id in flight,
+						 * -id while a fresh runner
+						 * starts for it, 0 none */
+	char		 alone_first[600];	/* how that case was lost */
 };
 
 /* one run of the consensus phase: a sampled case on a device (replay.c) */
@@ -101,6 +106,8 @@ struct sched_run {
 	int		 split_decided;
 	json_t		*split;		/* key -> owner device; NULL: each
 					 * device screens every key */
+	int		 alone_none;	/* no lost case waits to run alone
+					 * (alone.c; reset when one may be) */
 	int		 consensus;	/* the phase: 0 not begun, 1 running,
 					 * 2 judged */
 	double		 consensus_t0;
@@ -194,6 +201,8 @@ int	 case_record_as(int64_t case_id, const struct case_verdict *v,
 	    const char *errtail, const char *repro);
 int	 case_record(int64_t case_id, const struct case_verdict *v,
 	    json_t *result, const char *errtail, const char *repro);
+int	 case_record_alone(int64_t case_id, const struct case_verdict *v,
+	    json_t *result, const char *repro, const char *first);
 int	 run_end(int64_t run, const char *state, const char *why);
 int	 run_event(int64_t run, const char *kind, json_t *ev);
 int	 run_set_state(int64_t id, const char *state, const char *err);
@@ -220,6 +229,12 @@ int	 case_dispatch(struct worker *w, int64_t id);
 int	 queue_ready(struct devq *q, unsigned char *memo, const json_t *owned);
 int	 key_position(const char *key);
 void	 case_requeue(struct worker *w, int64_t id);
+
+/* alone.c */
+int	 alone_poll(void);
+void	 alone_result(struct worker *w, json_t *msg);
+void	 alone_lost(struct worker *w, const char *how);
+void	 alone_requeue(const json_t *cases);
 
 /* carry.c */
 int64_t	 carry_replay(int slot, int64_t fingerprint_id);

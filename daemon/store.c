@@ -26,6 +26,7 @@ extern const char migration_007[];
 extern const char migration_008[];
 extern const char migration_009[];
 extern const char migration_010[];
+extern const char migration_011[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -38,6 +39,7 @@ static const char *migrations[] = {
 	migration_008,
 	migration_009,
 	migration_010,
+	migration_011,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

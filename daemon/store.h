@@ -257,4 +257,13 @@ int	 store_quarantine_add(struct store *, int64_t run, int device,
 	    int suspect, int sampled, int64_t evidence_case, const char *detail);
 int64_t	 store_verdicts_share(struct store *, int64_t run);
 
+/* store_alone.c: a lost case run again alone (db/011, alone.c) */
+int64_t	 store_alone_next(struct store *, int64_t run, int device,
+	    char *first, size_t len);
+int	 store_alone_reproduced(struct store *, int64_t case_id,
+	    const char *how);
+json_t	*store_alone_unskip(struct store *, int64_t case_id,
+	    const char *first);
+json_t	*store_alone_counts(sqlite3 *, int64_t run);
+
 #endif

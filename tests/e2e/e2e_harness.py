@@ -120,9 +120,12 @@ class Daemon:
                        "runner_path": f"{ROOT}/probes:{ROOT}/tests/demolib",
                        "library": "demolib", "devices": "cpu",
                        # a demo case takes milliseconds; the deadline catches
-                       # the planted hang, and 8 s was once passed by a plain
-                       # case on a loaded 2-core machine (a false timeout)
-                       "case_deadline": 20, "cpu_case_deadline": 20,
+                       # the planted hang. 8 s was once passed by a plain
+                       # case on a loaded 2-core machine (a false timeout):
+                       # a lost case runs again alone with twice it, 16 s,
+                       # before it is charged (the planted hang: 8 + 16 s)
+                       "case_deadline": 8, "cpu_case_deadline": 8,
+                       "alone_factor": 2,
                        "start_deadline": 120,
                        "workers_per_device": 2,
                        # runners as urgent as the rest of the suite (the

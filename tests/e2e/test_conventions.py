@@ -76,7 +76,7 @@ def test_sighup_checks_the_configuration_and_keeps_serving(tmp_path,
         assert d.get("/healthz")[0] == 200
         text = open(d.conf).read()
         with open(d.conf, "w") as f:
-            f.write(text.replace("case_deadline = 20", "case_deadline = 21"))
+            f.write(text.replace("case_deadline = 8", "case_deadline = 9"))
         d.proc.send_signal(signal.SIGHUP)
         wait_log(d, "differs from the running configuration; restart")
         with open(d.conf, "w") as f:

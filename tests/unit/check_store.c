@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 10);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 11);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 10);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 11);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
@@ -913,6 +913,81 @@ START_TEST(prune_keeps_what_is_read)
 }
 END_TEST
 
+/*
+ * A lost case run alone (store_alone.c): the next one is the least lost
+ * case of the run and device not run alone; reproduced, its detail says
+ * so; given a result, its siblings skipped after it (reason 'skipped', not
+ * an earlier run's skip_replay, not another key's or dtype's) are pending.
+ */
+START_TEST(alone_next_reproduced_unskip)
+{
+	struct store	*s = fresh();
+	char		 first[128] = "";
+	json_t		*again, *counts;
+
+	ck_assert_int_eq(store_exec(s,
+	    "INSERT INTO runs (id, state, full, created) VALUES (1, 'running', "
+	    "1, 1);"
+	    "INSERT INTO cases (id, run_id, device, key, name, class, dtype, "
+	    "spec, state) VALUES "
+	    "(1, 1, 0, 'tanh', 'tanh', 'same_shape', 'float32', '{}', 'done'),"
+	    "(2, 1, 0, 'tanh', 'tanh', 'same_shape', 'float32', '{}', 'skipped'),"
+	    "(3, 1, 0, 'tanh', 'tanh', 'compile', 'float32', '{}', 'skipped'),"
+	    "(4, 1, 0, 'tanh', 'tanh', 'same_shape', 'float32', '{}', 'skipped'),"
+	    "(5, 1, 0, 'tanh', 'tanh', 'same_shape', 'float16', '{}', 'skipped'),"
+	    "(6, 1, 0, 'rsqrt', 'rsqrt', 'same_shape', 'float32', '{}', 'done'),"
+	    "(7, 1, 1, 'tanh', 'tanh', 'same_shape', 'float32', '{}', 'done');"
+	    "INSERT INTO results (case_id, status, reason, detail, created) "
+	    "VALUES (1, 'timeout', 'timeout', 'no result within 8 s', 1),"
+	    "(2, 'skipped', 'skipped', 'not run: case 1 hung', 1),"
+	    "(3, 'skipped', 'skipped', 'not run: case 1 hung', 1),"
+	    "(4, 'skipped', 'skip_replay', 'an earlier run', 1),"
+	    "(5, 'skipped', 'skipped', 'another dtype', 1),"
+	    "(6, 'crash', 'crash', 'killed by signal 6', 1),"
+	    "(7, 'pass', 'ok', '', 1);"), 0);
+	ck_assert_int_eq(store_alone_next(s, 1, 0, first, sizeof(first)), 1);
+	ck_assert_str_eq(first, "timeout: no result within 8 s");
+	ck_assert_int_eq(store_alone_next(s, 1, 1, first, sizeof(first)), 0);
+	/* case 6 reproduced: marked, said, no longer next */
+	ck_assert_int_eq(store_alone_reproduced(s, 6, "reproduced alone: x"), 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM results "
+	    "WHERE case_id = 6 AND alone = 'reproduced' AND detail = 'killed "
+	    "by signal 6; reproduced alone: x'"), 1);
+	/* case 1's result alone (the caller replaced it) */
+	ck_assert_int_eq(store_exec(s, "UPDATE results SET status = 'pass' "
+	    "WHERE case_id = 1"), 0);
+	again = store_alone_unskip(s, 1, "timeout: no result within 8 s");
+	ck_assert_ptr_nonnull(again);
+	ck_assert_int_eq(json_array_size(again), 2);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(again,
+	    0), 0)), 2);
+	ck_assert(json_is_false(json_array_get(json_array_get(again, 0), 1)));
+	ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(again,
+	    1), 0)), 3);
+	ck_assert(json_is_true(json_array_get(json_array_get(again, 1), 1)));
+	ck_assert_str_eq(json_string_value(json_array_get(json_array_get(again,
+	    1), 3)), "tanh");
+	json_decref(again);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM cases WHERE "
+	    "state = 'pending'"), 2);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM results "
+	    "WHERE case_id IN (2, 3)"), 0);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM results "
+	    "WHERE case_id IN (4, 5) AND status = 'skipped'"), 2);
+	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM results "
+	    "WHERE case_id = 1 AND alone = 'not_reproduced' AND alone_detail = "
+	    "'timeout: no result within 8 s'"), 1);
+	ck_assert_int_eq(store_alone_next(s, 1, 0, first, sizeof(first)), 0);
+	counts = store_alone_counts(store_db(s), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(counts,
+	    "reproduced")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(counts,
+	    "not_reproduced")), 1);
+	json_decref(counts);
+	cleanup(s);
+}
+END_TEST
+
 /* The run the lists serve is kept whatever keep_runs says. */
 START_TEST(prune_keeps_the_served_run)
 {
@@ -963,6 +1038,7 @@ main(void)
 	tcase_add_test(t, carry_keys_are_per_device);
 	tcase_add_test(t, prune_keeps_what_is_read);
 	tcase_add_test(t, prune_keeps_the_served_run);
+	tcase_add_test(t, alone_next_reproduced_unskip);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
