@@ -157,6 +157,11 @@ async function refreshHeader() {
       (r.total || 0) + " cases (" + pct.toFixed(0) + "%)";
     if (p.rate > 0) t += ", " + p.rate.toFixed(1) + " cases/s";
     if (p.rate > 0 && p.eta_s >= 0) t += ", about " + duration(p.eta_s) + " left";
+    /* its lost cases run again alone before it completes */
+    const a = r.alone || {};
+    if (a.reproduced + a.not_reproduced > 0)
+      t += "; lost cases run again alone: " + a.reproduced + " lost again, " +
+        a.not_reproduced + " gave a result";
     text.textContent = t;
     text.setAttribute("data-run", r.id);
     bar.value = pct;
