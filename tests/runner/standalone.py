@@ -1,9 +1,12 @@
 """Runs a stand-alone script (a repro) as `python script.py` would, in a
-process forked from a server that has imported torch and nothing else: about
-2 CPU-s of torch's import saved per script, which the test suites run over a
-hundred of. Nothing of the test process or of opscreen is in the server:
-it starts with no PYTHONPATH and its sys.modules holds torch and the standard
-library only, so a script that needs opscreen fails here as it would alone.
+process forked from a server that has imported torch (and torch._dynamo,
+which the demo library's import pulls in through torch.compiler.disable)
+and nothing else: about 5 CPU-s of imports saved per script, which the test
+suites run over a hundred of (tests/runner/test_references.py alone: 152 ->
+51 CPU-s, 143 -> 44 s with torch._dynamo preloaded too, 2026-12-08).
+Nothing of the test process or of opscreen is in the server: it starts with
+no PYTHONPATH and its sys.modules holds torch and the standard library only,
+so a script that needs opscreen fails here as it would alone.
 
 The child of each script has the script's directory, then the given
 PYTHONPATH's entries, then the interpreter's own paths on sys.path, the given
@@ -24,6 +27,7 @@ import threading
 SERVER = r'''
 import json, os, runpy, signal, sys, time, traceback
 import torch  # noqa: F401  the reason the server exists
+import torch._dynamo  # noqa: F401  what the demo library imports (torch.compiler.disable)
 assert not torch.cuda.is_initialized()
 base = [p for p in sys.path if p not in ("", os.getcwd())]
 for line in sys.stdin:
@@ -74,6 +78,7 @@ for line in sys.stdin:
 
 _lock = threading.Lock()
 _server = None
+CPU = 0.0       # CPU seconds of the scripts run so far (they are not our children)
 
 
 def _start():
@@ -126,4 +131,8 @@ def _wait(pid, timeout, script):
         os.close(fd)
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
+    # its CPU, and its reaped children's (fields 14-17), which no rusage of
+    # ours counts: tests/conftest.py adds it to the test that ran it
+    global CPU
+    CPU += sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     return os.waitstatus_to_exitcode(int(fields[49]))   # field 52, exit_code
