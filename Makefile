@@ -53,7 +53,8 @@ build/%.o: %.c $(HEADERS)
 build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql \
 		db/004_shrink_reuse.sql db/005_severity.sql db/006_history_index.sql \
 		db/007_carry.sql db/008_speed.sql db/009_modes.sql \
-		db/010_consensus.sql db/011_alone.sql tools/embed.sh
+		db/010_consensus.sql db/011_alone.sql db/012_repro_inputs.sql \
+		tools/embed.sh
 	@mkdir -p build
 	{ sh tools/embed.sh migration_001 db/001_init.sql && \
 	  sh tools/embed.sh migration_002 db/002_shrink.sql && \
@@ -65,7 +66,8 @@ build/gen_migrations.c: db/001_init.sql db/002_shrink.sql db/003_shrink_time.sql
 	  sh tools/embed.sh migration_008 db/008_speed.sql && \
 	  sh tools/embed.sh migration_009 db/009_modes.sql && \
 	  sh tools/embed.sh migration_010 db/010_consensus.sql && \
-	  sh tools/embed.sh migration_011 db/011_alone.sql; } > $@
+	  sh tools/embed.sh migration_011 db/011_alone.sql && \
+	  sh tools/embed.sh migration_012 db/012_repro_inputs.sql; } > $@
 
 # the dashboard: one symbol per file of web/
 build/gen_web.c: web/index.html web/app.js web/style.css web/openapi.json \

@@ -22,8 +22,7 @@ worker_respawn(struct worker *w)
 	w->alone = 0;
 	worker_kill(w);
 	w->restarts++;
-	free(w->repro);
-	w->repro = NULL;
+	worker_repro_clear(w);
 	w->case_id = 0;
 	worker_restart_later(w, 0);
 }
@@ -56,7 +55,7 @@ case_abandon(struct worker *w, int64_t hung, const char *reason,
 	snprintf(v.reason, sizeof(v.reason), "%s", reason);
 	snprintf(v.detail, sizeof(v.detail), "abandoned: case %lld of this key "
 	    "and dtype %s", (long long)hung, why);
-	case_record_as(id, &v, "skipped", "skipped", NULL, NULL, NULL);
+	case_record_as(id, &v, "skipped", "skipped", NULL, NULL, NULL, NULL);
 }
 
 /* Stops the cases of case id's key and dtype that runners other than w hold. */

@@ -169,14 +169,15 @@ alone_result(struct worker *w, json_t *msg)
 		return;
 	}
 	verdict_case(spec, msg, env->conf.critical_ratio, &v);
-	repro_take(&w->repro, msg, &v);
+	repro_take(&w->repro, &w->repro_inputs, msg, &v);
 	json_object_set_new(msg, "runner", json_pack("{s:i,s:s}", "slot",
 	    w->slot, "role", "alone"));
 	log_warnx("case %lld (%s %s): not lost when run alone: %s%s%s (it "
 	    "was %s)", (long long)id, w->case_key, w->case_dtype,
 	    case_status_name(v.status), v.detail[0] ? ", " : "", v.detail,
 	    w->alone_first);
-	case_record_alone(id, &v, msg, w->repro, w->alone_first);
+	case_record_alone(id, &v, msg, w->repro, w->repro_inputs,
+	    w->alone_first);
 	json_decref(spec);
 	w->alone = 0;
 	worker_idle(w);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "repro.h"
 
 static void	 run_compile_bound(sqlite3 *, int64_t, json_t *);
 
@@ -360,6 +361,49 @@ serve_ops(struct MHD_Connection *c, const char *name)
 	return send_json(c, 200, o);
 }
 
+/*
+ * GET /cases/{id}/inputs: the inputs file a case's repro reads beside it
+ * (base64 of torch.save'd tensors, db/012), as an attachment under the
+ * name the repro reads.
+ */
+static enum MHD_Result
+serve_case_inputs(struct MHD_Connection *c, sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt	*st;
+	char		*name = NULL, *body = NULL, disp[192];
+	size_t		 len = 0;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT repro, repro_inputs FROM results "
+	    "WHERE case_id=?", -1, &st, NULL) != SQLITE_OK)
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 1) != NULL) {
+		len = (size_t)sqlite3_column_bytes(st, 1);
+		name = repro_inputs_name((const char *)sqlite3_column_text(st, 0) ?:
+		    "", (long long)id);
+		if ((body = malloc(len + 1)) != NULL)
+			memcpy(body, sqlite3_column_text(st, 1), len + 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		free(name);
+		free(body);
+		return send_error(c, 500, "store: %s", sqlite3_errmsg(db));
+	}
+	if (body == NULL || name == NULL) {
+		free(name);
+		free(body);
+		return send_error(c, 404, "case %lld has no inputs file: its repro "
+		    "holds its inputs, or it has none", (long long)id);
+	}
+	snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"", name);
+	free(name);
+	return send_buf_hdr(c, 200, "text/plain; charset=us-ascii", body, len,
+	    "Content-Disposition", disp);
+}
+
 enum MHD_Result
 serve_case(struct MHD_Connection *c, const char *rest)
 {
@@ -367,12 +411,27 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	sqlite3			*db;
 	json_t			*rows;
 	int64_t			 id;
-	char			 bad[128];
+	char			 bad[128], idbuf[24];
+	const char		*sub = strchr(rest, '/');
 
 	if (query_unknown(c, none, bad, sizeof(bad)))
 		return send_error(c, 400, "unknown query parameter '%s'", bad);
+	/* /cases/{id}/inputs */
+	if (sub != NULL && (strcmp(sub, "/inputs") || (size_t)(sub - rest) >=
+	    sizeof(idbuf)))
+		return send_error(c, 404, "no such resource: /cases/%s (known: "
+		    "/cases/{id}, /cases/{id}/inputs)", rest);
+	if (sub != NULL) {
+		snprintf(idbuf, sizeof(idbuf), "%.*s", (int)(sub - rest), rest);
+		rest = idbuf;
+	}
 	if (parse_id(rest, &id) == -1)
 		return send_error(c, 400, "case id must be a positive integer");
+	if (sub != NULL) {
+		if ((db = store_reader(env->conf.database)) == NULL)
+			return send_error(c, 500, "store unavailable");
+		return serve_case_inputs(c, db, id);
+	}
 	if ((db = store_reader(env->conf.database)) == NULL)
 		return send_error(c, 500, "store unavailable");
 	rows = query_rows(db, "SELECT c.id, c.run_id AS run, c.device, c.key, "
@@ -381,7 +440,9 @@ serve_case(struct MHD_Connection *c, const char *rest)
 	    "r.detail, r.score, r.native_inaccurate, r.figures, r.stderr_tail, "
 	    "r.repro, r.cand_first_ms, r.cand_steady_ms, r.native_ms, "
 	    "r.shrunk_spec, r.shrink_runs, r.shrink_ms, r.shrink_cand_ms, "
-	    "r.shrink_from, r.severity, r.carried_from FROM cases c "
+	    "r.shrink_from, r.severity, r.carried_from, CASE WHEN "
+	    "r.repro_inputs IS NULL THEN NULL ELSE '/cases/' || c.id || "
+	    "'/inputs' END AS repro_inputs FROM cases c "
 	    "LEFT JOIN results r ON r.case_id = c.id WHERE c.id=?", id, NULL, 1);
 	if (rows == NULL || json_array_size(rows) == 0) {
 		json_decref(rows);

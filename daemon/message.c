@@ -175,7 +175,7 @@ on_result(struct worker *w, json_t *msg)
 		return;
 	}
 	verdict_case(spec, msg, env->conf.critical_ratio, &v);
-	repro_take(&w->repro, msg, &v);
+	repro_take(&w->repro, &w->repro_inputs, msg, &v);
 	if (v.status == CASE_DEGENERATE && attempt < DEGENERATE_RETRIES) {
 		/* A degenerate oracle is never a pass: regenerate the inputs. */
 		char	*s;
@@ -207,7 +207,7 @@ on_result(struct worker *w, json_t *msg)
 	/* which runner ran it, stored with the figures */
 	json_object_set_new(msg, "runner", json_pack("{s:i,s:s}", "slot",
 	    w->slot, "role", w->compile ? "compile" : "screen"));
-	case_record(id, &v, msg, NULL, w->repro);
+	case_record(id, &v, msg, NULL, w->repro, w->repro_inputs);
 	log_debug("case %lld: %s %s", (long long)id, case_status_name(v.status),
 	    v.detail);
 	if (w->case_fcb == 2) {
@@ -250,9 +250,12 @@ sched_on_message(struct worker *w, json_t *msg)
 	else if (!strcmp(type, "hello"))
 		on_hello(w, msg);
 	else if (!strcmp(type, "started")) {
-		free(w->repro);
+		worker_repro_clear(w);
 		w->repro = json_string_value(json_object_get(msg, "repro")) ?
 		    strdup(json_string_value(json_object_get(msg, "repro"))) : NULL;
+		w->repro_inputs = json_string_value(json_object_get(msg,
+		    "repro_inputs")) ? strdup(json_string_value(json_object_get(
+		    msg, "repro_inputs"))) : NULL;
 	} else if (!strcmp(type, "result"))
 		on_result(w, msg);
 	else if (!strcmp(type, "first_call") || !strcmp(type, "first_done"))

@@ -703,7 +703,7 @@ ctl_judge(int argc, char *argv[])
 			    "repro")));
 
 		if (r != NULL)
-			repro_take(&r, json_object_get(in, "result"), &v);
+			repro_take(&r, NULL, json_object_get(in, "result"), &v);
 		if (r != NULL)
 			json_object_set_new(out, "repro", json_string(r));
 		free(r);

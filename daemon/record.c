@@ -227,6 +227,7 @@ struct rec {
 	char			 state[16];	/* the case's state after it */
 	struct case_verdict	 v;
 	char			*figs, *errtail, *repro;
+	char			*inputs;	/* the repro's inputs file's text */
 	double			 ms[3];		/* first, steady, native; < 0 none */
 	double			 created;
 	char			*alone_first;	/* a lost case's result alone:
@@ -241,6 +242,7 @@ rec_free(void *p)
 	free(r->figs);
 	free(r->errtail);
 	free(r->repro);
+	free(r->inputs);
 	free(r->alone_first);
 	free(r);
 }
@@ -255,7 +257,8 @@ w_result(void *p)
 				    .detail = r->v.detail, .score = r->v.score,
 				    .native_inaccurate = r->v.native_inaccurate,
 				    .figures = r->figs, .errtail = r->errtail,
-				    .repro = r->repro, .severity = severity_name(
+				    .repro = r->repro, .repro_inputs = r->inputs,
+				    .severity = severity_name(
 				    verdict_severity(&r->v)), .ms = { r->ms[0], r->ms[1],
 				    r->ms[2] }, .created = r->created };
 	char			 what[64];
@@ -304,7 +307,8 @@ w_result(void *p)
  */
 static struct rec *
 case_rec(int64_t case_id, const struct case_verdict *v, const char *status,
-    const char *state, json_t *result, const char *errtail, const char *repro)
+    const char *state, json_t *result, const char *errtail, const char *repro,
+    const char *inputs)
 {
 	struct rec	*r;
 	json_t		*times = result ? json_object_get(result, "times") : NULL;
@@ -325,19 +329,24 @@ case_rec(int64_t case_id, const struct case_verdict *v, const char *status,
 		 * stored again with the figures (it was 44 of the 60 MB of
 		 * figures a full demo screen stored, 2026-12-07)
 		 */
-		json_t	*f = json_object_get(result, "repro") != NULL ?
+		json_t	*f = json_object_get(result, "repro") != NULL ||
+		    json_object_get(result, "repro_inputs") != NULL ?
 		    json_copy(result) : json_incref(result);
 
 		if (f != NULL) {
 			json_object_del(f, "repro");
+			json_object_del(f, "repro_inputs");
 			r->figs = json_dumps(f, JSON_COMPACT);
 			json_decref(f);
 		}
 	}
 	if (errtail && *errtail)
 		r->errtail = strdup(errtail);
-	if (repro && v->status != CASE_PASS && v->status != CASE_NA)
+	if (repro && v->status != CASE_PASS && v->status != CASE_NA) {
 		r->repro = strdup(repro);
+		if (inputs != NULL)
+			r->inputs = strdup(inputs);
+	}
 	r->ms[0] = times ? jnum(times, "cand_first_ms") : -1;
 	r->ms[1] = times ? jnum(times, "cand_steady_ms") : -1;
 	r->ms[2] = times ? jnum(times, "native_ms") : -1;
@@ -348,21 +357,22 @@ case_rec(int64_t case_id, const struct case_verdict *v, const char *status,
 int
 case_record_as(int64_t case_id, const struct case_verdict *v,
     const char *status, const char *state, json_t *result,
-    const char *errtail, const char *repro)
+    const char *errtail, const char *repro, const char *inputs)
 {
 	struct rec	*r;
 
-	if ((r = case_rec(case_id, v, status, state, result, errtail, repro)) ==
-	    NULL)
+	if ((r = case_rec(case_id, v, status, state, result, errtail, repro,
+	    inputs)) == NULL)
 		return -1;
 	return pw_write_with(w_result, r, rec_free);
 }
 
 int
 case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
-    const char *errtail, const char *repro)
+    const char *errtail, const char *repro, const char *inputs)
 {
-	return case_record_as(case_id, v, NULL, "done", result, errtail, repro);
+	return case_record_as(case_id, v, NULL, "done", result, errtail, repro,
+	    inputs);
 }
 
 /*
@@ -372,12 +382,12 @@ case_record(int64_t case_id, const struct case_verdict *v, json_t *result,
  */
 int
 case_record_alone(int64_t case_id, const struct case_verdict *v,
-    json_t *result, const char *repro, const char *first)
+    json_t *result, const char *repro, const char *inputs, const char *first)
 {
 	struct rec	*r;
 
-	if ((r = case_rec(case_id, v, NULL, "done", result, NULL, repro)) ==
-	    NULL)
+	if ((r = case_rec(case_id, v, NULL, "done", result, NULL, repro,
+	    inputs)) == NULL)
 		return -1;
 	if ((r->alone_first = strdup(first)) == NULL) {
 		rec_free(r);

@@ -129,17 +129,25 @@ repro_fill(const char *repro, const json_t *result,
 
 /*
  * A RESULT's own repro (rendered after the calls) replaces the one of its
- * STARTED; then the verdict is written into whichever the case has.
+ * STARTED, with its inputs file's text (inputs: NULL when the caller keeps
+ * none); then the verdict is written into whichever the case has.
  */
 void
-repro_take(char **repro, const json_t *msg, const struct case_verdict *v)
+repro_take(char **repro, char **inputs, const json_t *msg,
+    const struct case_verdict *v)
 {
 	const char	*own = json_string_value(json_object_get(msg, "repro"));
+	const char	*in = json_string_value(json_object_get(msg,
+			    "repro_inputs"));
 	char		*s;
 
 	if (own != NULL && (s = strdup(own)) != NULL) {
 		free(*repro);
 		*repro = s;
+		if (inputs != NULL) {
+			free(*inputs);
+			*inputs = in != NULL ? strdup(in) : NULL;
+		}
 	}
 	if ((s = repro_fill(*repro, msg, v)) != NULL) {
 		free(*repro);
@@ -203,5 +211,33 @@ repro_lost(const char *repro, const struct case_verdict *v, int deadline_s)
 	if (asprintf(&out, "%.*s%s%s", (int)at, s, guard, s + at) == -1)
 		out = NULL;
 	free(s);
+	return out;
+}
+
+/*
+ * The name of the inputs file repro reads beside it ("case-N.inputs.b64",
+ * as the runner wrote it: a carried or reused repro keeps the name it was
+ * written with), or case id's when it names none. Caller frees; NULL on no
+ * memory.
+ */
+char *
+repro_inputs_name(const char *repro, long long id)
+{
+	const char	*p = repro, *q;
+	char		*out;
+
+	while (p != NULL && (p = strstr(p, "\"case-")) != NULL) {
+		p++;
+		q = p + 5;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q > p + 5 && !strncmp(q, ".inputs.b64\"", 12)) {
+			if ((out = malloc(q - p + 12)) != NULL)
+				snprintf(out, q - p + 12, "%.*s", (int)(q - p + 11), p);
+			return out;
+		}
+	}
+	if (asprintf(&out, "case-%lld.inputs.b64", id) == -1)
+		return NULL;
 	return out;
 }

@@ -11,8 +11,9 @@
 /* repro.c */
 char		*repro_fill(const char *, const json_t *,
 		    const struct case_verdict *);
-void		 repro_take(char **, const json_t *,
+void		 repro_take(char **, char **, const json_t *,
 		    const struct case_verdict *);
+char		*repro_inputs_name(const char *, long long);
 char		*repro_lost(const char *, const struct case_verdict *,
 		    int deadline_s);
 

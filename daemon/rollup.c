@@ -137,18 +137,22 @@ name_get(json_t *names, const char *name)
 	return o;
 }
 
+/* Case case_id's repro; *file: whether it reads an inputs file beside it. */
 static char *
-repro_of(sqlite3 *db, int64_t case_id)
+repro_of(sqlite3 *db, int64_t case_id, int *file)
 {
 	sqlite3_stmt	*st;
 	char		*r = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT repro FROM results WHERE case_id=?",
-	    -1, &st, NULL) != SQLITE_OK)
+	*file = 0;
+	if (sqlite3_prepare_v2(db, "SELECT repro, repro_inputs IS NOT NULL FROM "
+	    "results WHERE case_id=?", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, case_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		r = strdup((const char *)sqlite3_column_text(st, 0));
+		*file = sqlite3_column_int(st, 1);
+	}
 	sqlite3_finalize(st);
 	return r;
 }
@@ -794,6 +798,7 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			json_t	*worst = NULL, *e;
 			size_t	 x;
 			char	*repro;
+			int	 file;
 			enum verdict	 vn = VERDICT_HAZARD, ve;
 			enum severity	 sn = SEVERITY_NONE, se;
 
@@ -837,9 +842,15 @@ rollup_lists(sqlite3 *db, const struct rollup_query *q, json_t *fps,
 			    "evidence", dn);
 			if (json_object_get(worst, "case") &&
 			    (repro = repro_of(db, json_integer_value(
-			    json_object_get(worst, "case")))) != NULL) {
+			    json_object_get(worst, "case")), &file)) != NULL) {
 				json_object_set_new(ev, "repro", json_string(repro));
 				free(repro);
+				/* its inputs, a file beside it (db/012) */
+				if (file)
+					json_object_set_new(ev, "repro_inputs",
+					    json_sprintf("/cases/%lld/inputs",
+					    (long long)json_integer_value(
+					    json_object_get(worst, "case"))));
 			}
 			json_array_append_new(by_sev[sn], ev);
 		} else if (json_array_size(wn))

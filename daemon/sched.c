@@ -83,7 +83,8 @@ case_end(struct worker *w, enum case_status status, const char *reason,
 	if ((status == CASE_TIMEOUT || status == CASE_CRASH) && w->repro != NULL)
 		repro = repro_lost(w->repro, &v, w->case_mode ?
 		    env->conf.mode_deadline : case_deadline());
-	case_record(w->case_id, &v, NULL, tail, repro ? repro : w->repro);
+	case_record(w->case_id, &v, NULL, tail, repro ? repro : w->repro,
+	    w->repro_inputs);
 	free(repro);
 	/* it runs again alone before the run completes (alone.c) */
 	if (status == CASE_TIMEOUT || status == CASE_CRASH)
@@ -138,8 +139,7 @@ sched_on_worker_exit(struct worker *w, const char *why)
 		else
 			shrink_abort(w);
 		w->restarts++;
-		free(w->repro);
-		w->repro = NULL;
+		worker_repro_clear(w);
 		w->case_id = 0;
 		worker_restart_later(w, 0);
 		return;
@@ -150,14 +150,12 @@ sched_on_worker_exit(struct worker *w, const char *why)
 		snprintf(what, sizeof(what), "%s during the case (%s)", how, why);
 		case_abort(w, CASE_CRASH, "crash", what);
 		w->restarts++;
-		free(w->repro);
-		w->repro = NULL;
+		worker_repro_clear(w);
 		w->case_id = 0;
 		worker_restart_later(w, 0);
 		return;
 	}
-	free(w->repro);
-	w->repro = NULL;
+	worker_repro_clear(w);
 	w->case_id = 0;
 	if (was_fatal) {
 		/* a sticky device error: a fresh runner takes the next case */

@@ -24,6 +24,7 @@ struct worker {
 	enum worker_state state;
 	int64_t		 case_id;		/* case in flight, 0 if none */
 	char		*repro;			/* repro of the case in flight */
+	char		*repro_inputs;		/* its inputs file's text, or NULL */
 	double		 deadline;		/* monotonic seconds */
 	double		 next_spawn;		/* backoff after failures */
 	int		 failures;		/* consecutive start failures */
@@ -46,6 +47,7 @@ struct worker {
 	json_t		*shrink_best;		/* smallest variant failing alike */
 	json_t		*shrink_try;		/* the variant in flight */
 	char		*shrink_repro;		/* shrink_best's repro */
+	char		*shrink_repro_inputs;	/* and its inputs file's text */
 	char		 shrink_reason[48];
 	int		 shrink_idx, shrink_left, shrink_runs, shrunk;
 	int64_t		 shrink_case;
@@ -181,6 +183,7 @@ int	 slot_of_device(int device);
 int	 nslots(void);
 int	 device_of_slot(int slot);
 void	 worker_idle(struct worker *w);
+void	 worker_repro_clear(struct worker *w);
 void	 worker_restart_later(struct worker *w, double delay);
 void	 worker_kill(struct worker *w);
 
@@ -198,11 +201,13 @@ const char	*pw_error(void);
 int	 pw_retry_later(const char *what);
 int	 case_record_as(int64_t case_id, const struct case_verdict *v,
 	    const char *status, const char *state, json_t *result,
-	    const char *errtail, const char *repro);
+	    const char *errtail, const char *repro, const char *inputs);
 int	 case_record(int64_t case_id, const struct case_verdict *v,
-	    json_t *result, const char *errtail, const char *repro);
+	    json_t *result, const char *errtail, const char *repro,
+	    const char *inputs);
 int	 case_record_alone(int64_t case_id, const struct case_verdict *v,
-	    json_t *result, const char *repro, const char *first);
+	    json_t *result, const char *repro, const char *inputs,
+	    const char *first);
 int	 run_end(int64_t run, const char *state, const char *why);
 int	 run_event(int64_t run, const char *kind, json_t *ev);
 int	 run_set_state(int64_t id, const char *state, const char *err);

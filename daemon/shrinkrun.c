@@ -88,8 +88,9 @@ shrink_clear(struct worker *w)
 	json_decref(w->shrink_best);
 	json_decref(w->shrink_try);
 	free(w->shrink_repro);
+	free(w->shrink_repro_inputs);
 	w->shrink_best = w->shrink_try = NULL;
-	w->shrink_repro = NULL;
+	w->shrink_repro = w->shrink_repro_inputs = NULL;
 	w->shrink_runs = w->shrunk = 0;
 }
 
@@ -102,6 +103,7 @@ w_shrink(void *p)
 	    "case")), json_integer_value(json_object_get(a, "runs")),
 	    json_string_value(json_object_get(a, "spec")),
 	    json_string_value(json_object_get(a, "repro")),
+	    json_string_value(json_object_get(a, "inputs")),
 	    json_real_value(json_object_get(a, "ms")),
 	    json_real_value(json_object_get(a, "cand_ms"))) == -1) {
 		pw_note("storing a shrink");
@@ -126,9 +128,13 @@ shrink_store(struct worker *w)
 	    "cand_ms", w->shrink_cand_ms);
 	if (a != NULL && js != NULL)
 		json_object_set_new(a, "spec", json_string_nocheck(js));
-	if (a != NULL && w->shrunk && w->shrink_repro != NULL)
+	if (a != NULL && w->shrunk && w->shrink_repro != NULL) {
 		json_object_set_new(a, "repro", json_string_nocheck(
 		    w->shrink_repro));
+		if (w->shrink_repro_inputs != NULL)
+			json_object_set_new(a, "inputs", json_string_nocheck(
+			    w->shrink_repro_inputs));
+	}
 	if (pw_write(w_shrink, a) == -1)
 		log_warnx("case %lld: cannot store its shrunk variant",
 		    (long long)w->shrink_case);
@@ -214,17 +220,30 @@ shrink_prior_load(int slot)
 	return 0;
 }
 
+/* s with the len bytes at `at` (within s) replaced by now. */
+static char *
+replaced(const char *s, const char *at, size_t len, const char *now)
+{
+	size_t	 n = strlen(s) - len + strlen(now) + 1;
+	char	*out;
+
+	if ((out = malloc(n)) == NULL)
+		return NULL;
+	snprintf(out, n, "%.*s%s%s", (int)(at - s), s, now, at + len);
+	return out;
+}
+
 /*
  * The repro of case `from`'s shrink as case `id`'s: its docstring names the
  * case it was written for ("opscreen repro: case N, ..."); the reused one
- * names this case and the one whose shrink it is. NULL on no memory.
+ * names this case and the one whose shrink it is, and reads the inputs
+ * file case id's inputs are served as. NULL on no memory.
  */
 static char *
 repro_renamed(const char *repro, long long from, long long id)
 {
 	static const char	 tag[] = "opscreen repro: case ";
-	char			 now[128], *p, *q, *out;
-	size_t			 n;
+	char			 now[128], *p, *q, *out, *name, *named;
 
 	/* "case N," or, reused before, "case N (shrunk as case M)," */
 	if ((p = strstr(repro, tag)) == NULL || p - repro > 256 ||
@@ -232,11 +251,19 @@ repro_renamed(const char *repro, long long from, long long id)
 		return strdup(repro);
 	snprintf(now, sizeof(now), "%s%lld (shrunk as case %lld)", tag, id,
 	    from);
-	n = strlen(repro) - (q - p) + strlen(now) + 1;
-	if ((out = malloc(n)) == NULL)
+	if ((out = replaced(repro, p, q - p, now)) == NULL)
 		return NULL;
-	snprintf(out, n, "%.*s%s%s", (int)(p - repro), repro, now, q);
-	return out;
+	/* "case-N.inputs.b64": the file it reads its inputs from */
+	if ((name = repro_inputs_name(out, id)) == NULL ||
+	    (p = strstr(out, name)) == NULL) {
+		free(name);
+		return out;
+	}
+	snprintf(now, sizeof(now), "case-%lld.inputs.b64", id);
+	named = replaced(out, p, strlen(name), now);
+	free(name);
+	free(out);
+	return named;
 }
 
 static int
@@ -247,7 +274,8 @@ w_reuse(void *p)
 	if (store_result_reuse(env->store, json_integer_value(json_object_get(a,
 	    "case")), json_integer_value(json_object_get(a, "from")),
 	    json_string_value(json_object_get(a, "shrunk")),
-	    json_string_value(json_object_get(a, "repro"))) == -1) {
+	    json_string_value(json_object_get(a, "repro")),
+	    json_string_value(json_object_get(a, "inputs"))) == -1) {
 		pw_note("storing a reused shrink");
 		return -1;
 	}
@@ -285,6 +313,8 @@ shrink_reuse(int device, int64_t id, const struct case_verdict *v)
 	    "case")), (long long)id)) != NULL) {
 		json_object_set_new(a, "repro", json_string_nocheck(repro));
 		free(repro);
+		if (json_object_get(e, "inputs"))
+			json_object_set(a, "inputs", json_object_get(e, "inputs"));
 	}
 	/* held behind the case's own record when the store refuses */
 	done = pw_write(w_reuse, a) != -1;
@@ -326,7 +356,7 @@ shrink_result(struct worker *w, json_t *msg)
 	double			 ms;
 
 	verdict_case(w->shrink_try, msg, env->conf.critical_ratio, &v);
-	repro_take(&w->repro, msg, &v);
+	repro_take(&w->repro, &w->repro_inputs, msg, &v);
 	ms = jnum(json_object_get(msg, "times"), "cand_first_ms");
 	if (ms > 0) {
 		w->shrink_cand_ms += ms;
@@ -338,8 +368,10 @@ shrink_result(struct worker *w, json_t *msg)
 		json_decref(w->shrink_best);
 		w->shrink_best = w->shrink_try;
 		free(w->shrink_repro);
+		free(w->shrink_repro_inputs);
 		w->shrink_repro = w->repro;
-		w->repro = NULL;
+		w->shrink_repro_inputs = w->repro_inputs;
+		w->repro = w->repro_inputs = NULL;
 		w->shrink_idx = 0;
 		w->shrunk = 1;
 	} else {

@@ -27,6 +27,7 @@ extern const char migration_008[];
 extern const char migration_009[];
 extern const char migration_010[];
 extern const char migration_011[];
+extern const char migration_012[];
 
 static const char *migrations[] = {
 	migration_001,
@@ -40,6 +41,7 @@ static const char *migrations[] = {
 	migration_009,
 	migration_010,
 	migration_011,
+	migration_012,
 };
 #define NMIGRATIONS	(sizeof(migrations) / sizeof(migrations[0]))
 

@@ -106,6 +106,7 @@ struct store_result {
 	const char	*figures;
 	const char	*errtail;
 	const char	*repro;
+	const char	*repro_inputs;	/* its inputs file's text, or NULL */
 	const char	*severity;	/* a failure's, "" otherwise */
 	double		 ms[3];		/* candidate first, steady, native */
 	double		 created;
@@ -144,10 +145,10 @@ struct store_cursor *store_queue_cursor(struct store *, int64_t run,
 int	 store_queue_next(struct store_cursor *, struct store_queued *);
 int	 store_result_add(struct store *, const struct store_result *);
 int	 store_result_shrink(struct store *, int64_t case_id, int runs,
-	    const char *shrunk_spec, const char *repro, double ms,
-	    double cand_ms);
+	    const char *shrunk_spec, const char *repro, const char *inputs,
+	    double ms, double cand_ms);
 int	 store_result_reuse(struct store *, int64_t case_id, int64_t from,
-	    const char *shrunk_spec, const char *repro);
+	    const char *shrunk_spec, const char *repro, const char *inputs);
 json_t	*store_shrinks_prior(struct store *, int64_t run, int device);
 json_t	*store_shrink_pending(struct store *, int64_t run);
 json_t	*store_failed_classes(struct store *, int64_t run, int device);

@@ -176,12 +176,13 @@ store_result_carry(struct store *s, int64_t to, int64_t from,
 	    "detail, score, native_inaccurate, severity, figures, stderr_tail, "
 	    "repro, cand_first_ms, cand_steady_ms, native_ms, created, "
 	    "shrunk_spec, shrink_runs, shrink_ms, shrink_cand_ms, shrink_from, "
-	    "carried_from, alone, alone_detail) SELECT ?1, coalesce(?2, status), coalesce(?3, "
+	    "carried_from, alone, alone_detail, repro_inputs) SELECT ?1, coalesce(?2, status), coalesce(?3, "
 	    "reason), coalesce(?4, detail), coalesce(?5, score), coalesce(?6, "
 	    "native_inaccurate), coalesce(?7, severity), figures, stderr_tail, "
 	    "repro, cand_first_ms, cand_steady_ms, native_ms, created, "
 	    "shrunk_spec, shrink_runs, shrink_ms, shrink_cand_ms, shrink_from, "
-	    "coalesce(carried_from, case_id), alone, alone_detail FROM results "
+	    "coalesce(carried_from, case_id), alone, alone_detail, repro_inputs "
+	    "FROM results "
 	    "WHERE case_id = ?8"))
 	    == NULL)
 		return -1;

@@ -409,7 +409,8 @@ store_result_add(struct store *s, const struct store_result *r)
 	if ((st = store_stmt(s, "INSERT OR REPLACE INTO results (case_id, "
 	    "status, reason, detail, score, native_inaccurate, figures, "
 	    "stderr_tail, repro, cand_first_ms, cand_steady_ms, native_ms, "
-	    "created, severity) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
+	    "created, severity, repro_inputs) VALUES "
+	    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->case_id);
 	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
@@ -429,20 +430,25 @@ store_result_add(struct store *s, const struct store_result *r)
 	sqlite3_bind_double(st, 13, r->created);
 	sqlite3_bind_text(st, 14, r->severity ? r->severity : "", -1,
 	    SQLITE_STATIC);
+	if (r->repro && r->repro_inputs)
+		sqlite3_bind_text(st, 15, r->repro_inputs, -1, SQLITE_STATIC);
 	return step_done(st);
 }
 
 /* What shrinking case_id found (NULL: keep the stored spec or repro). */
 int
 store_result_shrink(struct store *s, int64_t case_id, int runs,
-    const char *shrunk_spec, const char *repro, double ms, double cand_ms)
+    const char *shrunk_spec, const char *repro, const char *inputs, double ms,
+    double cand_ms)
 {
 	sqlite3_stmt	*st;
 
+	/* a repro comes with its inputs file's text (NULL: it has none) */
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE results SET "
-	    "shrink_runs=?, shrunk_spec=coalesce(?, shrunk_spec), "
-	    "repro=coalesce(?, repro), shrink_ms=?, shrink_cand_ms=? WHERE "
-	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
+	    "shrink_runs=?1, shrunk_spec=coalesce(?2, shrunk_spec), "
+	    "repro=coalesce(?3, repro), shrink_ms=?4, shrink_cand_ms=?5, "
+	    "repro_inputs=CASE WHEN ?3 IS NULL THEN repro_inputs ELSE ?7 END "
+	    "WHERE case_id=?6", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int(st, 1, runs);
 	if (shrunk_spec != NULL)
@@ -452,19 +458,23 @@ store_result_shrink(struct store *s, int64_t case_id, int runs,
 	sqlite3_bind_double(st, 4, ms);
 	sqlite3_bind_double(st, 5, cand_ms);
 	sqlite3_bind_int64(st, 6, case_id);
+	if (inputs != NULL)
+		sqlite3_bind_text(st, 7, inputs, -1, SQLITE_TRANSIENT);
 	return store_step_once(st);
 }
 
 /* Case `from`'s shrink as case_id's (repro NULL: keep the stored one). */
 int
 store_result_reuse(struct store *s, int64_t case_id, int64_t from,
-    const char *shrunk_spec, const char *repro)
+    const char *shrunk_spec, const char *repro, const char *inputs)
 {
 	sqlite3_stmt	*st;
 
+	/* a repro comes with its inputs file's text (NULL: it has none) */
 	if (sqlite3_prepare_v2(store_db(s), "UPDATE results SET "
-	    "shrunk_spec=?, repro=coalesce(?, repro), shrink_from=? WHERE "
-	    "case_id=?", -1, &st, NULL) != SQLITE_OK)
+	    "shrunk_spec=?1, repro=coalesce(?2, repro), shrink_from=?3, "
+	    "repro_inputs=CASE WHEN ?2 IS NULL THEN repro_inputs ELSE ?5 END "
+	    "WHERE case_id=?4", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (shrunk_spec != NULL)
 		sqlite3_bind_text(st, 1, shrunk_spec, -1, SQLITE_TRANSIENT);
@@ -472,6 +482,8 @@ store_result_reuse(struct store *s, int64_t case_id, int64_t from,
 		sqlite3_bind_text(st, 2, repro, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, from);
 	sqlite3_bind_int64(st, 4, case_id);
+	if (inputs != NULL)
+		sqlite3_bind_text(st, 5, inputs, -1, SQLITE_TRANSIENT);
 	return store_step_once(st);
 }
 
@@ -489,7 +501,7 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 
 	if (sqlite3_prepare_v2(store_db(s), "SELECT c.spec, r.reason, "
 	    "r.shrunk_spec, r.repro, coalesce(r.shrink_from, c.id), "
-	    "max(c.run_id) FROM cases c JOIN results r ON r.case_id = c.id JOIN "
+	    "max(c.run_id), r.repro_inputs FROM cases c JOIN results r ON r.case_id = c.id JOIN "
 	    "run_devices d ON d.run_id = c.run_id AND d.device = c.device JOIN "
 	    "runs u ON u.id = c.run_id WHERE u.state = 'complete' AND c.device "
 	    "= ?2 AND c.run_id != ?1 AND d.fingerprint_id = (SELECT "
@@ -513,6 +525,9 @@ store_shrinks_prior(struct store *s, int64_t run, int device)
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			json_object_set_new(e, "repro", json_string((const char *)
 			    sqlite3_column_text(st, 3)));
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			json_object_set_new(e, "inputs", json_string((const char *)
+			    sqlite3_column_text(st, 6)));
 		json_object_set_new(prior, (const char *)sqlite3_column_text(st,
 		    0), e);
 	}

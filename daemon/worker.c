@@ -40,11 +40,19 @@ device_of_slot(int slot)
 	return env->ndevices > 0 ? env->devices[slot] : -1;
 }
 
+/* The repro of the case w had in flight, and its inputs, dropped. */
+void
+worker_repro_clear(struct worker *w)
+{
+	free(w->repro);
+	free(w->repro_inputs);
+	w->repro = w->repro_inputs = NULL;
+}
+
 void
 worker_idle(struct worker *w)
 {
-	free(w->repro);
-	w->repro = NULL;
+	worker_repro_clear(w);
 	w->case_id = 0;
 	w->case_compile = 0;
 	w->case_fcb = 0;

@@ -893,7 +893,11 @@ function evidenceBlock(c, open) {
     const note = el("span", { class: "muted" });
     const btn = el("button", { type: "button" }, "copy repro");
     btn.addEventListener("click", () => copyText(c.repro, note));
-    d.appendChild(el("div", { class: "repro-bar" }, el("strong", {}, "repro"), btn, note));
+    /* inputs too large to embed: a file to save beside the script */
+    const inputs = c.repro_inputs ? el("a", { href: c.repro_inputs, download: "",
+      "data-inputs": c.repro_inputs }, "its inputs file (save beside it)") : null;
+    d.appendChild(el("div", { class: "repro-bar" }, el("strong", {}, "repro"), btn,
+      inputs, note));
     d.appendChild(el("pre", { class: "repro" }, c.repro));
   }
   return d;

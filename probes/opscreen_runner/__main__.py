@@ -47,15 +47,16 @@ def _hello(adapter, device, sync=None):
 _FINGERPRINT = {}  # the last one sent (hello, fingerprint): a repro's header
 
 
-def _render(case, adapter, device, op, args, kwargs, result):
+def _render(case, adapter, device, op, args, kwargs, result, files=None):
     """The case's repro; when it cannot be rendered, a stub before the calls
     and None after them (the daemon keeps the pre-call one: after a CUDA
-    fault no tensor can be read back)."""
+    fault no tensor can be read back). Large inputs go to files["inputs"]
+    (repro.render)."""
     try:
         if case.get("huge") and case.get("oracle") != "native":  # kernels/' operands
             return repro.render_huge(case, adapter.modname, _FINGERPRINT, device, op, args)
         return repro.render(case, adapter.modname, _FINGERPRINT, device, op, args, kwargs,
-                            result)
+                            result, files)
     except Exception as e:  # a repro that cannot be rendered never fails a case
         log.exception("case %s: repro", case.get("id"))
         return None if result is not None else repro.stub(case, f"{type(e).__name__}: {e}")
@@ -65,16 +66,20 @@ def _case(fd, adapter, device, case):
     cid = case.get("id") if isinstance(case, dict) else None
     state = {"ms": 0.0, "inputs": None}
 
-    def started(source):
-        proto.send(fd, {"type": "started", "id": cid, "repro": source})
+    def started(source, files=None):
+        msg = {"type": "started", "id": cid, "repro": source}
+        if files and files.get("inputs"):
+            msg["repro_inputs"] = files["inputs"]   # its inputs file's text
+        proto.send(fd, msg)
         state["sent"] = True
 
     def built(op, args, kwargs):
         t0 = time.perf_counter()
-        source = _render(case, adapter, device, op, args, kwargs, None)
+        files = {}
+        source = _render(case, adapter, device, op, args, kwargs, None, files)
         state["ms"] += (time.perf_counter() - t0) * 1e3
         state["inputs"] = (op, args, kwargs)
-        started(source)
+        started(source, files)
 
     try:
         if not isinstance(case, dict):
@@ -101,9 +106,12 @@ def _case(fd, adapter, device, case):
             "oracle") != "native") and repro.may_fail(res):
         # figures that may fail the daemon's rule: the repro with them
         t0 = time.perf_counter()
-        after = _render(case, adapter, device, *state["inputs"], res)
+        files = {}
+        after = _render(case, adapter, device, *state["inputs"], res, files)
         if after is not None:
             res["repro"] = after
+            if files.get("inputs"):
+                res["repro_inputs"] = files["inputs"]
         state["ms"] += (time.perf_counter() - t0) * 1e3
     if isinstance(res.get("times"), dict):
         res["times"]["render_ms"] = state["ms"]

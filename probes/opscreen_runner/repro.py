@@ -41,6 +41,10 @@ from . import figures, inputs, kernels, modes
 INLINE = 64  # elements of all inputs written as literals; more: base64
 PRE_CALL_BYTES = 64 << 10
 EMBED_BYTES = 4 << 20  # a RESULT frame stays well under the 16 MiB bound
+# inputs whose torch.save'd bytes pass this go to a file beside the script
+# (when the caller takes files: render's `files`), so that a repro stays a
+# page a person reads (the demo's uniform_ repro held 354 KB of base64)
+FILE_BYTES = 8 << 10
 GUARD = inputs.GUARD
 
 _INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
@@ -192,7 +196,7 @@ class _Inputs:
     """The input tensors of one case as named script lines. arange: tensors
     (by id) whose spec has "gen": "arange", written as that index arithmetic."""
 
-    def __init__(self, args, kwargs, budget, arange=None):
+    def __init__(self, args, kwargs, budget, arange=None, files=None, file_name=None):
         self.lines, self.names, self.data, self.note = [], {}, {}, ""
         arange = arange or {}
         tensors = []
@@ -242,7 +246,14 @@ class _Inputs:
             buf = io.BytesIO()
             torch.save(self.data, buf)
             blob = base64.b64encode(buf.getvalue()).decode()
-            self.lines.insert(0, f'X = torch.load(io.BytesIO(base64.b64decode("{blob}")))')
+            if files is not None and file_name and len(buf.getvalue()) > FILE_BYTES:
+                # the same bytes, in a file the daemon serves beside the script
+                files["inputs"] = blob
+                self.lines.insert(0, "X = torch.load(io.BytesIO(base64.b64decode(open(os.path."
+                                  "join(os.path.dirname(os.path.abspath(__file__)), "
+                                  f'"{file_name}")).read())))  # its inputs, a file beside it')
+            else:
+                self.lines.insert(0, f'X = torch.load(io.BytesIO(base64.b64decode("{blob}")))')
 
     def name(self, t):
         return self.names[id(t)]
@@ -514,8 +525,17 @@ def _run_line(case):
             f"python3 case-{case.get('id')}.py (saved as a file).")
 
 
-def render(case, module, fingerprint, device, op, args, kwargs, result=None):
-    """The script of one case: `pre_call` (result None) or after the calls."""
+def inputs_file(case_id):
+    """The name of case case_id's inputs file, beside its script (the daemon
+    serves it as GET /cases/{id}/inputs)."""
+    return f"case-{case_id}.inputs.b64"
+
+
+def render(case, module, fingerprint, device, op, args, kwargs, result=None, files=None):
+    """The script of one case: `pre_call` (result None) or after the calls.
+    With files (a dict), inputs of more than FILE_BYTES are not embedded:
+    files["inputs"] gets their base64 text, which the script reads from
+    inputs_file(case id) beside it."""
     name, mutates = case.get("name"), inputs.mutated(case)
     stat = case.get("compare") == "stat"
     guard = None
@@ -525,7 +545,8 @@ def render(case, module, fingerprint, device, op, args, kwargs, result=None):
     # data movement past 2^31 elements: native's bytes are the oracle
     moved = bool(case.get("huge")) and case.get("oracle") == "native"
     ins = _Inputs(args, kwargs, EMBED_BYTES if result is not None else PRE_CALL_BYTES,
-                  _arange_specs(case, args, kwargs) if moved else None)
+                  _arange_specs(case, args, kwargs) if moved else None, files,
+                  inputs_file(case.get("id")))
     kinds = _kinds(case, result)
     if moved and kinds:
         kinds = ["same" if k == "exact" else k for k in kinds]

@@ -1,11 +1,16 @@
 """A full screen of the demo library: the deny-list holds exactly the planted
 defects with the right class, the allow-list exactly the correct names."""
+import base64
+import io
 import os
+import re
 import sqlite3
 import time
 import subprocess
 import sys
+import urllib.request
 
+import torch
 import yaml
 
 from e2e_harness import ROOT
@@ -184,6 +189,24 @@ print(json.dumps([a, b]))
 REPRO_LINES = 40
 
 
+def _save_repro(d, entry, path):
+    """A deny-list entry's repro written to path, and the inputs file it
+    reads beside it when it has one (GET /cases/{id}/inputs, under the name
+    the answer gives)."""
+    with open(path, "w") as f:
+        f.write(entry["repro"])
+    if "repro_inputs" in entry:
+        url = f"http://127.0.0.1:{d.port}{entry['repro_inputs']}"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            assert r.headers.get("Content-Type").startswith("text/plain"), r.headers
+            disp = r.headers.get("Content-Disposition")
+            name = re.fullmatch(r'attachment; filename="(case-\d+\.inputs\.b64)"',
+                                disp).group(1)
+            assert f'"{name}"' in entry["repro"], (name, entry["repro"][:2000])
+            with open(os.path.join(os.path.dirname(path), name), "wb") as f:
+                f.write(r.read())
+
+
 def _run_repro(path, **env):
     full = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "demolib"), **env)
     full.pop("OPSCREEN_REPRO_NATIVE", None)
@@ -206,8 +229,7 @@ def test_repro_fails_by_hand(screened):
         assert "opscreen_runner" not in src and "import opscreen_demolib as lib" in src, src
         assert "\n# judged: fail " + e["reason"] in src, (name, src[:600])
         path = os.path.join(screened.tmp, f"repro_{name}.py")
-        with open(path, "w") as f:
-            f.write(src)
+        _save_repro(screened, e, path)
         r = _run_repro(path)
         assert r.returncode != 0 and "AssertionError" in r.stderr, (name, r.stdout, r.stderr)
         r = _run_repro(path, OPSCREEN_REPRO_NATIVE="1")
@@ -232,8 +254,7 @@ def test_a_hang_or_crash_repro_judges_itself_in_a_child(screened):
         assert " Run: PYTHONPATH=" in src and "tests/demolib" in src, src[:800]
         assert len(src.splitlines()) <= REPRO_LINES + 20, (name, src)
         path = os.path.join(screened.tmp, f"lost_{name}.py")
-        with open(path, "w") as f:
-            f.write(src)
+        _save_repro(screened, e, path)
         t0 = time.monotonic()
         r = _run_repro(path)
         took = time.monotonic() - t0
@@ -250,12 +271,47 @@ def test_a_repro_is_stored_once(screened):
     db = sqlite3.connect(f"file:{screened.db}?mode=ro", uri=True)
     try:
         with_repro, doubled = db.execute(
-            "SELECT count(r.repro), count(json_extract(r.figures, '$.repro')) "
+            "SELECT count(r.repro), count(json_extract(r.figures, '$.repro')) + "
+            "count(json_extract(r.figures, '$.repro_inputs')) "
             "FROM results r JOIN cases c ON c.id = r.case_id WHERE c.run_id = ?",
             (screened.run_id,)).fetchone()
     finally:
         db.close()
     assert with_repro > 100 and doubled == 0, (with_repro, doubled)
+
+
+def test_large_inputs_are_a_file_beside_the_repro(screened):
+    """A repro stays a page: inputs whose torch.save'd bytes pass the
+    runner's FILE_BYTES are not embedded (uniform_'s repro held 354 KB of
+    base64) but served beside it, GET /cases/{id}/inputs, under the name
+    the script reads; the deny-list and /cases/{id} name that path. The
+    scripts run with it: test_repro_fails_by_hand."""
+    _, deny = screened.get_json("/denylist")
+    sizes = {e["name"]: len(e["repro"]) for e in deny["names"] if e.get("repro")}
+    assert sizes and max(sizes.values()) < 32 << 10, \
+        sorted(sizes.items(), key=lambda x: -x[1])[:5]
+    filed = [e for e in deny["names"] if "repro_inputs" in e]
+    assert "uniform_" in {e["name"] for e in filed}, sorted(sizes.items())
+    for e in filed:
+        case = e["repro_inputs"].split("/")[2]
+        assert e["repro_inputs"] == f"/cases/{case}/inputs", e["repro_inputs"]
+        st, one = screened.get_json(f"/cases/{case}")
+        assert st == 200 and one["repro_inputs"] == e["repro_inputs"], one
+        st, ctype, body = screened.get(e["repro_inputs"])
+        assert st == 200 and ctype.startswith("text/plain"), (st, ctype)
+        blob = torch.load(io.BytesIO(base64.b64decode(body, validate=True)))
+        assert blob and all(isinstance(t, torch.Tensor) for t in blob.values())
+        assert len(body) > 8 << 10     # past FILE_BYTES: why it is a file
+    # a case whose repro holds its inputs has no file; nor a case that is not
+    small = next(e for e in deny["names"] if e.get("repro") and "repro_inputs" not in e
+                 and e.get("evidence"))
+    st, one = screened.get_json(f"/cases/{small['evidence'][0]['case']}")
+    assert st == 200 and one["repro_inputs"] is None, one
+    for path in (f"/cases/{small['evidence'][0]['case']}/inputs", "/cases/999999999/inputs"):
+        st, ctype, body = screened.get(path)
+        assert st == 404 and ctype == "application/json", (path, st, body)
+    st, _, body = screened.get("/cases/1/nothing")
+    assert st == 404, body
 
 
 def test_repro_asserts_the_daemons_bounds(screened):
@@ -270,8 +326,7 @@ def test_repro_asserts_the_daemons_bounds(screened):
         (bound,) = eval(line.split("=", 1)[1].split("#")[0], {"inf": float("inf")})
         assert all(isinstance(b, (int, float)) and b > 0 for b in bound), line
         path = os.path.join(screened.tmp, f"bounds_{name}.py")
-        with open(path, "w") as f:
-            f.write(e["repro"])
+        _save_repro(screened, e, path)
         r = _run_repro(path)
         assert f"the rule allows {bound[0]:.6g} ({bound[1]:.4g} ULP)" in r.stderr, r.stderr
         st, case = screened.get_json(f"/cases/{e['evidence'][0]['case']}")

@@ -20,6 +20,21 @@ ENTRY_LINES = 30  # and an entry point's or a mode's, beyond (its reference, com
 ROUTING_LINES = 10  # and a grouped routing's, beyond (its fp64 judge: figures.grouped_routing)
 
 
+# The inputs files the runners sent (a repro's "repro_inputs": inputs too
+# large to embed, which its script reads from a file beside it), by the name
+# the script reads: run_repro writes each script's beside it.
+INPUTS = {}
+INPUTS_FILE = re.compile(r'"(case-\d+\.inputs\.b64)"')
+
+
+def keep_inputs(msg):
+    """msg (a STARTED or RESULT) with its repro's inputs file: kept."""
+    if isinstance(msg, dict) and msg.get("repro") and msg.get("repro_inputs"):
+        m = INPUTS_FILE.search(msg["repro"])
+        assert m, msg["repro"][:2000]
+        INPUTS[m.group(1)] = msg["repro_inputs"]
+
+
 class Runner:
     def __init__(self, **env):
         self.sock, child = socket.socketpair()
@@ -47,7 +62,9 @@ class Runner:
             if not chunk:
                 return None
             body += chunk
-        return json.loads(body)
+        msg = json.loads(body)
+        keep_inputs(msg)
+        return msg
 
     def send(self, msg):
         body = json.dumps(msg).encode()
@@ -145,6 +162,8 @@ def judge_repro(case, result):
 def run_repro(source, tmp_path, extra_path="", **env):
     path = tmp_path / "repro.py"
     path.write_text(source)
+    for name in INPUTS_FILE.findall(source):   # its inputs, beside it
+        (tmp_path / name).write_text(INPUTS[name])
     full = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
         filter(None, [PYTHONPATH.split(os.pathsep)[1], extra_path])))
     full.pop("OPSCREEN_REPRO_NATIVE", None)

@@ -184,6 +184,26 @@ def test_inputs_come_back_bit_for_bit(big, batched, monkeypatch):
         assert _same_storage(t, a), spec
 
 
+def test_large_inputs_go_to_a_file_beside_the_script(runner, tmp_path):
+    """Past FILE_BYTES (torch.save'd) a runner's repro reads its inputs from
+    a file beside it, whose text comes with the message (repro_inputs), and
+    fails as the embedded one does; render without `files` embeds them."""
+    _, res = runner.case(SUM)      # 2 x 4096 bfloat16: 16 KiB
+    assert "repro_inputs" in res and len(res["repro_inputs"]) > repro.FILE_BYTES, res
+    assert f'"{repro.inputs_file(SUM["id"])}"' in res["repro"], res["repro"][:2000]
+    assert len(res["repro"]) < 8 << 10, len(res["repro"])
+    v, src = judge_repro(SUM, res)
+    assert "the rule allows" in repro_fails(src, tmp_path)
+    args, kwargs = inputs.build_args(SUM, "cpu")
+    op = inputs.resolve_op(SUM["key"])
+    files = {}
+    filed = repro.render(SUM, "opscreen_demolib", {}, "cpu", op, args, kwargs, None, files)
+    inline = repro.render(SUM, "opscreen_demolib", {}, "cpu", op, args, kwargs, None)
+    assert files["inputs"] in inline and files["inputs"] not in filed
+    (t,) = _script_inputs(inline, 1)
+    assert _same_storage(t, args[0])
+
+
 def test_one_transfer_keeps_every_dtype_bit_for_bit():
     dts = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8,
            torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool,

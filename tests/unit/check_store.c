@@ -28,11 +28,11 @@ START_TEST(migrates_once)
 	struct store	*s = fresh();
 	char		 err[256];
 
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 11);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 12);
 	store_close(s);
 	s = store_open(path, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 11);
+	ck_assert_int_eq(scalar(store_db(s), "PRAGMA user_version"), 12);
 	/* 002 added the shrunk variant of a failing case */
 	ck_assert_int_eq(scalar(store_db(s), "SELECT count(*) FROM "
 	    "pragma_table_info('results') WHERE name='shrunk_spec'"), 1);
