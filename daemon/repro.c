@@ -159,19 +159,25 @@ repro_take(char **repro, char **inputs, const json_t *msg,
  * A case that hung or crashed its runner has only its pre-call script. It
  * gets the verdict, and a guard before its first statement: run as a file,
  * the script runs itself again in a child process and judges how that
- * ends, with the case's deadline, so a hang's script fails with an
- * AssertionError after deadline_s instead of hanging, and a crash's with
- * the signal's name instead of the interpreter's exit status. A child that
- * ends is the script's own outcome (its checks; 0 when the hang or crash
- * did not come back). NULL when the script has no "# judged:" line (a stub)
- * or on no memory.
+ * ends, so a hang's script fails with an AssertionError instead of hanging,
+ * and a crash's with the signal's name instead of the interpreter's exit
+ * status. The deadline is the case's, from the child's first call, as the
+ * daemon's ran from the case's start in a runner that had its imports done:
+ * the child closes a pipe's end before it (a line put before `native =
+ * call()`), and the parent waits for that, then deadline_s for its end (a
+ * fresh interpreter's imports took 6-9 s of a CPU case's 8 s deadline on a
+ * loaded 2-core machine). A script without that line is timed from the
+ * child's start. A child that ends is the script's own outcome (its
+ * checks; 0 when the hang or crash did not come back). NULL when the
+ * script has no "# judged:" line (a stub) or on no memory.
  */
 char *
 repro_lost(const char *repro, const struct case_verdict *v, int deadline_s)
 {
-	const char	*p;
-	char		*s, *out, guard[2048];
-	size_t		 at;
+	static const char	 first[] = "\nnative = call()\n";
+	const char		*p, *call;
+	char			*s, *out, guard[2400];
+	size_t			 at;
 
 	if ((s = repro_fill(repro, NULL, v)) == NULL)
 		return NULL;
@@ -184,18 +190,24 @@ repro_lost(const char *repro, const struct case_verdict *v, int deadline_s)
 		return NULL;
 	}
 	at = p - s;
+	call = strstr(s + at, first);
 	snprintf(guard, sizeof(guard),
 	    "# The call %s the runner: this script runs itself again in a child "
 	    "process and\n"
-	    "# judges how that ends (the case deadline: %d s).\n"
-	    "import os as _os, signal as _signal, subprocess as _sp, sys as _sys\n"
-	    "if _os.environ.get(\"OPSCREEN_REPRO_CHILD\") != \"1\":\n"
+	    "# judges how that ends (the case deadline: %d s%s).\n"
+	    "import os as _os, select as _sel, signal as _signal, subprocess as "
+	    "_sp, sys as _sys\n"
+	    "if _os.environ.get(\"OPSCREEN_REPRO_CHILD\") is None:\n"
+	    "    _r, _w = _os.pipe()  # the child closes _w at its first call\n"
+	    "    _p = _sp.Popen([_sys.executable, _os.path.abspath(__file__)] + "
+	    "_sys.argv[1:], pass_fds=[_w],\n"
+	    "                   env=dict(_os.environ, OPSCREEN_REPRO_CHILD=str(_w)))\n"
+	    "    _os.close(_w)\n"
+	    "    %s\n"
 	    "    try:\n"
-	    "        _p = _sp.run([_sys.executable, _os.path.abspath(__file__)] + "
-	    "_sys.argv[1:],\n"
-	    "                     env=dict(_os.environ, OPSCREEN_REPRO_CHILD=\"1\"), "
-	    "timeout=%d)\n"
+	    "        _p.wait(timeout=%d)\n"
 	    "    except _sp.TimeoutExpired:\n"
+	    "        _p.kill()\n"
 	    "        raise AssertionError(\"timeout: no result within %d s, the "
 	    "case deadline the daemon judged by\") from None\n"
 	    "    if _p.returncode < 0:\n"
@@ -207,8 +219,16 @@ repro_lost(const char *repro, const struct case_verdict *v, int deadline_s)
 	    "(signal {_n})\")\n"
 	    "    _sys.exit(_p.returncode)\n",
 	    v->status == CASE_TIMEOUT ? "hung" : "crashed", deadline_s,
-	    deadline_s, deadline_s);
-	if (asprintf(&out, "%.*s%s%s", (int)at, s, guard, s + at) == -1)
+	    call != NULL ? ", from its first call" : "",
+	    call != NULL ? "_sel.select([_r], [], [])  # its imports are done" :
+	    "pass  # timed from its start", deadline_s, deadline_s);
+	if (call == NULL) {
+		if (asprintf(&out, "%.*s%s%s", (int)at, s, guard, s + at) == -1)
+			out = NULL;
+	} else if (asprintf(&out, "%.*s%s%.*s\n_os.environ.get(\""
+	    "OPSCREEN_REPRO_CHILD\") and _os.close(int(_os.environ[\""
+	    "OPSCREEN_REPRO_CHILD\"]))  # the calls begin%s", (int)at, s, guard,
+	    (int)(call - (s + at)), s + at, call) == -1)
 		out = NULL;
 	free(s);
 	return out;

@@ -6,6 +6,19 @@ import os
 import re
 import sqlite3
 
+import pytest
+
+
+@pytest.fixture
+def make_daemon(make_daemon):
+    """This file's daemons (tests/e2e/conftest.py's) with the 20 s CPU case
+    deadline its slow first calls were set against: seconds each, and one
+    of 19 s that the first-call budget must stop before any deadline."""
+    def make(**overrides):
+        overrides.setdefault("runner__cpu_case_deadline", 20)
+        return make_daemon(**overrides)
+    return make
+
 
 def _screened(make_daemon, scope, **conf):
     """A daemon with config overrides conf that has completed one run of
