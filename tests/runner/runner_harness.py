@@ -37,19 +37,25 @@ def keep_inputs(msg):
 
 class Runner:
     def __init__(self, **env):
-        self.sock, child = socket.socketpair()
-        self.sock.settimeout(120)
         full = dict(os.environ, OPSCREEN_FD="3", OPSCREEN_LIBRARY="demolib",
                     OPSCREEN_DEVICE="cpu", CUDA_VISIBLE_DEVICES="",
                     PYTHONPATH=os.environ.get("PYTHONPATH"))
         full.update(env)
         full["PYTHONPATH"] = os.pathsep.join(filter(None, [PYTHONPATH, full["PYTHONPATH"]]))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "opscreen_runner"], env=full,
-            stdout=subprocess.DEVNULL, pass_fds=[3],
-            preexec_fn=lambda: (os.setsid(), os.dup2(child.fileno(), 3)),
-        )
-        child.close()
+        if os.environ.get("OPSCREEN_STANDALONE") == "fresh":
+            self.sock, child = socket.socketpair()
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "opscreen_runner"], env=full,
+                stdout=subprocess.DEVNULL, pass_fds=[3],
+                preexec_fn=lambda: (os.setsid(), os.dup2(child.fileno(), 3)),
+            )
+            child.close()
+        else:
+            # forked from the server that imported torch (standalone.py), as
+            # the daemon's runner pool forks its runners: 5 CPU-s of imports
+            # fewer per runner
+            self.sock, self.proc = standalone.runner(full, os.getcwd())
+        self.sock.settimeout(120)
 
     def recv(self):
         head = self.sock.recv(4, socket.MSG_WAITALL)
