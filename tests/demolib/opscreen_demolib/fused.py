@@ -372,7 +372,9 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
                                          inplace_final_state=True, cu_seqlens=None,
                                          ssm_state_indices=None, num_accepted_tokens=None,
                                          use_qk_l2norm_in_kernel=False):
-    # token by token (every head at once), in float32; the cache written in place
+    # token by token (every head at once), in float32; the cache written in
+    # place. What a token's step reads of q, k, g, v and beta is taken for the
+    # whole span at once, the same values: the loop holds only the recurrence
     B, T, H, K = k.shape
     HV = v.shape[2]
     if cu_seqlens is None:
@@ -386,16 +388,25 @@ def fused_recurrent_gated_delta_rule_fwd(q, k, v, g, beta, scale, initial_state,
         slots = ssm_state_indices[n].reshape(-1)
         first = int(num_accepted_tokens[n]) - 1 if num_accepted_tokens is not None else 0
         h = initial_state[int(slots[first])].float()            # [HV, K, V]
-        for i, t in enumerate(range(bos, eos)):
-            qt, kt = q[b, t, heads].float(), k[b, t, heads].float()   # [HV, K]
-            if use_qk_l2norm_in_kernel:
-                qt = qt / torch.sqrt((qt * qt).sum(-1, keepdim=True) + 1e-6)
-                kt = kt / torch.sqrt((kt * kt).sum(-1, keepdim=True) + 1e-6)
-            h = h * _heads(torch.exp(g[b, t].float()), 2)
-            u = (v[b, t].float() - (h * kt[:, :, None]).sum(1)) * _heads(beta[b, t].float(), 1)
-            h = h + kt[:, :, None] * u[:, None, :]
-            o[b, t] = (h * (qt * scale)[:, :, None]).sum(1).to(q.dtype)
-            initial_state[int(slots[min(i, len(slots) - 1)])] = h
+        qs, ks = q[b, bos:eos][:, heads].float(), k[b, bos:eos][:, heads].float()  # [T, HV, K]
+        if use_qk_l2norm_in_kernel:
+            qs = qs / torch.sqrt((qs * qs).sum(-1, keepdim=True) + 1e-6)
+            ks = ks / torch.sqrt((ks * ks).sum(-1, keepdim=True) + 1e-6)
+        gs, vs, bs = torch.exp(g[b, bos:eos].float()), v[b, bos:eos].float(), \
+            beta[b, bos:eos].float()
+        outs = []
+        last = len(slots) - 1
+        for i in range(eos - bos):
+            kt = ks[i][:, :, None]
+            h = h * _heads(gs[i], 2)
+            u = (vs[i] - (h * kt).sum(1)) * _heads(bs[i], 1)
+            h = h + kt * u[:, None, :]
+            outs.append((h * (qs[i] * scale)[:, :, None]).sum(1))
+            if i < last:    # a slot per accepted token; the last gets the end
+                initial_state[int(slots[i])] = h
+        if outs:
+            o[b, bos:eos] = torch.stack(outs).to(q.dtype)
+            initial_state[int(slots[min(len(outs) - 1, last)])] = h
     return o, initial_state
 
 
