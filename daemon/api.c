@@ -327,6 +327,15 @@ healthz(struct MHD_Connection *c)
 	return send_json(c, env->fault[0] ? 503 : 200, o);
 }
 
+/* Whether s ends with suffix: a sub-resource of a path with a parameter. */
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t	n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
 static enum MHD_Result
 handler(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload,
@@ -410,6 +419,8 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 		return serve_ops(c, NULL);
 	if (!strncmp(url, "/ops/", 5))
 		return serve_ops(c, url + 5);
+	if (!strncmp(url, "/cases/", 7) && ends_with(url, "/inputs"))
+		return serve_case(c, url + 7);	/* a repro's inputs file */
 	if (!strncmp(url, "/cases/", 7))
 		return serve_case(c, url + 7);
 	if (!strcmp(url, "/regressions"))

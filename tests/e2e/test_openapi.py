@@ -101,6 +101,9 @@ def routes_in_source():
     for m in re.finditer(r'(strn?cmp)\(url, "([^"]+)"(?:, \d+)?\)([^\n]*)', handler):
         kind, url, rest = m.groups()
         path = templates[url] if kind == "strncmp" else url
+        below = re.search(r'ends_with\(url, "([^"]+)"\)', rest)   # a sub-resource
+        if below:
+            path += below.group(1)
         method = re.search(r'strcmp\(method, "([A-Z]+)"\)', rest)
         out.add((path, method.group(1).lower() if method else "get"))
     with open(os.path.join(ROOT, "daemon", "web.c")) as f:
@@ -131,13 +134,17 @@ def calls(d):
     """(described path, method, concrete request path, body, token) for every
     operation: no parameters, each documented value, and the errors."""
     case = first(d, "SELECT max(id) FROM cases")
+    # a case whose repro reads its inputs from a file beside it
+    filed = first(d, "SELECT max(case_id) FROM results WHERE repro_inputs IS NOT NULL")
+    assert filed, "no repro of the screen has an inputs file"
     name = first(d, "SELECT name FROM verdicts ORDER BY name LIMIT 1")
     for path, item in SPEC["paths"].items():
         for method, op in item.items():
             if method != "get":
                 continue
-            concrete = path.replace("{id}", str(d.run_id if path.startswith("/runs")
-                                               else case)).replace("{name}", name)
+            concrete = path.replace("{id}", str(
+                d.run_id if path.startswith("/runs") else filed
+                if path.endswith("/inputs") else case)).replace("{name}", name)
             yield path, method, concrete, None, None
             for p in op.get("parameters", []):
                 if p["in"] != "query":
