@@ -156,10 +156,12 @@ test-unit: $(UNIT_TESTS)
 # module fixtures are built once; tests/conftest.py hands out the longest
 # files first). The suite ends with its wall time and its ten slowest tests;
 # build/pytest.xml has every test's time and build/test-cpu-*.json every
-# file's CPU seconds (tools/test_times.py sums them). Three workers on CI's
-# two cores: files that wait on purpose (test_budget's held first calls,
-# test_references' standalone repros) leave a core to the third.
-PYTEST_WORKERS ?= 3
+# file's CPU seconds (tools/test_times.py sums them). Four workers on CI's
+# two cores: files that wait on purpose (test_budget's held first calls, the
+# planted hang's deadlines, a lost case run alone) leave the cores to the
+# others (3f83b51: 21.6 min on four, 95% of both cores busy; 18c6243: 23.7
+# on three, 85%; docs/bench/tests.md).
+PYTEST_WORKERS ?= 4
 PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile \
 	--no-loadscope-reorder
 test-py: build/opscreend
