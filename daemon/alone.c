@@ -22,16 +22,18 @@
 #include "scheduler.h"
 #include "repro.h"
 
-/* The deadline (seconds) of case spec's class, times runner.alone_factor. */
+/*
+ * The deadline (seconds) of a case of class cls (its spec's "class"; mode:
+ * a deployment mode's), times runner.alone_factor.
+ */
 static int
-alone_deadline(const json_t *spec)
+alone_deadline(const char *cls, int mode)
 {
-	const char	*cls = json_string_value(json_object_get(spec, "class"));
-	int		 c = probe_class_parse(cls), base;
+	int	 base;
 
 	if (cls != NULL && !strcmp(cls, "compile"))
 		base = compile_deadline();
-	else if (c > 0 && (c & PROBE_MODES))
+	else if (mode)
 		base = env->conf.mode_deadline;
 	else
 		base = case_deadline();
@@ -42,8 +44,9 @@ alone_deadline(const json_t *spec)
 static int
 alone_send(struct worker *w, int64_t id)
 {
-	json_t	*spec, *msg;
-	int	 rc, cls;
+	json_t		*spec, *msg;
+	const char	*cls;
+	int		 rc, c, deadline;
 
 	if ((spec = store_case_spec(env->store, id, NULL)) == NULL)
 		return -1;
@@ -59,19 +62,20 @@ alone_send(struct worker *w, int64_t id)
 	w->state = W_BUSY;
 	w->case_id = id;
 	w->alone = id;
-	cls = probe_class_parse(json_string_value(json_object_get(spec,
-	    "class")));
-	w->case_mode = cls > 0 && (cls & PROBE_MODES);
+	cls = json_string_value(json_object_get(spec, "class"));
+	c = probe_class_parse(cls);
+	w->case_mode = c > 0 && (c & PROBE_MODES);
 	w->case_compile = w->case_fcb = w->case_in_first = 0;
 	snprintf(w->case_key, sizeof(w->case_key), "%s", json_string_value(
 	    json_object_get(spec, "key")) ?: "");
 	snprintf(w->case_dtype, sizeof(w->case_dtype), "%s", json_string_value(
 	    json_object_get(spec, "dtype")) ?: "");
+	deadline = alone_deadline(cls, w->case_mode);
 	w->case_t0 = now_mono();
-	w->deadline = w->case_t0 + alone_deadline(spec);
+	w->deadline = w->case_t0 + deadline;
 	log_info("case %lld (%s %s): run again alone on device %d, deadline "
 	    "%d s", (long long)id, w->case_key, w->case_dtype, w->device,
-	    alone_deadline(spec));
+	    deadline);
 	json_decref(spec);
 	return 0;
 }
